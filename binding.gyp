@@ -1,0 +1,22 @@
+{
+  "targets": [
+    {
+      "target_name": "tsmonero_crypto",
+      "sources": [
+        "native/crypto/addon.c"
+      ],
+      "cflags": ["-O3", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags!": ["-O2", "-O0"],
+      "defines": ["NAPI_VERSION=8"]
+    },
+    {
+      "target_name": "tsmonero_randomx",
+      "sources": [
+        "native/randomx/addon.c"
+      ],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "libraries": ["-ldl", "-lpthread"],
+      "defines": ["NAPI_VERSION=8"]
+    }
+  ]
+}

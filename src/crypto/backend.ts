@@ -1,0 +1,123 @@
+/**
+ * The contract every crypto backend implements: bytes in, bytes out.
+ *
+ * Two implementations exist: the C kernel (`crypto/native`, a Node-API addon built from `native/`)
+ * and pure TypeScript (`crypto/ts`, on @noble/curves + @noble/hashes). They must return identical
+ * bytes for every input; `test/crypto-differential.test.ts` checks that.
+ *
+ * Conventions:
+ * - Scalars, points, hashes, derivations and key images are 32-byte `Uint8Array`s (little-endian
+ *   scalars, compressed Edwards points exactly as Monero encodes them).
+ * - Arrays of points/scalars are passed concatenated (n × 32 bytes) to keep native calls cheap.
+ * - Functions that can fail on bad input (a point that does not decompress, a non-canonical scalar)
+ *   return `null` or `false` exactly where Monero's C++ returns false; they never throw for bad
+ *   cryptographic input. They throw `TypeError` only for wrong buffer lengths (programming errors).
+ * - Hot-path functions take an optional `out` buffer (32 bytes unless noted); when given, the
+ *   result is written there and `out` is returned, avoiding an allocation.
+ * - Randomness never comes from inside a backend: signing functions take their nonces as inputs,
+ *   so results are reproducible and Monero's test vectors (which use a seeded generator) can be
+ *   replayed. `crypto/random.ts` supplies nonces.
+ */
+export type Bytes = Uint8Array;
+
+export type BackendName = "native" | "ts";
+
+export interface CryptoBackend {
+  /** Which implementation this is. */
+  readonly name: BackendName;
+
+  // ---- hashing ----
+  /** Keccak-256 with the original Keccak padding (Monero's `cn_fast_hash`). */
+  keccak256(data: Bytes, out?: Bytes): Bytes;
+
+  // ---- scalars mod ℓ = 2^252 + 27742317777372353535851937790883648493 ----
+  /** Reduce a 32-byte little-endian integer mod ℓ (`sc_reduce32`). */
+  scReduce32(s: Bytes, out?: Bytes): Bytes;
+  /** Reduce a 64-byte little-endian integer mod ℓ (`sc_reduce`). */
+  scReduce64(s: Bytes, out?: Bytes): Bytes;
+  /** (a + b) mod ℓ (`sc_add`). */
+  scAdd(a: Bytes, b: Bytes, out?: Bytes): Bytes;
+  /** (a − b) mod ℓ (`sc_sub`). */
+  scSub(a: Bytes, b: Bytes, out?: Bytes): Bytes;
+  /** (a · b) mod ℓ (`sc_mul`). */
+  scMul(a: Bytes, b: Bytes, out?: Bytes): Bytes;
+  /** (a · b + c) mod ℓ (`sc_muladd`). */
+  scMulAdd(a: Bytes, b: Bytes, c: Bytes, out?: Bytes): Bytes;
+  /** (c − a · b) mod ℓ (`sc_mulsub`). */
+  scMulSub(a: Bytes, b: Bytes, c: Bytes, out?: Bytes): Bytes;
+  /** a⁻¹ mod ℓ; the inverse of 0 is 0. */
+  scInvert(a: Bytes, out?: Bytes): Bytes;
+  /** True when s < ℓ, i.e. canonical (`sc_check(s) == 0`). */
+  scCheck(s: Bytes): boolean;
+  /** True when s ≠ 0 (as bytes; `sc_isnonzero`). */
+  scIsNonZero(s: Bytes): boolean;
+  /** keccak256(data) reduced mod ℓ (`hash_to_scalar`). */
+  hashToScalar(data: Bytes, out?: Bytes): Bytes;
+
+  // ---- points on ed25519 (compressed 32-byte form) ----
+  /** True when the bytes decompress to a curve point under Monero's `ge_frombytes_vartime` rules (`check_key`). */
+  pointCheck(p: Bytes): boolean;
+  /** P + Q, or null if either does not decompress. */
+  pointAdd(p: Bytes, q: Bytes, out?: Bytes): Bytes | null;
+  /** P − Q, or null if either does not decompress. */
+  pointSub(p: Bytes, q: Bytes, out?: Bytes): Bytes | null;
+  /** 8·P, or null if P does not decompress. */
+  pointMul8(p: Bytes, out?: Bytes): Bytes | null;
+  /** s·P in constant time (s secret; s is used as a 256-bit integer, not reduced), or null if P does not decompress. */
+  scalarMult(s: Bytes, p: Bytes, out?: Bytes): Bytes | null;
+  /** s·G in constant time with precomputed tables (`ge_scalarmult_base`; s must be < 2^255). */
+  scalarMultBase(s: Bytes, out?: Bytes): Bytes;
+  /** a·P + b·G, variable time (`ge_double_scalarmult_base_vartime`), or null if P does not decompress. */
+  doubleScalarMultBase(a: Bytes, p: Bytes, b: Bytes, out?: Bytes): Bytes | null;
+  /** a·P + b·Q, variable time (`ge_double_scalarmult_precomp_vartime`), or null if P or Q does not decompress. */
+  doubleScalarMult(a: Bytes, p: Bytes, b: Bytes, q: Bytes, out?: Bytes): Bytes | null;
+  /**
+   * Σ sᵢ·Pᵢ, variable time (Straus for small n, Pippenger for large), or null if any Pᵢ does not
+   * decompress. `scalars` and `points` are n×32 bytes each. The empty sum is the identity (01 00…00).
+   */
+  multiScalarMult(scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null;
+  /** Monero's raw map of 32 bytes to a point, without hashing or cofactor (`ge_fromfe_frombytes_vartime`). */
+  hashToPoint(h: Bytes, out?: Bytes): Bytes;
+  /** Monero's `hash_to_ec`: 8 · map(keccak256(p)). Accepts any 32 bytes. */
+  hashToEc(p: Bytes, out?: Bytes): Bytes;
+
+  // ---- Monero key operations (crypto/crypto.cpp) ----
+  /** sec·G, or null when sec is not canonical (`secret_key_to_public_key`). */
+  secretKeyToPublicKey(sec: Bytes, out?: Bytes): Bytes | null;
+  /** 8·(sec·pub) (`generate_key_derivation`), or null if pub does not decompress. */
+  generateKeyDerivation(pub: Bytes, sec: Bytes, out?: Bytes): Bytes | null;
+  /** hash_to_scalar(derivation ‖ varint(index)) (`derivation_to_scalar`). */
+  derivationToScalar(derivation: Bytes, index: number, out?: Bytes): Bytes;
+  /** base + derivation_to_scalar·G (`derive_public_key`), or null if base does not decompress. */
+  derivePublicKey(derivation: Bytes, index: number, base: Bytes, out?: Bytes): Bytes | null;
+  /** base + derivation_to_scalar mod ℓ (`derive_secret_key`). */
+  deriveSecretKey(derivation: Bytes, index: number, base: Bytes, out?: Bytes): Bytes;
+  /** outKey − derivation_to_scalar·G (`derive_subaddress_public_key`), or null if outKey does not decompress. */
+  deriveSubaddressPublicKey(outKey: Bytes, derivation: Bytes, index: number, out?: Bytes): Bytes | null;
+  /** First byte of keccak256("view_tag" ‖ derivation ‖ varint(index)) (`derive_view_tag`). */
+  deriveViewTag(derivation: Bytes, index: number): number;
+  /** sec · hash_to_ec(pub) (`generate_key_image`). */
+  generateKeyImage(pub: Bytes, sec: Bytes, out?: Bytes): Bytes;
+  /**
+   * Schnorr signature (c ‖ r, 64 bytes) of Monero's `generate_signature`, with nonce k given
+   * (k must be a canonical non-zero scalar, as `random_scalar` yields).
+   */
+  generateSignature(prefixHash: Bytes, pub: Bytes, sec: Bytes, k: Bytes): Bytes;
+  /** Monero's `check_signature` (sig is c ‖ r). */
+  checkSignature(prefixHash: Bytes, pub: Bytes, sig: Bytes): boolean;
+  /**
+   * Monero's `generate_ring_signature` for n = pubs.length/32 members. `nonces` holds the scalars
+   * in the order Monero draws them: for i = 0..n−1, k if i = secIndex, else cᵢ then rᵢ
+   * (so 2n − 1 scalars, (2n − 1)×32 bytes). Returns n × 64 bytes.
+   */
+  generateRingSignature(
+    prefixHash: Bytes,
+    image: Bytes,
+    pubs: Bytes,
+    sec: Bytes,
+    secIndex: number,
+    nonces: Bytes,
+  ): Bytes;
+  /** Monero's `check_ring_signature`; pubs is n×32, sigs n×64. */
+  checkRingSignature(prefixHash: Bytes, image: Bytes, pubs: Bytes, sigs: Bytes): boolean;
+}
