@@ -1,0 +1,279 @@
+// Differential test: the C kernel and the TypeScript backend must return identical bytes for every
+// operation, on random inputs and on the edges (0, 1, ℓ−1, non-canonical scalars, invalid and
+// torsioned points). Rounds per operation: TSMONERO_DIFF_ROUNDS (default 1000); the seed is printed
+// and can be replayed with TSMONERO_DIFF_SEED.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { test } from "node:test";
+import type { Bytes, CryptoBackend } from "../src/crypto/backend.js";
+import { nativeBackendStatus } from "../src/crypto/index.js";
+import { MoneroTestRandom } from "../src/crypto/random.js";
+import { tsBackend } from "../src/crypto/ts/index.js";
+
+const st = nativeBackendStatus();
+const skip = "error" in st ? `C kernel not loaded: ${st.error}` : undefined;
+const native = "error" in st ? undefined : st.backend;
+const ts: CryptoBackend = tsBackend;
+
+const ROUNDS = Number(process.env.TSMONERO_DIFF_ROUNDS ?? 1000);
+const seedHex = process.env.TSMONERO_DIFF_SEED ?? randomBytes(16).toString("hex");
+const seedState = new Uint8Array(200);
+seedState.set(Buffer.from(seedHex, "hex"));
+const rng = new MoneroTestRandom(seedState);
+
+function bytes(n: number): Bytes {
+  const b = new Uint8Array(n);
+  rng.fill(b);
+  return b;
+}
+function int(n: number): number {
+  const b = bytes(4);
+  return ((b[0] | (b[1] << 8) | (b[2] << 16)) >>> 0) % n;
+}
+function fromHex(h: string): Bytes {
+  return Uint8Array.from(Buffer.from(h, "hex"));
+}
+function le(n: bigint, len = 32): Bytes {
+  const b = new Uint8Array(len);
+  for (let i = 0; i < len; i++) {
+    b[i] = Number(n & 0xffn);
+    n >>= 8n;
+  }
+  return b;
+}
+
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+const P = 2n ** 255n - 19n;
+/** Scalars at and around the edges, canonical and not. */
+const EDGE_SCALARS: Bytes[] = [0n, 1n, 2n, 8n, L - 1n, L, L + 1n, 2n * L, 15n * L, 2n ** 252n, 2n ** 253n - 1n, 2n ** 255n - 1n, 2n ** 256n - 1n].map(
+  (n) => le(n),
+);
+/** Points of small order (the 8-torsion of ed25519) and encodings at the field's edge. */
+const TORSION: Bytes[] = [
+  "0100000000000000000000000000000000000000000000000000000000000000",
+  "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+  "0000000000000000000000000000000000000000000000000000000000000000",
+  "0000000000000000000000000000000000000000000000000000000000000080",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+].map(fromHex);
+const EDGE_ENCODINGS: Bytes[] = [
+  le(P),
+  le(P + 1n),
+  le(P - 1n),
+  le(2n ** 255n - 1n),
+  le(P | (1n << 255n)),
+  le((P + 1n) | (1n << 255n)),
+  le(1n | (1n << 255n)),
+  le(2n ** 256n - 1n),
+];
+
+function canonicalScalar(): Bytes {
+  return ts.scReduce64(bytes(64));
+}
+function scalarBelow2_255(): Bytes {
+  const s = bytes(32);
+  s[31] &= 0x7f;
+  return s;
+}
+/** A valid point: random multiple of G, sometimes plus a torsion component. */
+function point(): Bytes {
+  const p = ts.scalarMultBase(canonicalScalar());
+  const r = int(4);
+  if (r === 0) return ts.pointAdd(p, TORSION[1 + int(7)])!;
+  if (r === 1) return TORSION[int(8)];
+  return p;
+}
+/** Any 32 bytes: about half decompress. */
+function anyPointBytes(): Bytes {
+  const r = int(10);
+  if (r === 0) return EDGE_ENCODINGS[int(EDGE_ENCODINGS.length)];
+  if (r < 4) return point();
+  return bytes(32);
+}
+function anyScalar(): Bytes {
+  const r = int(10);
+  if (r === 0) return EDGE_SCALARS[int(EDGE_SCALARS.length)];
+  if (r < 7) return canonicalScalar();
+  return bytes(32);
+}
+function index(): number {
+  const r = int(6);
+  if (r === 0) return 0;
+  if (r === 1) return [127, 128, 16383, 16384, 0xffffffff, 2 ** 53 - 1][int(6)];
+  return int(64);
+}
+
+function show(v: unknown): string {
+  if (v instanceof Uint8Array) return Buffer.from(v).toString("hex");
+  if (Array.isArray(v)) return `[${v.map(show).join(", ")}]`;
+  return String(v);
+}
+
+/** Runs `op` on both backends for `rounds` generated inputs and requires identical results. */
+function same<A extends unknown[]>(name: string, gen: () => A, op: (b: CryptoBackend, ...a: A) => unknown, rounds = ROUNDS): void {
+  if (!native) return;
+  for (let i = 0; i < rounds; i++) {
+    const args = gen();
+    const run = (b: CryptoBackend): string => {
+      try {
+        return show(op(b, ...args));
+      } catch (e) {
+        return `threw ${(e as Error).name}`;
+      }
+    };
+    const a = run(native);
+    const b = run(ts);
+    if (a !== b)
+      assert.fail(`${name} differs (seed ${seedHex}, round ${i})\n  args ${show(args)}\n  native ${a}\n  ts     ${b}`);
+  }
+}
+
+test("differential: hashing and scalars", { skip }, () => {
+  console.log(`differential seed ${seedHex}, ${ROUNDS} rounds per operation`);
+  same("keccak256", () => [bytes(int(300))] as [Bytes], (b, d) => b.keccak256(d));
+  same("keccak256 at rate edges", () => [bytes([135, 136, 137, 271, 272, 273][int(6)])] as [Bytes], (b, d) => b.keccak256(d), 60);
+  same("hashToScalar", () => [bytes(int(200))] as [Bytes], (b, d) => b.hashToScalar(d));
+  same("scReduce32", () => [anyScalar()] as [Bytes], (b, s) => b.scReduce32(s));
+  same("scReduce64", () => [int(4) === 0 ? new Uint8Array(64).fill(0xff) : bytes(64)] as [Bytes], (b, s) => b.scReduce64(s));
+  same("scCheck", () => [anyScalar()] as [Bytes], (b, s) => b.scCheck(s));
+  same("scIsNonZero", () => [int(3) === 0 ? new Uint8Array(32) : anyScalar()] as [Bytes], (b, s) => b.scIsNonZero(s));
+  const two = (): [Bytes, Bytes] => [anyScalar(), anyScalar()];
+  const three = (): [Bytes, Bytes, Bytes] => [anyScalar(), anyScalar(), anyScalar()];
+  same("scAdd", two, (b, x, y) => b.scAdd(x, y));
+  same("scSub", two, (b, x, y) => b.scSub(x, y));
+  same("scMul", two, (b, x, y) => b.scMul(x, y));
+  same("scMulAdd", three, (b, x, y, z) => b.scMulAdd(x, y, z));
+  same("scMulSub", three, (b, x, y, z) => b.scMulSub(x, y, z));
+  same("scInvert", () => [int(10) === 0 ? le(0n) : canonicalScalar()] as [Bytes], (b, s) => b.scInvert(s), ROUNDS / 4);
+});
+
+test("differential: points", { skip }, () => {
+  for (const t of TORSION) assert.ok(ts.pointCheck(t), `torsion point ${show(t)} decodes`);
+  same("pointCheck", () => [anyPointBytes()] as [Bytes], (b, p) => b.pointCheck(p));
+  same("pointCheck edge encodings", () => [EDGE_ENCODINGS[int(EDGE_ENCODINGS.length)]] as [Bytes], (b, p) => b.pointCheck(p), 50);
+  same("pointAdd", () => [anyPointBytes(), anyPointBytes()] as [Bytes, Bytes], (b, p, q) => b.pointAdd(p, q));
+  same("pointSub", () => [anyPointBytes(), anyPointBytes()] as [Bytes, Bytes], (b, p, q) => b.pointSub(p, q));
+  same("pointMul8", () => [anyPointBytes()] as [Bytes], (b, p) => b.pointMul8(p));
+  same("scalarMult", () => [int(5) === 0 ? EDGE_SCALARS[int(12)] : scalarBelow2_255(), anyPointBytes()] as [Bytes, Bytes], (b, s, p) =>
+    b.scalarMult(s, p),
+  );
+  same("scalarMultBase", () => [int(5) === 0 ? EDGE_SCALARS[int(12)] : scalarBelow2_255()] as [Bytes], (b, s) => b.scalarMultBase(s));
+  same("doubleScalarMultBase", () => [anyScalar(), anyPointBytes(), anyScalar()] as [Bytes, Bytes, Bytes], (b, x, p, y) =>
+    b.doubleScalarMultBase(x, p, y),
+  );
+  same(
+    "doubleScalarMult",
+    () => [canonicalScalar(), anyPointBytes(), canonicalScalar(), anyPointBytes()] as [Bytes, Bytes, Bytes, Bytes],
+    (b, x, p, y, q) => b.doubleScalarMult(x, p, y, q),
+  );
+  same("hashToPoint", () => [bytes(32)] as [Bytes], (b, h) => b.hashToPoint(h));
+  same("hashToEc", () => [anyPointBytes()] as [Bytes], (b, p) => b.hashToEc(p));
+});
+
+test("differential: multi-scalar multiplication", { skip }, () => {
+  const sizes = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64, 100, 128, 200, 256, 300];
+  for (const n of sizes) {
+    same(
+      `multiScalarMult n=${n}`,
+      () => {
+        const s = new Uint8Array(n * 32);
+        const p = new Uint8Array(n * 32);
+        for (let i = 0; i < n; i++) {
+          const r = int(12);
+          s.set(r === 0 ? le(0n) : r === 1 ? le(1n) : r === 2 ? le(L - 1n) : canonicalScalar(), i * 32);
+          p.set(i > 0 && int(10) === 0 ? p.subarray(0, 32) : point(), i * 32);
+        }
+        return [s, p] as [Bytes, Bytes];
+      },
+      (b, s, p) => b.multiScalarMult(s, p),
+      n > 64 ? 4 : 20,
+    );
+  }
+  // An invalid point anywhere makes the whole sum fail.
+  same(
+    "multiScalarMult with invalid point",
+    () => {
+      const n = 1 + int(40);
+      const s = new Uint8Array(n * 32);
+      const p = new Uint8Array(n * 32);
+      for (let i = 0; i < n; i++) {
+        s.set(canonicalScalar(), i * 32);
+        p.set(anyPointBytes(), i * 32);
+      }
+      return [s, p] as [Bytes, Bytes];
+    },
+    (b, s, p) => b.multiScalarMult(s, p),
+    40,
+  );
+});
+
+test("differential: Monero key operations", { skip }, () => {
+  same("secretKeyToPublicKey", () => [anyScalar()] as [Bytes], (b, s) => b.secretKeyToPublicKey(s));
+  same("generateKeyDerivation", () => [anyPointBytes(), canonicalScalar()] as [Bytes, Bytes], (b, p, s) => b.generateKeyDerivation(p, s));
+  same("derivationToScalar", () => [bytes(32), index()] as [Bytes, number], (b, d, i) => b.derivationToScalar(d, i));
+  same("derivePublicKey", () => [bytes(32), index(), anyPointBytes()] as [Bytes, number, Bytes], (b, d, i, p) => b.derivePublicKey(d, i, p));
+  same("deriveSecretKey", () => [bytes(32), index(), canonicalScalar()] as [Bytes, number, Bytes], (b, d, i, s) => b.deriveSecretKey(d, i, s));
+  same("deriveSubaddressPublicKey", () => [anyPointBytes(), bytes(32), index()] as [Bytes, Bytes, number], (b, p, d, i) =>
+    b.deriveSubaddressPublicKey(p, d, i),
+  );
+  same("deriveViewTag", () => [bytes(32), index()] as [Bytes, number], (b, d, i) => b.deriveViewTag(d, i));
+  same("generateKeyImage", () => [anyPointBytes(), canonicalScalar()] as [Bytes, Bytes], (b, p, s) => b.generateKeyImage(p, s));
+});
+
+test("differential: signatures", { skip }, () => {
+  const keyed = (): [Bytes, Bytes, Bytes, Bytes] => {
+    const sec = canonicalScalar();
+    return [bytes(32), ts.scalarMultBase(sec), sec, canonicalScalar()];
+  };
+  same("generateSignature", keyed, (b, h, pub, sec, k) => b.generateSignature(h, pub, sec, k), ROUNDS / 4);
+  same(
+    "checkSignature",
+    () => {
+      const [h, pub, sec, k] = keyed();
+      const sig = ts.generateSignature(h, pub, sec, k);
+      const r = int(5);
+      if (r === 1) sig[int(64)] ^= 1 << int(8);
+      if (r === 2) sig.set(EDGE_SCALARS[int(EDGE_SCALARS.length)], 32 * int(2));
+      return [h, r === 3 ? anyPointBytes() : pub, sig] as [Bytes, Bytes, Bytes];
+    },
+    (b, h, pub, sig) => b.checkSignature(h, pub, sig),
+    ROUNDS / 4,
+  );
+  const ring = (): [Bytes, Bytes, Bytes, Bytes, number, Bytes] => {
+    const n = 1 + int(6);
+    const sec = canonicalScalar();
+    const secIndex = int(n);
+    const pubs = new Uint8Array(n * 32);
+    for (let i = 0; i < n; i++) pubs.set(i === secIndex ? ts.scalarMultBase(sec) : point(), i * 32);
+    const image = ts.generateKeyImage(pubs.subarray(secIndex * 32, secIndex * 32 + 32), sec);
+    const nonces = new Uint8Array((2 * n - 1) * 32);
+    for (let j = 0; j < 2 * n - 1; j++) nonces.set(canonicalScalar(), j * 32);
+    return [bytes(32), image, pubs, sec, secIndex, nonces];
+  };
+  same("generateRingSignature", ring, (b, h, img, pubs, sec, i, nonces) => b.generateRingSignature(h, img, pubs, sec, i, nonces), ROUNDS / 20);
+  same(
+    "checkRingSignature",
+    () => {
+      const [h, img, pubs, sec, i, nonces] = ring();
+      const sigs = ts.generateRingSignature(h, img, pubs, sec, i, nonces);
+      const r = int(4);
+      if (r === 1) sigs[int(sigs.length)] ^= 1 << int(8);
+      if (r === 2) img[int(32)] ^= 1;
+      return [h, img, pubs, sigs] as [Bytes, Bytes, Bytes, Bytes];
+    },
+    (b, h, img, pubs, sigs) => b.checkRingSignature(h, img, pubs, sigs),
+    ROUNDS / 20,
+  );
+});
+
+test("differential: out buffers receive the result", { skip }, () => {
+  if (!native) return;
+  const s = canonicalScalar();
+  const out = new Uint8Array(32);
+  const r = native.scalarMultBase(s, out);
+  assert.equal(r, out);
+  assert.deepEqual(out, ts.scalarMultBase(s));
+});
