@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { decodeVarint, encodeVarint, encodeVarintNumber, VarintError, varintSize } from "../src/codec/varint.js";
+
+const cases: [bigint, string][] = [
+  [0n, "00"],
+  [1n, "01"],
+  [127n, "7f"],
+  [128n, "8001"],
+  [300n, "ac02"],
+  [16383n, "ff7f"],
+  [16384n, "808001"],
+  [(1n << 64n) - 1n, "ffffffffffffffffff01"],
+];
+
+test("known encodings round-trip", () => {
+  for (const [v, hex] of cases) {
+    assert.equal(Buffer.from(encodeVarint(v)).toString("hex"), hex);
+    if (v < 2n ** 53n) assert.equal(Buffer.from(encodeVarintNumber(Number(v))).toString("hex"), hex);
+    assert.equal(varintSize(v), hex.length / 2);
+    const d = decodeVarint(Buffer.from(`aa${hex}bb`, "hex"), 1);
+    assert.equal(d.value, v);
+    assert.equal(d.next, 1 + hex.length / 2);
+  }
+});
+
+test("rejects truncated, overlong and overflowing encodings", () => {
+  assert.throws(() => decodeVarint(Buffer.from("80", "hex")), VarintError);
+  assert.throws(() => decodeVarint(Buffer.from("8000", "hex")), /redundant/);
+  assert.throws(() => decodeVarint(Buffer.from("ffffffffffffffffff02", "hex")), /overflows/);
+  assert.throws(() => decodeVarint(Buffer.from("ffffffffffffffffffff01", "hex")), VarintError);
+  assert.throws(() => encodeVarint(1n << 64n), RangeError);
+  assert.throws(() => encodeVarint(-1), RangeError);
+});
