@@ -3,7 +3,12 @@
     {
       "target_name": "tsmonero_crypto",
       "sources": [
-        "native/crypto/addon.c"
+        "native/crypto/addon.c",
+        "native/crypto/ge.c",
+        "native/crypto/sc.c",
+        "native/crypto/keccak.c",
+        "native/crypto/monero.c",
+        "native/crypto/msm.c"
       ],
       "cflags": ["-O3", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "cflags!": ["-O2", "-O0"],

@@ -1,0 +1,222 @@
+/* Monero key operations; each function names the crypto.cpp (v0.18.0.0) function it mirrors. */
+#include "monero.h"
+
+#include <string.h>
+
+#include "ge.h"
+#include "keccak.h"
+#include "sc.h"
+
+/* hash_to_scalar: keccak then sc_reduce32 */
+void tsm_hash_to_scalar(uint8_t r[32], const uint8_t *data, size_t len) {
+  uint8_t h[32];
+  tsm_keccak256(h, data, len);
+  tsm_sc_reduce32(r, h);
+}
+
+static size_t write_varint(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    p[n++] = (uint8_t)(v & 0x7f) | 0x80;
+    v >>= 7;
+  }
+  p[n++] = (uint8_t)v;
+  return n;
+}
+
+/* secret_key_to_public_key */
+int tsm_secret_key_to_public_key(uint8_t pub[32], const uint8_t sec[32]) {
+  ge_p3 p;
+  if (!tsm_sc_check(sec)) return 0;
+  tsm_ge_scalarmult_base(&p, sec);
+  tsm_ge_p3_tobytes(pub, &p);
+  return 1;
+}
+
+/* generate_key_derivation: 8 * (sec * pub) */
+int tsm_generate_key_derivation(uint8_t d[32], const uint8_t pub[32], const uint8_t sec[32]) {
+  ge_p3 p, q;
+  ge_p2 q2;
+  if (tsm_ge_frombytes(&p, pub) != 0) return 0;
+  tsm_ge_scalarmult(&q, sec, &p);
+  ge_p3_to_p2(&q2, &q);
+  tsm_ge_mul8(&q, &q2);
+  tsm_ge_p3_tobytes(d, &q);
+  return 1;
+}
+
+/* derivation_to_scalar: hash_to_scalar(derivation || varint(index)) */
+void tsm_derivation_to_scalar(uint8_t r[32], const uint8_t d[32], uint64_t index) {
+  uint8_t buf[32 + 10];
+  memcpy(buf, d, 32);
+  size_t n = write_varint(buf + 32, index);
+  tsm_hash_to_scalar(r, buf, 32 + n);
+}
+
+/* derive_public_key (sign = 1) and derive_subaddress_public_key (sign = -1): point +- s*G */
+static int point_plus_derived(uint8_t r[32], const uint8_t point[32], const uint8_t d[32], uint64_t index, int sign) {
+  uint8_t s[32];
+  ge_p3 p, sg;
+  ge_cached c;
+  ge_p1p1 t;
+  ge_p2 o;
+  if (tsm_ge_frombytes(&p, point) != 0) return 0;
+  tsm_derivation_to_scalar(s, d, index);
+  tsm_ge_scalarmult_base(&sg, s);
+  ge_p3_to_cached(&c, &sg);
+  if (sign > 0)
+    ge_add(&t, &p, &c);
+  else
+    ge_sub(&t, &p, &c);
+  ge_p1p1_to_p2(&o, &t);
+  tsm_ge_p2_tobytes(r, &o);
+  return 1;
+}
+
+int tsm_derive_public_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]) {
+  return point_plus_derived(r, base, d, index, 1);
+}
+
+/* derive_secret_key: base + derivation_to_scalar (mod l) */
+void tsm_derive_secret_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]) {
+  uint8_t s[32];
+  tsm_derivation_to_scalar(s, d, index);
+  tsm_sc_add(r, base, s);
+}
+
+int tsm_derive_subaddress_public_key(uint8_t r[32], const uint8_t out_key[32], const uint8_t d[32], uint64_t index) {
+  return point_plus_derived(r, out_key, d, index, -1);
+}
+
+/* derive_view_tag: first byte of keccak("view_tag" || derivation || varint(index)) */
+uint8_t tsm_derive_view_tag(const uint8_t d[32], uint64_t index) {
+  uint8_t buf[8 + 32 + 10], h[32];
+  memcpy(buf, "view_tag", 8);
+  memcpy(buf + 8, d, 32);
+  size_t n = write_varint(buf + 40, index);
+  tsm_keccak256(h, buf, 40 + n);
+  return h[0];
+}
+
+/* generate_key_image: sec * hash_to_ec(pub) */
+void tsm_generate_key_image(uint8_t r[32], const uint8_t pub[32], const uint8_t sec[32]) {
+  ge_p3 h, q;
+  tsm_hash_to_ec(&h, pub);
+  tsm_ge_scalarmult(&q, sec, &h);
+  tsm_ge_p3_tobytes(r, &q);
+}
+
+/* generate_signature with the nonce k supplied: c = H(prefix || pub || kG), r = k - c sec.
+ * Monero redraws k when c or r is zero; the caller does that here (see keys.ts). */
+void tsm_generate_signature(uint8_t sig[64], const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sec[32],
+                            const uint8_t k[32]) {
+  uint8_t buf[96], c[32], r[32];
+  ge_p3 kg;
+  memcpy(buf, prefix, 32);
+  memcpy(buf + 32, pub, 32);
+  tsm_ge_scalarmult_base(&kg, k);
+  tsm_ge_p3_tobytes(buf + 64, &kg);
+  tsm_hash_to_scalar(c, buf, 96);
+  tsm_sc_mulsub(r, c, sec, k);
+  memcpy(sig, c, 32);
+  memcpy(sig + 32, r, 32);
+}
+
+static const uint8_t IDENTITY[32] = {1};
+
+/* check_signature */
+int tsm_check_signature(const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sig[64]) {
+  uint8_t buf[96], c[32];
+  ge_p3 p;
+  ge_p2 comm;
+  if (tsm_ge_frombytes(&p, pub) != 0) return 0;
+  if (!tsm_sc_check(sig) || !tsm_sc_check(sig + 32) || !tsm_sc_isnonzero(sig)) return 0;
+  tsm_ge_double_scalarmult_base_vartime(&comm, sig, &p, sig + 32);
+  memcpy(buf, prefix, 32);
+  memcpy(buf + 32, pub, 32);
+  tsm_ge_p2_tobytes(buf + 64, &comm);
+  if (memcmp(buf + 64, IDENTITY, 32) == 0) return 0;
+  tsm_hash_to_scalar(c, buf, 96);
+  tsm_sc_sub(c, c, sig);
+  return !tsm_sc_isnonzero(c);
+}
+
+/* generate_ring_signature. nonces: k for the signer, c_i then r_i for every other member, in
+ * ring order (the order Monero draws them). */
+int tsm_generate_ring_signature(uint8_t *sigs, const uint8_t prefix[32], const uint8_t image[32],
+                                const uint8_t *pubs, size_t n, const uint8_t sec[32], size_t sec_index,
+                                const uint8_t *nonces) {
+  tsm_keccak_ctx kc;
+  ge_p3 img, tmp3;
+  ge_p2 tmp2;
+  uint8_t sum[32] = {0}, k[32], ab[64], h[32];
+  if (tsm_ge_frombytes(&img, image) != 0) return -1;
+  tsm_keccak_init(&kc);
+  tsm_keccak_update(&kc, prefix, 32);
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *pub = pubs + 32 * i;
+    if (i == sec_index) {
+      memcpy(k, nonces, 32);
+      nonces += 32;
+      tsm_ge_scalarmult_base(&tmp3, k);
+      tsm_ge_p3_tobytes(ab, &tmp3);
+      {
+        ge_p3 hp, kh;
+        tsm_hash_to_ec(&hp, pub);
+        tsm_ge_scalarmult(&kh, k, &hp);
+        tsm_ge_p3_tobytes(ab + 32, &kh);
+      }
+    } else {
+      uint8_t *c = sigs + 64 * i, *r = sigs + 64 * i + 32;
+      ge_p3 hp;
+      memcpy(c, nonces, 32);
+      memcpy(r, nonces + 32, 32);
+      nonces += 64;
+      if (tsm_ge_frombytes(&tmp3, pub) != 0) {
+        memset(k, 0, sizeof k);
+        return -2;
+      }
+      tsm_ge_double_scalarmult_base_vartime(&tmp2, c, &tmp3, r);
+      tsm_ge_p2_tobytes(ab, &tmp2);
+      tsm_hash_to_ec(&hp, pub);
+      tsm_ge_double_scalarmult_vartime(&tmp2, r, &hp, c, &img);
+      tsm_ge_p2_tobytes(ab + 32, &tmp2);
+      tsm_sc_add(sum, sum, c);
+    }
+    tsm_keccak_update(&kc, ab, 64);
+  }
+  tsm_keccak_final(&kc, h);
+  tsm_sc_reduce32(h, h);
+  tsm_sc_sub(sigs + 64 * sec_index, h, sum);
+  tsm_sc_mulsub(sigs + 64 * sec_index + 32, sigs + 64 * sec_index, sec, k);
+  memset(k, 0, sizeof k);
+  return 0;
+}
+
+/* check_ring_signature */
+int tsm_check_ring_signature(const uint8_t prefix[32], const uint8_t image[32], const uint8_t *pubs, size_t n,
+                             const uint8_t *sigs) {
+  tsm_keccak_ctx kc;
+  ge_p3 img, p, hp;
+  ge_p2 tmp2;
+  uint8_t sum[32] = {0}, ab[64], h[32];
+  if (tsm_ge_frombytes(&img, image) != 0) return 0;
+  tsm_keccak_init(&kc);
+  tsm_keccak_update(&kc, prefix, 32);
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *pub = pubs + 32 * i, *c = sigs + 64 * i, *r = sigs + 64 * i + 32;
+    if (!tsm_sc_check(c) || !tsm_sc_check(r)) return 0;
+    if (tsm_ge_frombytes(&p, pub) != 0) return 0;
+    tsm_ge_double_scalarmult_base_vartime(&tmp2, c, &p, r);
+    tsm_ge_p2_tobytes(ab, &tmp2);
+    tsm_hash_to_ec(&hp, pub);
+    tsm_ge_double_scalarmult_vartime(&tmp2, r, &hp, c, &img);
+    tsm_ge_p2_tobytes(ab + 32, &tmp2);
+    tsm_sc_add(sum, sum, c);
+    tsm_keccak_update(&kc, ab, 64);
+  }
+  tsm_keccak_final(&kc, h);
+  tsm_sc_reduce32(h, h);
+  tsm_sc_sub(h, h, sum);
+  return !tsm_sc_isnonzero(h);
+}

@@ -1,0 +1,28 @@
+/* Monero's key operations (src/crypto/crypto.cpp, v0.18.0.0) on top of the curve kernel.
+ * Functions returning int return 1 on success and 0 exactly where Monero returns false. */
+#ifndef TSM_MONERO_H
+#define TSM_MONERO_H
+#include <stddef.h>
+#include <stdint.h>
+
+void tsm_hash_to_scalar(uint8_t r[32], const uint8_t *data, size_t len);
+int tsm_secret_key_to_public_key(uint8_t pub[32], const uint8_t sec[32]);
+int tsm_generate_key_derivation(uint8_t d[32], const uint8_t pub[32], const uint8_t sec[32]);
+void tsm_derivation_to_scalar(uint8_t r[32], const uint8_t d[32], uint64_t index);
+int tsm_derive_public_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);
+void tsm_derive_secret_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);
+int tsm_derive_subaddress_public_key(uint8_t r[32], const uint8_t out_key[32], const uint8_t d[32], uint64_t index);
+uint8_t tsm_derive_view_tag(const uint8_t d[32], uint64_t index);
+void tsm_generate_key_image(uint8_t r[32], const uint8_t pub[32], const uint8_t sec[32]);
+void tsm_generate_signature(uint8_t sig[64], const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sec[32],
+                            const uint8_t k[32]);
+int tsm_check_signature(const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sig[64]);
+/* 0 on success; -1 when the key image does not decode, -2 when a ring member (other than the
+ * signer's) does not decode: the cases where Monero aborts. */
+int tsm_generate_ring_signature(uint8_t *sigs, const uint8_t prefix[32], const uint8_t image[32],
+                                const uint8_t *pubs, size_t n, const uint8_t sec[32], size_t sec_index,
+                                const uint8_t *nonces);
+int tsm_check_ring_signature(const uint8_t prefix[32], const uint8_t image[32], const uint8_t *pubs, size_t n,
+                             const uint8_t *sigs);
+
+#endif
