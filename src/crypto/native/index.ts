@@ -1,5 +1,390 @@
-// Placeholder until the C kernel lands.
-import type { CryptoBackend } from "../backend.js";
-export function loadNativeBackend(): { backend: CryptoBackend } | { error: string } {
-  return { error: "the C kernel is not written yet" };
+/**
+ * The C kernel backend: a thin wrapper over the Node-API addon `build/Release/tsmonero_crypto.node`
+ * (sources in native/crypto/). The wrapper checks buffer lengths, allocates result buffers when
+ * the caller passes no `out`, and maps the addon's boolean results to `null`/`false`.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Bytes, CryptoBackend } from "../backend.js";
+
+/** The addon's exports (native/crypto/addon.c): results go to the trailing `out` argument. */
+interface Addon {
+  keccak256(data: Bytes, out: Bytes): void;
+  hashToScalar(data: Bytes, out: Bytes): void;
+  scReduce32(s: Bytes, out: Bytes): void;
+  scReduce64(s: Bytes, out: Bytes): void;
+  scAdd(a: Bytes, b: Bytes, out: Bytes): void;
+  scSub(a: Bytes, b: Bytes, out: Bytes): void;
+  scMul(a: Bytes, b: Bytes, out: Bytes): void;
+  scMulAdd(a: Bytes, b: Bytes, c: Bytes, out: Bytes): void;
+  scMulSub(a: Bytes, b: Bytes, c: Bytes, out: Bytes): void;
+  scInvert(a: Bytes, out: Bytes): void;
+  scCheck(s: Bytes): boolean;
+  scIsNonZero(s: Bytes): boolean;
+  pointCheck(p: Bytes): boolean;
+  pointAdd(p: Bytes, q: Bytes, out: Bytes): boolean;
+  pointSub(p: Bytes, q: Bytes, out: Bytes): boolean;
+  pointMul8(p: Bytes, out: Bytes): boolean;
+  scalarMult(s: Bytes, p: Bytes, out: Bytes): boolean;
+  scalarMultBase(s: Bytes, out: Bytes): void;
+  doubleScalarMultBase(a: Bytes, p: Bytes, b: Bytes, out: Bytes): boolean;
+  doubleScalarMult(a: Bytes, p: Bytes, b: Bytes, q: Bytes, out: Bytes): boolean;
+  multiScalarMult(scalars: Bytes, points: Bytes, out: Bytes, algo?: number): boolean;
+  hashToPoint(h: Bytes, out: Bytes): void;
+  hashToEc(p: Bytes, out: Bytes): void;
+  secretKeyToPublicKey(sec: Bytes, out: Bytes): boolean;
+  generateKeyDerivation(pub: Bytes, sec: Bytes, out: Bytes): boolean;
+  derivationToScalar(d: Bytes, index: number, out: Bytes): void;
+  derivePublicKey(d: Bytes, index: number, base: Bytes, out: Bytes): boolean;
+  deriveSecretKey(d: Bytes, index: number, base: Bytes, out: Bytes): void;
+  deriveSubaddressPublicKey(outKey: Bytes, d: Bytes, index: number, out: Bytes): boolean;
+  deriveViewTag(d: Bytes, index: number): number;
+  generateKeyImage(pub: Bytes, sec: Bytes, out: Bytes): void;
+  generateSignature(prefix: Bytes, pub: Bytes, sec: Bytes, k: Bytes, out: Bytes): void;
+  checkSignature(prefix: Bytes, pub: Bytes, sig: Bytes): boolean;
+  generateRingSignature(
+    prefix: Bytes,
+    image: Bytes,
+    pubs: Bytes,
+    sec: Bytes,
+    secIndex: number,
+    nonces: Bytes,
+    out: Bytes,
+  ): number;
+  checkRingSignature(prefix: Bytes, image: Bytes, pubs: Bytes, sigs: Bytes): boolean;
+}
+
+/** Forces one multi-scalar algorithm (tests and benchmarks); the backend itself picks by size. */
+export const MSM_AUTO = 0;
+export const MSM_STRAUS = 1;
+export const MSM_PIPPENGER = 2;
+
+function need(fn: string, name: string, v: Bytes, len: number): void {
+  if (!(v instanceof Uint8Array)) throw new TypeError(`${fn}: ${name} must be a Uint8Array`);
+  if (v.length !== len) throw new TypeError(`${fn}: ${name} must be ${len} bytes, got ${v.length}`);
+}
+
+function needMultiple(fn: string, name: string, v: Bytes, unit: number): number {
+  if (!(v instanceof Uint8Array)) throw new TypeError(`${fn}: ${name} must be a Uint8Array`);
+  if (v.length % unit !== 0) throw new TypeError(`${fn}: ${name} must be a multiple of ${unit} bytes, got ${v.length}`);
+  return v.length / unit;
+}
+
+function needIndex(fn: string, index: number): void {
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new TypeError(`${fn}: index must be a non-negative safe integer, got ${index}`);
+}
+
+function outBuf(fn: string, out: Bytes | undefined, len = 32): Bytes {
+  if (out === undefined) return new Uint8Array(len);
+  need(fn, "out", out, len);
+  return out;
+}
+
+/** The native backend, plus a hook to force the multi-scalar algorithm (tests, benchmarks). */
+export type NativeBackend = CryptoBackend & {
+  multiScalarMultWith(algo: number, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null;
+};
+
+/** Wraps a loaded addon as a `CryptoBackend`. */
+export function wrapAddon(a: Addon): NativeBackend {
+  const be = {
+    name: "native" as const,
+
+    keccak256(data: Bytes, out?: Bytes): Bytes {
+      if (!(data instanceof Uint8Array)) throw new TypeError("keccak256: data must be a Uint8Array");
+      const o = outBuf("keccak256", out);
+      a.keccak256(data, o);
+      return o;
+    },
+
+    scReduce32(s: Bytes, out?: Bytes): Bytes {
+      need("scReduce32", "s", s, 32);
+      const o = outBuf("scReduce32", out);
+      a.scReduce32(s, o);
+      return o;
+    },
+    scReduce64(s: Bytes, out?: Bytes): Bytes {
+      need("scReduce64", "s", s, 64);
+      const o = outBuf("scReduce64", out);
+      a.scReduce64(s, o);
+      return o;
+    },
+    scAdd(x: Bytes, y: Bytes, out?: Bytes): Bytes {
+      need("scAdd", "a", x, 32);
+      need("scAdd", "b", y, 32);
+      const o = outBuf("scAdd", out);
+      a.scAdd(x, y, o);
+      return o;
+    },
+    scSub(x: Bytes, y: Bytes, out?: Bytes): Bytes {
+      need("scSub", "a", x, 32);
+      need("scSub", "b", y, 32);
+      const o = outBuf("scSub", out);
+      a.scSub(x, y, o);
+      return o;
+    },
+    scMul(x: Bytes, y: Bytes, out?: Bytes): Bytes {
+      need("scMul", "a", x, 32);
+      need("scMul", "b", y, 32);
+      const o = outBuf("scMul", out);
+      a.scMul(x, y, o);
+      return o;
+    },
+    scMulAdd(x: Bytes, y: Bytes, z: Bytes, out?: Bytes): Bytes {
+      need("scMulAdd", "a", x, 32);
+      need("scMulAdd", "b", y, 32);
+      need("scMulAdd", "c", z, 32);
+      const o = outBuf("scMulAdd", out);
+      a.scMulAdd(x, y, z, o);
+      return o;
+    },
+    scMulSub(x: Bytes, y: Bytes, z: Bytes, out?: Bytes): Bytes {
+      need("scMulSub", "a", x, 32);
+      need("scMulSub", "b", y, 32);
+      need("scMulSub", "c", z, 32);
+      const o = outBuf("scMulSub", out);
+      a.scMulSub(x, y, z, o);
+      return o;
+    },
+    scInvert(x: Bytes, out?: Bytes): Bytes {
+      need("scInvert", "a", x, 32);
+      const o = outBuf("scInvert", out);
+      a.scInvert(x, o);
+      return o;
+    },
+    scCheck(s: Bytes): boolean {
+      need("scCheck", "s", s, 32);
+      return a.scCheck(s);
+    },
+    scIsNonZero(s: Bytes): boolean {
+      need("scIsNonZero", "s", s, 32);
+      return a.scIsNonZero(s);
+    },
+    hashToScalar(data: Bytes, out?: Bytes): Bytes {
+      if (!(data instanceof Uint8Array)) throw new TypeError("hashToScalar: data must be a Uint8Array");
+      const o = outBuf("hashToScalar", out);
+      a.hashToScalar(data, o);
+      return o;
+    },
+
+    pointCheck(p: Bytes): boolean {
+      need("pointCheck", "p", p, 32);
+      return a.pointCheck(p);
+    },
+    pointAdd(p: Bytes, q: Bytes, out?: Bytes): Bytes | null {
+      need("pointAdd", "p", p, 32);
+      need("pointAdd", "q", q, 32);
+      const o = outBuf("pointAdd", out);
+      return a.pointAdd(p, q, o) ? o : null;
+    },
+    pointSub(p: Bytes, q: Bytes, out?: Bytes): Bytes | null {
+      need("pointSub", "p", p, 32);
+      need("pointSub", "q", q, 32);
+      const o = outBuf("pointSub", out);
+      return a.pointSub(p, q, o) ? o : null;
+    },
+    pointMul8(p: Bytes, out?: Bytes): Bytes | null {
+      need("pointMul8", "p", p, 32);
+      const o = outBuf("pointMul8", out);
+      return a.pointMul8(p, o) ? o : null;
+    },
+    scalarMult(s: Bytes, p: Bytes, out?: Bytes): Bytes | null {
+      need("scalarMult", "s", s, 32);
+      need("scalarMult", "p", p, 32);
+      const o = outBuf("scalarMult", out);
+      return a.scalarMult(s, p, o) ? o : null;
+    },
+    scalarMultBase(s: Bytes, out?: Bytes): Bytes {
+      need("scalarMultBase", "s", s, 32);
+      const o = outBuf("scalarMultBase", out);
+      a.scalarMultBase(s, o);
+      return o;
+    },
+    doubleScalarMultBase(x: Bytes, p: Bytes, y: Bytes, out?: Bytes): Bytes | null {
+      need("doubleScalarMultBase", "a", x, 32);
+      need("doubleScalarMultBase", "p", p, 32);
+      need("doubleScalarMultBase", "b", y, 32);
+      const o = outBuf("doubleScalarMultBase", out);
+      return a.doubleScalarMultBase(x, p, y, o) ? o : null;
+    },
+    doubleScalarMult(x: Bytes, p: Bytes, y: Bytes, q: Bytes, out?: Bytes): Bytes | null {
+      need("doubleScalarMult", "a", x, 32);
+      need("doubleScalarMult", "p", p, 32);
+      need("doubleScalarMult", "b", y, 32);
+      need("doubleScalarMult", "q", q, 32);
+      const o = outBuf("doubleScalarMult", out);
+      return a.doubleScalarMult(x, p, y, q, o) ? o : null;
+    },
+    multiScalarMult(scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null {
+      return be.multiScalarMultWith(MSM_AUTO, scalars, points, out);
+    },
+    multiScalarMultWith(algo: number, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null {
+      const n = needMultiple("multiScalarMult", "scalars", scalars, 32);
+      if (needMultiple("multiScalarMult", "points", points, 32) !== n)
+        throw new TypeError(`multiScalarMult: ${n} scalars but ${points.length / 32} points`);
+      const o = outBuf("multiScalarMult", out);
+      return a.multiScalarMult(scalars, points, o, algo) ? o : null;
+    },
+    hashToPoint(h: Bytes, out?: Bytes): Bytes {
+      need("hashToPoint", "h", h, 32);
+      const o = outBuf("hashToPoint", out);
+      a.hashToPoint(h, o);
+      return o;
+    },
+    hashToEc(p: Bytes, out?: Bytes): Bytes {
+      need("hashToEc", "p", p, 32);
+      const o = outBuf("hashToEc", out);
+      a.hashToEc(p, o);
+      return o;
+    },
+
+    secretKeyToPublicKey(sec: Bytes, out?: Bytes): Bytes | null {
+      need("secretKeyToPublicKey", "sec", sec, 32);
+      const o = outBuf("secretKeyToPublicKey", out);
+      return a.secretKeyToPublicKey(sec, o) ? o : null;
+    },
+    generateKeyDerivation(pub: Bytes, sec: Bytes, out?: Bytes): Bytes | null {
+      need("generateKeyDerivation", "pub", pub, 32);
+      need("generateKeyDerivation", "sec", sec, 32);
+      const o = outBuf("generateKeyDerivation", out);
+      return a.generateKeyDerivation(pub, sec, o) ? o : null;
+    },
+    derivationToScalar(d: Bytes, index: number, out?: Bytes): Bytes {
+      need("derivationToScalar", "derivation", d, 32);
+      needIndex("derivationToScalar", index);
+      const o = outBuf("derivationToScalar", out);
+      a.derivationToScalar(d, index, o);
+      return o;
+    },
+    derivePublicKey(d: Bytes, index: number, base: Bytes, out?: Bytes): Bytes | null {
+      need("derivePublicKey", "derivation", d, 32);
+      needIndex("derivePublicKey", index);
+      need("derivePublicKey", "base", base, 32);
+      const o = outBuf("derivePublicKey", out);
+      return a.derivePublicKey(d, index, base, o) ? o : null;
+    },
+    deriveSecretKey(d: Bytes, index: number, base: Bytes, out?: Bytes): Bytes {
+      need("deriveSecretKey", "derivation", d, 32);
+      needIndex("deriveSecretKey", index);
+      need("deriveSecretKey", "base", base, 32);
+      const o = outBuf("deriveSecretKey", out);
+      a.deriveSecretKey(d, index, base, o);
+      return o;
+    },
+    deriveSubaddressPublicKey(outKey: Bytes, d: Bytes, index: number, out?: Bytes): Bytes | null {
+      need("deriveSubaddressPublicKey", "outKey", outKey, 32);
+      need("deriveSubaddressPublicKey", "derivation", d, 32);
+      needIndex("deriveSubaddressPublicKey", index);
+      const o = outBuf("deriveSubaddressPublicKey", out);
+      return a.deriveSubaddressPublicKey(outKey, d, index, o) ? o : null;
+    },
+    deriveViewTag(d: Bytes, index: number): number {
+      need("deriveViewTag", "derivation", d, 32);
+      needIndex("deriveViewTag", index);
+      return a.deriveViewTag(d, index);
+    },
+    generateKeyImage(pub: Bytes, sec: Bytes, out?: Bytes): Bytes {
+      need("generateKeyImage", "pub", pub, 32);
+      need("generateKeyImage", "sec", sec, 32);
+      const o = outBuf("generateKeyImage", out);
+      a.generateKeyImage(pub, sec, o);
+      return o;
+    },
+    generateSignature(prefixHash: Bytes, pub: Bytes, sec: Bytes, k: Bytes): Bytes {
+      need("generateSignature", "prefixHash", prefixHash, 32);
+      need("generateSignature", "pub", pub, 32);
+      need("generateSignature", "sec", sec, 32);
+      need("generateSignature", "k", k, 32);
+      const o = new Uint8Array(64);
+      a.generateSignature(prefixHash, pub, sec, k, o);
+      return o;
+    },
+    checkSignature(prefixHash: Bytes, pub: Bytes, sig: Bytes): boolean {
+      need("checkSignature", "prefixHash", prefixHash, 32);
+      need("checkSignature", "pub", pub, 32);
+      need("checkSignature", "sig", sig, 64);
+      return a.checkSignature(prefixHash, pub, sig);
+    },
+    generateRingSignature(
+      prefixHash: Bytes,
+      image: Bytes,
+      pubs: Bytes,
+      sec: Bytes,
+      secIndex: number,
+      nonces: Bytes,
+    ): Bytes {
+      const fn = "generateRingSignature";
+      need(fn, "prefixHash", prefixHash, 32);
+      need(fn, "image", image, 32);
+      const n = needMultiple(fn, "pubs", pubs, 32);
+      if (n < 1) throw new TypeError(`${fn}: the ring needs at least one member`);
+      need(fn, "sec", sec, 32);
+      if (!Number.isSafeInteger(secIndex) || secIndex < 0 || secIndex >= n)
+        throw new RangeError(`${fn}: secIndex ${secIndex} outside the ring of ${n}`);
+      need(fn, "nonces", nonces, (2 * n - 1) * 32);
+      const o = new Uint8Array(64 * n);
+      const rc = a.generateRingSignature(prefixHash, image, pubs, sec, secIndex, nonces, o);
+      // Monero aborts the process here (local_abort); a bad key image or ring member is a caller bug.
+      if (rc === -1) throw new Error(`${fn}: the key image is not a valid point`);
+      if (rc === -2) throw new Error(`${fn}: a ring member is not a valid point`);
+      return o;
+    },
+    checkRingSignature(prefixHash: Bytes, image: Bytes, pubs: Bytes, sigs: Bytes): boolean {
+      const fn = "checkRingSignature";
+      need(fn, "prefixHash", prefixHash, 32);
+      need(fn, "image", image, 32);
+      const n = needMultiple(fn, "pubs", pubs, 32);
+      need(fn, "sigs", sigs, 64 * n);
+      return a.checkRingSignature(prefixHash, image, pubs, sigs);
+    },
+  };
+  return be;
+}
+
+/** The package root: the nearest ancestor directory holding this package's package.json. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pj = join(dir, "package.json");
+    if (existsSync(pj)) {
+      try {
+        if ((JSON.parse(readFileSync(pj, "utf8")) as { name?: string }).name === "tsmonero") return dir;
+      } catch {
+        // not ours; keep climbing
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  // compiled layout: dist/src/crypto/native/index.js
+  return join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
+}
+
+/** Why the addon is missing, as scripts/build-native.mjs recorded it. */
+function buildStatusReason(root: string): string {
+  const file = join(root, "build", "tsmonero-native-status.json");
+  try {
+    const st = JSON.parse(readFileSync(file, "utf8")) as { ok?: boolean; reason?: string };
+    if (st.ok === false && st.reason) return st.reason;
+  } catch {
+    // no status recorded
+  }
+  return "not built";
+}
+
+/** Loads the C kernel, or explains why it is unavailable. */
+export function loadNativeBackend(): { backend: NativeBackend } | { error: string } {
+  const root = packageRoot();
+  const file = join(root, "build", "Release", "tsmonero_crypto.node");
+  if (!existsSync(file)) return { error: buildStatusReason(root) };
+  try {
+    const addon = createRequire(import.meta.url)(file) as Addon;
+    return { backend: wrapAddon(addon) };
+  } catch (e) {
+    return { error: `could not load ${file}: ${(e as Error).message}` };
+  }
 }

@@ -1,0 +1,473 @@
+/**
+ * The C kernel (native/crypto, loaded by src/crypto/native) against Monero's own test vectors
+ * (tests/crypto/tests.txt, shipped by Debian's monero-tests) and against algebraic properties:
+ * multi-scalar multiplication equals the sum of single multiplications (torsion and identity
+ * included), constant-time and variable-time paths agree, scalar arithmetic matches BigInt.
+ *
+ * Skips with one line when the addon is not built or tests.txt is absent; with env CI set, both
+ * are failures instead.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { test } from "node:test";
+import { Worker } from "node:worker_threads";
+import type { Bytes } from "../src/crypto/backend.js";
+import { loadNativeBackend, MSM_PIPPENGER, MSM_STRAUS, type NativeBackend } from "../src/crypto/native/index.js";
+
+const loaded = loadNativeBackend();
+const notBuilt = "error" in loaded ? `native crypto addon unavailable: ${loaded.error}` : undefined;
+const be = ("backend" in loaded ? loaded.backend : undefined) as NativeBackend;
+
+const VECTORS = `${process.env.MONERO_TESTDATA ?? "/usr/share/monero/testdata"}/crypto/tests.txt`;
+const noVectors = existsSync(VECTORS)
+  ? undefined
+  : `needs Debian package monero-tests (apt-get install -y monero-tests); missing ${VECTORS}`;
+
+test("native addon is available (required in CI)", { skip: process.env.CI ? undefined : notBuilt }, () => {
+  assert.equal(notBuilt, undefined, notBuilt);
+});
+
+/** Skip reason for tests needing the addon (undefined in CI: the test then fails on its own). */
+const skipNative = process.env.CI ? undefined : notBuilt;
+const skipVectors = process.env.CI ? undefined : (notBuilt ?? noVectors);
+
+// ---- helpers -------------------------------------------------------------------------------
+
+const hex = (b: Bytes): string => Buffer.from(b).toString("hex");
+function unhex(s: string): Bytes {
+  if (s === "x") return new Uint8Array(0);
+  assert.match(s, /^([0-9a-f]{2})*$/, `bad hex ${s}`);
+  return Uint8Array.from(Buffer.from(s, "hex"));
+}
+
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+function toBig(b: Bytes): bigint {
+  let v = 0n;
+  for (let i = b.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(b[i]);
+  return v;
+}
+function fromBig(v: bigint, len = 32): Bytes {
+  const out = new Uint8Array(len);
+  for (let i = 0; i < len; i++) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+const mod = (v: bigint): bigint => ((v % L) + L) % L;
+
+/** Deterministic test randomness: SHA-256 in counter mode (independent of the code under test). */
+class Rng {
+  private n = 0;
+  constructor(private readonly seed: string) {}
+  bytes(len: number): Bytes {
+    const out = new Uint8Array(len);
+    for (let off = 0; off < len; off += 32) {
+      const h = createHash("sha256").update(`${this.seed}/${this.n++}`).digest();
+      out.set(h.subarray(0, Math.min(32, len - off)), off);
+    }
+    return out;
+  }
+  scalar(): Bytes {
+    return fromBig(mod(toBig(this.bytes(64))));
+  }
+}
+
+const IDENTITY = unhex("0100000000000000000000000000000000000000000000000000000000000000");
+const ZERO = new Uint8Array(32);
+const G = unhex("5866666666666666666666666666666666666666666666666666666666666666");
+/** Points of order 8, 4 and 2 (the torsion subgroup minus the identity, partly). */
+const TORSION = [
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+  "0000000000000000000000000000000000000000000000000000000000000000",
+  "0000000000000000000000000000000000000000000000000000000000000080",
+  "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+].map(unhex);
+
+function add(p: Bytes, q: Bytes): Bytes {
+  const r = be.pointAdd(p, q);
+  assert.ok(r, "pointAdd of valid points");
+  return r;
+}
+
+// ---- Monero's vectors ----------------------------------------------------------------------
+
+/** The kinds replayed here: all of tests.txt except those drawing from Monero's seeded RNG. */
+const DETERMINISTIC = [
+  "check_scalar",
+  "hash_to_scalar",
+  "check_key",
+  "secret_key_to_public_key",
+  "generate_key_derivation",
+  "derive_public_key",
+  "derive_secret_key",
+  "generate_key_image",
+  "check_signature",
+  "hash_to_point",
+  "hash_to_ec",
+  "derive_view_tag",
+  "check_ring_signature",
+  "check_ge_p3_identity",
+] as const;
+
+function runVector(t: string[]): boolean {
+  let i = 1;
+  const next = (): string => {
+    const v = t[i++];
+    if (v === undefined) throw new Error("short line");
+    return v;
+  };
+  const h = (len?: number): Bytes => {
+    const b = unhex(next());
+    if (len !== undefined) assert.equal(b.length, len);
+    return b;
+  };
+  const flag = (): boolean => {
+    const v = next();
+    assert.ok(v === "true" || v === "false", `bad bool ${v}`);
+    return v === "true";
+  };
+  const num = (): number => Number.parseInt(next(), 10);
+  const same = (a: Bytes | null, b: Bytes): boolean => a !== null && hex(a) === hex(b);
+  const maybe = (got: Bytes | null): boolean => (flag() ? same(got, h(32)) : got === null);
+  switch (t[0]) {
+    case "check_scalar":
+      return be.scCheck(h(32)) === flag();
+    case "hash_to_scalar":
+      return same(be.hashToScalar(h()), h(32));
+    case "check_key":
+      return be.pointCheck(h(32)) === flag();
+    case "secret_key_to_public_key":
+      return maybe(be.secretKeyToPublicKey(h(32)));
+    case "generate_key_derivation": {
+      const pub = h(32);
+      return maybe(be.generateKeyDerivation(pub, h(32)));
+    }
+    case "derive_public_key": {
+      const d = h(32);
+      const idx = num();
+      return maybe(be.derivePublicKey(d, idx, h(32)));
+    }
+    case "derive_secret_key": {
+      const d = h(32);
+      const idx = num();
+      return same(be.deriveSecretKey(d, idx, h(32)), h(32));
+    }
+    case "generate_key_image": {
+      const pub = h(32);
+      return same(be.generateKeyImage(pub, h(32)), h(32));
+    }
+    case "check_signature": {
+      const prefix = h(32);
+      const pub = h(32);
+      return be.checkSignature(prefix, pub, h(64)) === flag();
+    }
+    case "hash_to_point":
+      return same(be.hashToPoint(h(32)), h(32));
+    case "hash_to_ec":
+      return same(be.hashToEc(h(32)), h(32));
+    case "derive_view_tag": {
+      const d = h(32);
+      const idx = num();
+      return be.deriveViewTag(d, idx) === h(1)[0];
+    }
+    case "check_ring_signature": {
+      const prefix = h(32);
+      const image = h(32);
+      const n = num();
+      const pubs = new Uint8Array(32 * n);
+      for (let k = 0; k < n; k++) pubs.set(h(32), 32 * k);
+      return be.checkRingSignature(prefix, image, pubs, h(64 * n)) === flag();
+    }
+    case "check_ge_p3_identity": {
+      // (K + K) - K - K; only the semantic ("good") column applies to a radix-2^51 kernel.
+      const k = h(32);
+      flag();
+      const good = flag();
+      const twice = be.pointAdd(k, k);
+      const once = twice && be.pointSub(twice, k);
+      const zero = once && be.pointSub(once, k);
+      return (zero !== null && hex(zero) === hex(IDENTITY)) === good;
+    }
+    default:
+      throw new Error(`not a deterministic kind: ${t[0]}`);
+  }
+}
+
+test("Monero tests.txt: every deterministic kind", { skip: skipVectors }, (t) => {
+  if (noVectors) assert.fail(`CI must not skip: ${noVectors}`);
+  const counts = new Map<string, { pass: number; fail: number }>();
+  const failures: string[] = [];
+  const lines = readFileSync(VECTORS, "utf8").split("\n");
+  lines.forEach((raw, ln) => {
+    const tok = raw.trim().split(/\s+/);
+    if (!(DETERMINISTIC as readonly string[]).includes(tok[0])) return;
+    let ok = false;
+    try {
+      ok = runVector(tok);
+    } catch (e) {
+      failures.push(`line ${ln + 1} ${tok[0]}: ${(e as Error).message}`);
+    }
+    const c = counts.get(tok[0]) ?? { pass: 0, fail: 0 };
+    if (ok) c.pass++;
+    else {
+      c.fail++;
+      if (failures.length < 20) failures.push(`line ${ln + 1} ${tok[0]}: mismatch`);
+    }
+    counts.set(tok[0], c);
+  });
+  for (const kind of DETERMINISTIC) {
+    const c = counts.get(kind) ?? { pass: 0, fail: 0 };
+    t.diagnostic(`${kind}: ${c.pass} passed, ${c.fail} failed`);
+    assert.ok(c.pass > 0, `no ${kind} vectors found`);
+  }
+  assert.deepEqual(failures, []);
+});
+
+// ---- properties ----------------------------------------------------------------------------
+
+test("scalar arithmetic matches BigInt mod l, for non-canonical inputs too", { skip: skipNative }, () => {
+  const rng = new Rng("sc");
+  const special = [0n, 1n, L - 1n, L, L + 1n, 2n ** 252n, 2n ** 253n - 1n, 2n ** 255n, 2n ** 256n - 1n, 15n * L];
+  for (let i = 0; i < 400; i++) {
+    const pick = (k: number): Bytes =>
+      i < special.length * 3 ? fromBig(special[(i + k) % special.length]) : rng.bytes(32);
+    const a = pick(0);
+    const b = pick(3);
+    const c = pick(7);
+    const A = toBig(a);
+    const B = toBig(b);
+    const C = toBig(c);
+    assert.equal(toBig(be.scReduce32(a)), mod(A));
+    const wide = rng.bytes(64);
+    assert.equal(toBig(be.scReduce64(wide)), mod(toBig(wide)));
+    assert.equal(toBig(be.scAdd(a, b)), mod(A + B));
+    assert.equal(toBig(be.scSub(a, b)), mod(A - B));
+    assert.equal(toBig(be.scMul(a, b)), mod(A * B));
+    assert.equal(toBig(be.scMulAdd(a, b, c)), mod(A * B + C));
+    assert.equal(toBig(be.scMulSub(a, b, c)), mod(C - A * B));
+    assert.equal(be.scCheck(a), A < L);
+    assert.equal(be.scIsNonZero(a), A !== 0n);
+    if (i % 8 === 0) {
+      const inv = toBig(be.scInvert(a));
+      assert.ok(inv < L);
+      assert.equal(mod(inv * A), mod(A) === 0n ? 0n : 1n);
+    }
+  }
+  // in-place use of `out`
+  const x = rng.bytes(32);
+  const y = rng.bytes(32);
+  const want = mod(toBig(x) + toBig(y));
+  be.scAdd(x, y, x);
+  assert.equal(toBig(x), want);
+});
+
+test("torsion constants: 8T = 0 and the listed orders", { skip: skipNative }, () => {
+  const eight = fromBig(8n);
+  for (const tp of TORSION) {
+    assert.ok(be.pointCheck(tp));
+    assert.equal(hex(be.scalarMult(eight, tp) ?? ZERO), hex(IDENTITY));
+  }
+  assert.notEqual(hex(be.scalarMult(fromBig(4n), TORSION[0]) ?? ZERO), hex(IDENTITY));
+});
+
+test("identity handling", { skip: skipNative }, () => {
+  const rng = new Rng("id");
+  const P = be.scalarMultBase(rng.scalar());
+  assert.equal(hex(be.pointSub(P, P) ?? ZERO), hex(IDENTITY));
+  assert.equal(hex(be.scalarMult(ZERO, P) ?? ZERO), hex(IDENTITY));
+  assert.equal(hex(be.scalarMult(fromBig(L), P) ?? ZERO), hex(IDENTITY));
+  assert.equal(hex(be.scalarMultBase(ZERO)), hex(IDENTITY));
+  assert.equal(hex(be.scalarMultBase(fromBig(L))), hex(IDENTITY));
+  assert.equal(hex(be.doubleScalarMultBase(ZERO, P, ZERO) ?? ZERO), hex(IDENTITY));
+  assert.equal(hex(be.multiScalarMult(new Uint8Array(0), new Uint8Array(0)) ?? ZERO), hex(IDENTITY));
+  assert.equal(hex(be.pointAdd(IDENTITY, P) ?? ZERO), hex(P));
+  assert.equal(hex(be.pointMul8(IDENTITY) ?? ZERO), hex(IDENTITY));
+  // l * (P + T) = l * T != 0 : the scalar is not reduced
+  const PT = add(P, TORSION[0]);
+  const lT = be.scalarMult(fromBig(L), PT);
+  assert.equal(hex(lT ?? ZERO), hex(be.scalarMult(fromBig(L % 8n), TORSION[0]) ?? IDENTITY));
+  assert.notEqual(hex(lT ?? IDENTITY), hex(IDENTITY));
+  // check_signature refuses c = 0
+  assert.equal(be.checkSignature(rng.bytes(32), P, new Uint8Array(64)), false);
+  // decoding edge cases (ge_frombytes_vartime): y >= p and x = 0 with the sign bit are rejected
+  const pEnc = unhex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
+  assert.equal(be.pointCheck(pEnc), false);
+  assert.equal(be.pointCheck(unhex("0100000000000000000000000000000000000000000000000000000000000080")), false);
+  assert.equal(be.pointCheck(unhex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff")), false);
+  assert.equal(be.pointCheck(unhex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")), false);
+  assert.equal(be.pointAdd(pEnc, P), null);
+  assert.equal(be.scalarMult(ZERO, pEnc), null);
+  assert.equal(be.multiScalarMult(new Uint8Array(64), Buffer.concat([P, pEnc])), null);
+});
+
+test("constant-time and variable-time multiplications agree", { skip: skipNative }, () => {
+  const rng = new Rng("ct-vt");
+  for (let i = 0; i < 150; i++) {
+    const s = i % 3 === 0 ? rng.bytes(32) : rng.scalar(); // raw 256-bit integers included
+    let P = be.scalarMultBase(rng.scalar());
+    if (i % 2 === 0) P = add(P, TORSION[i % TORSION.length]);
+    const Q = be.scalarMultBase(rng.scalar());
+    const ct = hex(be.scalarMult(s, P) ?? ZERO);
+    assert.equal(hex(be.doubleScalarMultBase(s, P, ZERO) ?? ZERO), ct);
+    assert.equal(hex(be.doubleScalarMult(s, P, ZERO, Q) ?? ZERO), ct);
+    assert.equal(hex(be.doubleScalarMult(ZERO, Q, s, P) ?? ZERO), ct);
+    assert.equal(hex(be.multiScalarMult(s, P) ?? ZERO), ct);
+    // s*G: table-based, generic constant-time, and variable-time
+    const s2 = i % 5 === 0 ? rng.bytes(32) : rng.scalar();
+    const sg = hex(be.scalarMultBase(s2));
+    assert.equal(hex(be.scalarMult(s2, G) ?? ZERO), sg);
+    assert.equal(hex(be.doubleScalarMultBase(ZERO, P, s2) ?? ZERO), sg);
+    // a*P + b*G both ways
+    const a = rng.bytes(32);
+    const b = rng.scalar();
+    const want = add(be.scalarMult(a, P) ?? ZERO, be.scalarMultBase(b));
+    assert.equal(hex(be.doubleScalarMultBase(a, P, b) ?? ZERO), hex(want));
+    assert.equal(hex(be.doubleScalarMult(a, P, b, G) ?? ZERO), hex(want));
+    // derivation = 8 * sec * pub; hash_to_ec = 8 * map(keccak)
+    assert.equal(hex(be.generateKeyDerivation(P, s) ?? ZERO), hex(be.pointMul8(be.scalarMult(s, P) ?? ZERO) ?? ZERO));
+    assert.equal(hex(be.hashToEc(P)), hex(be.pointMul8(be.hashToPoint(be.keccak256(P))) ?? ZERO));
+  }
+});
+
+test("multiScalarMult equals the sum of single multiplications, n = 0..300", { skip: skipNative }, () => {
+  const rng = new Rng("msm");
+  const N = 300;
+  const scalars = new Uint8Array(32 * N);
+  const points = new Uint8Array(32 * N);
+  const prefix: string[] = [hex(IDENTITY)];
+  let acc = IDENTITY;
+  for (let j = 0; j < N; j++) {
+    let s: Bytes;
+    if (j % 13 === 5) s = ZERO;
+    else if (j % 17 === 3) s = fromBig(L);
+    else if (j % 19 === 7) s = fromBig(2n ** 256n - 1n);
+    else if (j % 23 === 11) s = fromBig(BigInt(j));
+    else s = j % 2 ? rng.bytes(32) : rng.scalar();
+    let P: Bytes;
+    if (j % 11 === 4) P = IDENTITY;
+    else if (j % 7 === 2) P = TORSION[j % TORSION.length];
+    else {
+      P = be.scalarMultBase(rng.scalar());
+      if (j % 5 === 0) P = add(P, TORSION[j % TORSION.length]);
+    }
+    if (j % 29 === 28) P = points.slice(32 * (j - 3), 32 * (j - 2)); // a repeated point
+    scalars.set(s, 32 * j);
+    points.set(P, 32 * j);
+    acc = add(acc, be.scalarMult(s, P) ?? ZERO);
+    prefix.push(hex(acc));
+  }
+  for (let n = 0; n <= N; n++) {
+    const s = scalars.subarray(0, 32 * n);
+    const p = points.subarray(0, 32 * n);
+    assert.equal(hex(be.multiScalarMult(s, p) ?? ZERO), prefix[n], `auto n=${n}`);
+    assert.equal(hex(be.multiScalarMultWith(MSM_STRAUS, s, p) ?? ZERO), prefix[n], `straus n=${n}`);
+    assert.equal(hex(be.multiScalarMultWith(MSM_PIPPENGER, s, p) ?? ZERO), prefix[n], `pippenger n=${n}`);
+  }
+  // cancellation to the identity: s P + (l - s) P over prime-order points
+  const P = be.scalarMultBase(rng.scalar());
+  const s = rng.scalar();
+  const cancel = be.multiScalarMultWith(
+    MSM_PIPPENGER,
+    Buffer.concat([s, fromBig(L - toBig(s))]),
+    Buffer.concat([P, P]),
+  );
+  assert.equal(hex(cancel ?? ZERO), hex(IDENTITY));
+});
+
+test("key derivations invert; signatures verify and reject tampering", { skip: skipNative }, () => {
+  const rng = new Rng("keys");
+  for (let i = 0; i < 20; i++) {
+    const sec = rng.scalar();
+    const pub = be.secretKeyToPublicKey(sec);
+    assert.ok(pub);
+    const d = be.generateKeyDerivation(pub, rng.scalar());
+    assert.ok(d);
+    const idx = i * 1000003;
+    const out = be.derivePublicKey(d, idx, pub);
+    assert.ok(out);
+    assert.equal(hex(be.deriveSubaddressPublicKey(out, d, idx) ?? ZERO), hex(pub));
+    assert.equal(hex(be.secretKeyToPublicKey(be.deriveSecretKey(d, idx, sec)) ?? ZERO), hex(out));
+    assert.equal(
+      hex(be.derivationToScalar(d, idx)),
+      hex(be.hashToScalar(Buffer.concat([d, varint(idx)]))),
+    );
+    assert.equal(be.deriveViewTag(d, idx), be.keccak256(Buffer.concat([Buffer.from("view_tag"), d, varint(idx)]))[0]);
+
+    const prefix = rng.bytes(32);
+    const sig = be.generateSignature(prefix, pub, sec, rng.scalar());
+    assert.equal(be.checkSignature(prefix, pub, sig), true);
+    const bad = sig.slice();
+    bad[40] ^= 1;
+    assert.equal(be.checkSignature(prefix, pub, bad), false);
+    const nonCanon = sig.slice();
+    nonCanon.set(fromBig(toBig(sig.subarray(32)) + L), 32); // r + l: same point, rejected by sc_check
+    assert.equal(be.checkSignature(prefix, pub, nonCanon), false);
+
+    const n = 1 + (i % 5);
+    const secIndex = i % n;
+    const pubs = new Uint8Array(32 * n);
+    for (let k = 0; k < n; k++) pubs.set(k === secIndex ? pub : be.scalarMultBase(rng.scalar()), 32 * k);
+    const image = be.generateKeyImage(pub, sec);
+    const nonces = new Uint8Array(32 * (2 * n - 1));
+    for (let k = 0; k < 2 * n - 1; k++) nonces.set(rng.scalar(), 32 * k);
+    const ring = be.generateRingSignature(prefix, image, pubs, sec, secIndex, nonces);
+    assert.equal(be.checkRingSignature(prefix, image, pubs, ring), true);
+    const tampered = ring.slice();
+    tampered[0] ^= 1;
+    assert.equal(be.checkRingSignature(prefix, image, pubs, tampered), false);
+    assert.equal(be.checkRingSignature(prefix, be.scalarMultBase(rng.scalar()), pubs, ring), false);
+  }
+});
+
+function varint(v: number): Bytes {
+  const out: number[] = [];
+  while (v >= 0x80) {
+    out.push((v % 0x80) | 0x80);
+    v = Math.floor(v / 0x80);
+  }
+  out.push(v);
+  return Uint8Array.from(out);
+}
+
+test("wrong buffer lengths throw TypeError; `out` is honoured", { skip: skipNative }, () => {
+  assert.throws(() => be.scalarMultBase(new Uint8Array(31)), TypeError);
+  assert.throws(() => be.scAdd(new Uint8Array(32), new Uint8Array(33)), TypeError);
+  assert.throws(() => be.multiScalarMult(new Uint8Array(64), new Uint8Array(32)), TypeError);
+  assert.throws(() => be.checkRingSignature(ZERO, G, new Uint8Array(64), new Uint8Array(64)), TypeError);
+  assert.throws(() => be.derivationToScalar(ZERO, -1), TypeError);
+  const out = new Uint8Array(32);
+  assert.equal(be.scalarMultBase(fromBig(1n), out), out);
+  assert.equal(hex(out), hex(G));
+  assert.equal(be.pointCheck(new Uint8Array(32).fill(0xff)), false);
+});
+
+test("loads and computes inside worker threads", { skip: skipNative }, async () => {
+  const url = new URL("../src/crypto/native/index.js", import.meta.url).href;
+  const code = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    import(workerData.url).then((m) => {
+      const r = m.loadNativeBackend();
+      if (r.error) throw new Error(r.error);
+      const s = new Uint8Array(32); s[0] = workerData.k;
+      parentPort.postMessage(Buffer.from(r.backend.scalarMultBase(s)).toString("hex"));
+    });`;
+  const results = await Promise.all(
+    [3, 5, 7].map(
+      (k) =>
+        new Promise<string>((resolve, reject) => {
+          const w = new Worker(code, { eval: true, workerData: { url, k } });
+          w.once("message", resolve);
+          w.once("error", reject);
+        }),
+    ),
+  );
+  assert.deepEqual(
+    results,
+    [3n, 5n, 7n].map((k) => hex(be.scalarMultBase(fromBig(k)))),
+  );
+});
