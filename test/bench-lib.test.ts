@@ -13,6 +13,7 @@ import {
   escapeTestName,
   figureOf,
   filterFor,
+  fastestFigure,
   type MoneroFigure,
   parsePerformanceTestsOutput,
   planInvocations,
@@ -178,18 +179,32 @@ test("filters match exactly the named tests after the binary's glob-to-regex ste
   assert.ok(star.test("x*y") && !star.test("xzzy"));
 });
 
-test("requests are grouped into one invocation per (statistic, loop multiplier)", () => {
+test("requests are grouped into one invocation per (statistic, loop multiplier, repeats)", () => {
   const inv = planInvocations([
     { test: "a", stat: "median" },
-    { test: "b", stat: "mean" },
+    { test: "b", stat: "mean", repeats: 3 },
     { test: "c", stat: "median", loopMultiplier: 1 },
-    { test: "d", stat: "mean", loopMultiplier: 25 },
+    { test: "d", stat: "mean", loopMultiplier: 25, repeats: 3 },
+    { test: "e", stat: "mean", repeats: 3 },
     { test: "a", stat: "median" },
   ]);
   assert.equal(inv.length, 3);
-  assert.deepEqual(inv[0], { tests: ["a", "c"], args: ["--filter", "(a|c)", "--verbose", "--stats", "--loop-multiplier", "1"] });
-  assert.deepEqual(inv[1].args, ["--filter", "(b)", "--verbose", "--loop-multiplier", "1"]);
+  assert.deepEqual(inv[0], {
+    tests: ["a", "c"],
+    args: ["--filter", "(a|c)", "--verbose", "--stats", "--loop-multiplier", "1"],
+    repeats: 1,
+  });
+  assert.deepEqual(inv[1], { tests: ["b", "e"], args: ["--filter", "(b|e)", "--verbose", "--loop-multiplier", "1"], repeats: 3 });
   assert.deepEqual(inv[2].args, ["--filter", "(d)", "--verbose", "--loop-multiplier", "25"]);
+});
+
+test("repeated runs: the figure is the fastest run's, with every run kept", () => {
+  const run = (us: number): MoneroFigure => ({ test: "t", us, stat: "mean", calls: 1e7, resolutionUs: 1e-4, belowResolution: false });
+  const m = fastestFigure([run(0.069), run(0.0325), run(0.033)]);
+  assert.equal(m?.us, 0.0325);
+  assert.deepEqual(m?.runsUs, [0.069, 0.0325, 0.033]);
+  assert.equal(fastestFigure([run(5)])?.runsUs, undefined);
+  assert.equal(fastestFigure([]), undefined);
 });
 
 test("combined figures add coefficients and resolutions; a missing term gives undefined", () => {

@@ -11,9 +11,9 @@ import { median, relativeSpread } from "./stats.js";
 export interface TimingOptions {
   /** Warm-up budget (JIT, caches); the first calls also estimate the per-call cost. Default 60 ms. */
   warmupMs: number;
-  /** Target length of one batch; N is chosen to fill it. Default 25 ms. */
+  /** Target length of one batch; N is chosen to fill it. Default 10 ms (short, so some batches miss other processes' time slices). */
   batchMs: number;
-  /** Number of batches K when the budget allows. Default 9. */
+  /** Number of batches K when the budget allows. Default 15. */
   batches: number;
   /** Never fewer batches than this, even for slow operations. Default 5. */
   minBatches: number;
@@ -23,8 +23,8 @@ export interface TimingOptions {
 
 export const DEFAULT_TIMING: TimingOptions = {
   warmupMs: 60,
-  batchMs: 25,
-  batches: 9,
+  batchMs: 10,
+  batches: 15,
   minBatches: 5,
   budgetMs: 1500,
 };
