@@ -494,7 +494,10 @@ async function loadBackends(wanted: readonly BackendName[]): Promise<BackendSlot
 }
 
 function measureRow(row: Row, slot: BackendSlot, m: Material, timing: TimingOptions): Cell {
-  if (!slot.backend) return { kind: "text", text: slot.name === "native" ? "not built" : "n/a" };
+  if (!slot.backend) {
+    if (slot.unavailable === "not selected") return { kind: "text", text: "skipped" };
+    return { kind: "text", text: slot.name === "native" ? "not built" : "n/a" };
+  }
   let op: (i: number) => unknown;
   try {
     op = row.prepare(slot.backend, m);
