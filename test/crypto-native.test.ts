@@ -94,6 +94,20 @@ function add(p: Bytes, q: Bytes): Bytes {
   return r;
 }
 
+/** s·P for the plain integer s (scalarMult is exact below 2^255; the top bit is added apart). */
+function mulInt(s: Bytes, P: Bytes): Bytes {
+  const lo = s.slice();
+  lo[31] &= 0x7f;
+  let r = be.scalarMult(lo, P);
+  assert.ok(r);
+  if (s[31] & 0x80) {
+    const h = be.scalarMult(fromBig(2n ** 254n), P);
+    assert.ok(h);
+    r = add(r, add(h, h));
+  }
+  return r;
+}
+
 // ---- Monero's vectors ----------------------------------------------------------------------
 
 /** The kinds replayed here: all of tests.txt except those drawing from Monero's seeded RNG. */
@@ -307,8 +321,12 @@ test("identity handling", { skip: skipNative }, () => {
 
 test("constant-time and variable-time multiplications agree", { skip: skipNative }, () => {
   const rng = new Rng("ct-vt");
+  const below255 = (b: Bytes): Bytes => {
+    b[31] &= 0x7f;
+    return b;
+  };
   for (let i = 0; i < 150; i++) {
-    const s = i % 3 === 0 ? rng.bytes(32) : rng.scalar(); // raw 256-bit integers included
+    const s = i % 3 === 0 ? below255(rng.bytes(32)) : rng.scalar(); // unreduced integers included
     let P = be.scalarMultBase(rng.scalar());
     if (i % 2 === 0) P = add(P, TORSION[i % TORSION.length]);
     const Q = be.scalarMultBase(rng.scalar());
@@ -318,12 +336,12 @@ test("constant-time and variable-time multiplications agree", { skip: skipNative
     assert.equal(hex(be.doubleScalarMult(ZERO, Q, s, P) ?? ZERO), ct);
     assert.equal(hex(be.multiScalarMult(s, P) ?? ZERO), ct);
     // s*G: table-based, generic constant-time, and variable-time
-    const s2 = i % 5 === 0 ? rng.bytes(32) : rng.scalar();
+    const s2 = i % 5 === 0 ? below255(rng.bytes(32)) : rng.scalar();
     const sg = hex(be.scalarMultBase(s2));
     assert.equal(hex(be.scalarMult(s2, G) ?? ZERO), sg);
     assert.equal(hex(be.doubleScalarMultBase(ZERO, P, s2) ?? ZERO), sg);
     // a*P + b*G both ways
-    const a = rng.bytes(32);
+    const a = below255(rng.bytes(32));
     const b = rng.scalar();
     const want = add(be.scalarMult(a, P) ?? ZERO, be.scalarMultBase(b));
     assert.equal(hex(be.doubleScalarMultBase(a, P, b) ?? ZERO), hex(want));
@@ -332,6 +350,25 @@ test("constant-time and variable-time multiplications agree", { skip: skipNative
     assert.equal(hex(be.generateKeyDerivation(P, s) ?? ZERO), hex(be.pointMul8(be.scalarMult(s, P) ?? ZERO) ?? ZERO));
     assert.equal(hex(be.hashToEc(P)), hex(be.pointMul8(be.hashToPoint(be.keccak256(P))) ?? ZERO));
   }
+});
+
+test("scalars >= 2^255 behave as in Monero's ge_scalarmult / slide, and as integers in msm", { skip: skipNative }, () => {
+  const rng = new Rng("top");
+  const ones = new Uint8Array(32).fill(0xff);
+  const P = add(be.scalarMultBase(rng.scalar()), TORSION[0]);
+  const minusP = be.pointSub(IDENTITY, P);
+  // ge_scalarmult's top radix-16 digit is 16 here and is dropped: the digits below sum to -1
+  assert.equal(hex(be.scalarMult(ones, P) ?? ZERO), hex(minusP ?? IDENTITY));
+  assert.equal(hex(be.scalarMultBase(ones)), hex(be.pointSub(IDENTITY, G) ?? IDENTITY));
+  // slide's carry out of bit 255 is lost: 2^256 - 1 counts as -1
+  assert.equal(hex(be.doubleScalarMultBase(ones, P, ZERO) ?? ZERO), hex(minusP ?? IDENTITY));
+  assert.equal(hex(be.doubleScalarMult(ZERO, G, ones, P) ?? ZERO), hex(minusP ?? IDENTITY));
+  // 2^255 exactly: top digit 8, still exact
+  const top = fromBig(2n ** 255n);
+  assert.equal(hex(be.scalarMult(top, P) ?? ZERO), hex(mulInt(top, P)));
+  // rct's multiexp takes scalars as plain integers
+  assert.equal(hex(be.multiScalarMult(ones, P) ?? ZERO), hex(mulInt(ones, P)));
+  assert.notEqual(hex(mulInt(ones, P)), hex(minusP ?? IDENTITY));
 });
 
 test("multiScalarMult equals the sum of single multiplications, n = 0..300", { skip: skipNative }, () => {
@@ -358,7 +395,7 @@ test("multiScalarMult equals the sum of single multiplications, n = 0..300", { s
     if (j % 29 === 28) P = points.slice(32 * (j - 3), 32 * (j - 2)); // a repeated point
     scalars.set(s, 32 * j);
     points.set(P, 32 * j);
-    acc = add(acc, be.scalarMult(s, P) ?? ZERO);
+    acc = add(acc, mulInt(s, P));
     prefix.push(hex(acc));
   }
   for (let n = 0; n <= N; n++) {

@@ -304,33 +304,34 @@ static inline void select_cached(ge_cached *t, const ge_cached tab[8], int b) {
   }
 }
 
-/* Signed radix-16 digits of a 256-bit integer: s = sum e[i] 16^i, e[0..63] in [-8, 7],
- * e[64] in {0, 1}. Constant time. */
-static void recode_radix16(int8_t e[65], const uint8_t s[32]) {
+/* Signed radix-16 digits as Monero's ge_scalarmult and ge_scalarmult_base form them
+ * (crypto-ops.c): e[0..62] in [-8, 7] and e[63] = top nibble + carry in [0, 16]. Their table
+ * lookups only know multiples 1..8, so a top digit above 8 (scalars >= 2^255 + 2^251 or so)
+ * contributes nothing: it is zeroed here, which reproduces Monero's results for every input.
+ * Below 2^255 the digits stand for the scalar exactly. Constant time. */
+static void recode_radix16(int8_t e[64], const uint8_t s[32]) {
   int carry = 0;
-  for (int i = 0; i < 32; i++) {
-    int lo = (s[i] & 15) + carry;
-    carry = (lo + 8) >> 4;
-    e[2 * i] = (int8_t)(lo - (carry << 4));
-    int hi = (s[i] >> 4) + carry;
-    carry = (hi + 8) >> 4;
-    e[2 * i + 1] = (int8_t)(hi - (carry << 4));
+  for (int i = 0; i < 63; i++) {
+    int x = ((s[i >> 1] >> (4 * (i & 1))) & 15) + carry;
+    carry = (x + 8) >> 4;
+    e[i] = (int8_t)(x - (carry << 4));
   }
-  e[64] = (int8_t)carry;
+  {
+    int top = (s[31] >> 4) + carry;
+    int keep = -(int)((unsigned)(top - 9) >> 31); /* all ones when top <= 8 */
+    e[63] = (int8_t)(top & keep);
+  }
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* s*G                                                                                         */
 
 void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
-  uint8_t a[32];
-  int8_t e[65];
+  int8_t e[64];
   ge_p1p1 t;
   ge_p2 q;
   ge_niels n;
-  /* G has order l, so reducing first is exact; afterwards a < 2^253 and e[63] <= 1, e[64] = 0 */
-  tsm_sc_reduce32(a, s);
-  recode_radix16(e, a);
+  recode_radix16(e, s);
 
   ge_p3_0(r);
   for (int i = 1; i < 64; i += 2) {
@@ -357,7 +358,7 @@ void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
 /* s*P, constant time (role of ge_scalarmult in Monero src/crypto/crypto-ops.c)                */
 
 void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p) {
-  int8_t e[65];
+  int8_t e[64];
   ge_cached tab[8], c;
   ge_p1p1 t;
   ge_p2 q;
@@ -376,10 +377,10 @@ void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p) {
   }
 
   ge_p3_0(&u);
-  select_cached(&c, tab, e[64]);
+  select_cached(&c, tab, e[63]);
   ge_add(&t, &u, &c);
   ge_p1p1_to_p2(&q, &t);
-  for (int i = 63; i >= 0; i--) {
+  for (int i = 62; i >= 0; i--) {
     ge_p2_dbl(&t, &q);
     ge_p1p1_to_p2(&q, &t);
     ge_p2_dbl(&t, &q);
@@ -432,6 +433,55 @@ int tsm_wnaf(int8_t naf[TSM_WNAF_LEN], const uint8_t s[32], int w) {
   return top;
 }
 
+/* Monero's vartime double multiplications recode both scalars with ref10's greedy sliding
+ * window (`slide` in crypto-ops.c): scanning upwards, each set bit absorbs the set bits of the
+ * next six positions while the odd digit stays within [-15, 15]; when absorbing would overflow
+ * it subtracts instead and adds 1 at that position, rippling through the run of ones above. A
+ * ripple that runs off bit 255 is dropped, so the digits then stand for s - 2^256. This tells
+ * whether that happens (only possible when bit 255 is set). Variable time. */
+static int slide_loses_carry(const uint8_t s[32]) {
+  int8_t d[256];
+  if (!(s[31] & 0x80)) return 0;
+  for (int i = 0; i < 256; i++) d[i] = (s[i >> 3] >> (i & 7)) & 1;
+  for (int i = 0; i < 256; i++) {
+    if (!d[i]) continue;
+    for (int b = 1; b <= 6 && i + b < 256; b++) {
+      int up = d[i + b] << b;
+      if (!up) continue;
+      if (d[i] + up <= 15) {
+        d[i] = (int8_t)(d[i] + up);
+        d[i + b] = 0;
+      } else if (d[i] - up >= -15) {
+        int k = i + b;
+        d[i] = (int8_t)(d[i] - up);
+        while (k < 256 && d[k]) d[k++] = 0;
+        if (k == 256) return 1;
+        d[k] = 1;
+      } else {
+        break;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Digits for Monero's vartime double multiplication of s: the wNAF of s, or of s - 2^256 when
+ * Monero's recoding drops its top carry (see slide_loses_carry). */
+static int monero_vartime_digits(int8_t naf[TSM_WNAF_LEN], const uint8_t s[32], int w) {
+  if (!slide_loses_carry(s)) return tsm_wnaf(naf, s, w);
+  /* s - 2^256 = -(2^256 - s) */
+  uint8_t neg[32];
+  int c = 1, top;
+  for (int i = 0; i < 32; i++) {
+    c += (uint8_t)~s[i];
+    neg[i] = (uint8_t)c;
+    c >>= 8;
+  }
+  top = tsm_wnaf(naf, neg, w);
+  for (int i = 0; i <= top; i++) naf[i] = (int8_t)-naf[i];
+  return top;
+}
+
 /* tab[j] = (2j+1) P for j < n */
 void tsm_odd_multiples(ge_cached *tab, const ge_p3 *p, int n) {
   ge_p1p1 t;
@@ -459,8 +509,8 @@ void tsm_ge_double_scalarmult_base_vartime(ge_p2 *r, const uint8_t a[32], const 
   ge_p3 u;
   int i, ta, tb;
 
-  ta = tsm_wnaf(an, a, VT_W);
-  tb = tsm_wnaf(bn, b, BASE_WNAF_W);
+  ta = monero_vartime_digits(an, a, VT_W);
+  tb = monero_vartime_digits(bn, b, BASE_WNAF_W);
   i = ta > tb ? ta : tb;
   ge_p2_0(r);
   if (i < 0) return;
@@ -495,8 +545,8 @@ void tsm_ge_double_scalarmult_vartime(ge_p2 *r, const uint8_t a[32], const ge_p3
   ge_p3 u;
   int i, ta, tb;
 
-  ta = tsm_wnaf(an, a, VT_W);
-  tb = tsm_wnaf(bn, b, VT_W);
+  ta = monero_vartime_digits(an, a, VT_W);
+  tb = monero_vartime_digits(bn, b, VT_W);
   i = ta > tb ? ta : tb;
   ge_p2_0(r);
   if (i < 0) return;

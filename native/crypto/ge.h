@@ -196,13 +196,16 @@ void tsm_ge_fromfe(ge_p2 *r, const uint8_t s[32]);
 void tsm_hash_to_ec(ge_p3 *r, const uint8_t p[32]);
 void tsm_ge_mul8(ge_p3 *r, const ge_p2 *p);
 
-/* s*G, constant time; s is any 256-bit integer (reduced mod l first, G having order l). */
+/* s*G and s*P in constant time, with exactly the results of Monero's ge_scalarmult_base and
+ * ge_scalarmult for every 32-byte s: the scalar is an integer, not reduced mod l (this matters
+ * for torsion), and below 2^255 the result is plainly s*P; above, Monero drops a top radix-16
+ * digit greater than 8 and so do these. */
 void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]);
-/* s*P, constant time in s; s is a raw 256-bit integer (not reduced: matters for torsion). */
 void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p);
-/* a*P + b*G, variable time. */
+/* a*P + b*G and a*P + b*Q, variable time, with exactly the results of Monero's
+ * ge_double_scalarmult_base_vartime / ge_double_scalarmult_precomp_vartime: a scalar whose
+ * sliding-window recoding overflows bit 255 counts as s - 2^256 there, and here. */
 void tsm_ge_double_scalarmult_base_vartime(ge_p2 *r, const uint8_t a[32], const ge_p3 *p, const uint8_t b[32]);
-/* a*P + b*Q, variable time. */
 void tsm_ge_double_scalarmult_vartime(ge_p2 *r, const uint8_t a[32], const ge_p3 *p, const uint8_t b[32],
                                       const ge_p3 *q);
 
