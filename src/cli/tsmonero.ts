@@ -4,6 +4,7 @@
  * issues; until then it reports which crypto backend and proof-of-work support this machine has.
  */
 import { defaultBackend } from "../crypto/index.js";
+import { randomxStatus } from "../crypto/randomx.js";
 import { type FlagSpec, runCli } from "./args.js";
 import { VERSION } from "./version.js";
 
@@ -27,6 +28,8 @@ await runCli(
     }
     console.log(`tsmonero ${VERSION}`);
     console.log(`crypto backend: ${defaultBackend().name}`);
+    const rx = randomxStatus();
+    console.log(`proof of work: ${rx.available ? `RandomX via ${rx.library}` : `RandomX unavailable (${rx.reason})`}`);
     console.error("tsmonero: the devnet node and wallet services are not available in this version yet.");
     return 1;
   },
