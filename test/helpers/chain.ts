@@ -1,0 +1,57 @@
+/**
+ * The regtest chain recorded from monerod by scripts/record-chain.mjs (test/fixtures/chain/).
+ */
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+
+export const CHAIN_DIR = new URL("../../../test/fixtures/chain/", import.meta.url);
+
+export interface RecordedBlock {
+  height: number;
+  hash: string;
+  blob: string;
+  json: string;
+  miner_tx_hash: string;
+  tx_hashes: string[];
+  header: { block_weight: number; block_size: number; major_version: number; nonce: number; reward: number };
+}
+
+export interface RecordedTx {
+  tx_hash: string;
+  block_height: number;
+  coinbase: boolean;
+  shape: string;
+  as_hex: string;
+  as_json: string;
+  pruned_as_hex: string;
+  prunable_as_hex: string;
+  prunable_hash: string;
+  pruned_as_json: string;
+  pruned_hex: string;
+  weight?: number;
+  blob_size?: number;
+}
+
+function load<T>(name: string): T {
+  return JSON.parse(gunzipSync(readFileSync(new URL(name, CHAIN_DIR))).toString("utf8")) as T;
+}
+
+let blocks: RecordedBlock[] | undefined;
+let txs: RecordedTx[] | undefined;
+
+export function recordedBlocks(): RecordedBlock[] {
+  blocks ??= load<RecordedBlock[]>("blocks.json.gz");
+  return blocks;
+}
+
+export function recordedTxs(): RecordedTx[] {
+  txs ??= load<RecordedTx[]>("txs.json.gz");
+  return txs;
+}
+
+export function readChainFile(name: string): Uint8Array {
+  return new Uint8Array(readFileSync(new URL(name, CHAIN_DIR)));
+}
+
+export const fromHex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
+export const toHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
