@@ -1,0 +1,174 @@
+/**
+ * Blocks (cryptonote_basic.h: block_header, block) and their hashes (cryptonote_format_utils.cpp:
+ * get_block_hashing_blob, calculate_block_hash, get_tx_tree_hash).
+ *
+ * The hashing blob (also the proof-of-work input) is the serialized header, the Merkle tree hash of
+ * the miner tx id and the tx ids, and varint(number of txs + 1). The block id is keccak of that blob
+ * serialized as a string, i.e. prefixed with its varint length — except for block 202612, whose id
+ * Monero hard-codes.
+ */
+import { Reader } from "../codec/reader.js";
+import { encodeVarintNumber } from "../codec/varint.js";
+import { Writer } from "../codec/writer.js";
+import type { CryptoBackend } from "../crypto/backend.js";
+import { treeHash } from "../crypto/hash.js";
+import { defaultBackend } from "../crypto/index.js";
+import { type Bytes, readTransaction, type Transaction, type TxLayout, writeTransaction } from "./tx.js";
+import { txHash, txHashesFromBlob } from "./tx-hash.js";
+
+export interface BlockHeader {
+  majorVersion: number;
+  minorVersion: number;
+  timestamp: bigint;
+  prevId: Bytes;
+  nonce: number;
+}
+
+export interface Block extends BlockHeader {
+  minerTx: Transaction;
+  txHashes: Bytes[];
+}
+
+/** CRYPTONOTE_MAX_TX_PER_BLOCK. */
+export const MAX_TX_PER_BLOCK = 0x10000000;
+
+export function readBlockHeader(r: Reader, what = "block"): BlockHeader {
+  return {
+    majorVersion: r.varintNumber(`${what}.major_version`, 0xff),
+    minorVersion: r.varintNumber(`${what}.minor_version`, 0xff),
+    timestamp: r.varint(`${what}.timestamp`),
+    prevId: r.key(`${what}.prev_id`),
+    nonce: r.u32le(`${what}.nonce`),
+  };
+}
+
+export interface BlockLayout {
+  headerSize: number;
+  minerTxOffset: number;
+  minerTx: TxLayout;
+}
+
+/** Reads a block at the reader's position. */
+export function readBlock(r: Reader, what = "block"): { block: Block; layout: BlockLayout } {
+  const start = r.pos;
+  const header = readBlockHeader(r, what);
+  const headerSize = r.pos - start;
+  const minerTxOffset = r.pos;
+  const { tx: minerTx, layout: minerLayout } = readTransaction(r, { allowTrailing: true }, `${what}.miner_tx`);
+  const at = r.pos;
+  const n = r.count(`${what}.tx_hashes`, 32);
+  if (n > MAX_TX_PER_BLOCK) r.fail(`${what}.tx_hashes`, `${n} transactions exceed the limit`, at);
+  const txHashes: Bytes[] = new Array(n);
+  for (let i = 0; i < n; i++) txHashes[i] = r.key(`${what}.tx_hashes[${i}]`);
+  return { block: { ...header, minerTx, txHashes }, layout: { headerSize, minerTxOffset, minerTx: minerLayout } };
+}
+
+/** Parses a block blob (the whole blob must be one block). */
+export function parseBlock(blob: Uint8Array): Block {
+  const r = new Reader(blob);
+  const { block } = readBlock(r);
+  r.expectEnd("block");
+  return block;
+}
+
+export function writeBlockHeader(w: Writer, h: BlockHeader): void {
+  w.varint(h.majorVersion).varint(h.minorVersion).varint(h.timestamp).fixed(h.prevId, 32, "prev_id").u32le(h.nonce);
+}
+
+export function serializeBlockHeader(h: BlockHeader): Uint8Array {
+  const w = new Writer(64);
+  writeBlockHeader(w, h);
+  return w.finish();
+}
+
+export function serializeBlock(b: Block): Uint8Array {
+  const w = new Writer(512 + 32 * b.txHashes.length);
+  writeBlockHeader(w, b);
+  writeTransaction(w, b.minerTx);
+  w.varint(b.txHashes.length);
+  for (const h of b.txHashes) w.fixed(h, 32, "tx hash");
+  return w.finish();
+}
+
+/** Merkle tree hash of the miner tx id followed by the tx ids (get_tx_tree_hash). */
+export function txTreeHash(ids: Bytes[], backend?: CryptoBackend): Bytes {
+  const all = new Uint8Array(32 * ids.length);
+  ids.forEach((h, i) => {
+    all.set(h, 32 * i);
+  });
+  return treeHash(backend ?? defaultBackend(), all);
+}
+
+/** get_block_hashing_blob: header ‖ tree root ‖ varint(txs + 1). Also the proof-of-work input. */
+export function blockHashingBlobFrom(headerBytes: Bytes, minerTxHash: Bytes, txHashes: Bytes[], backend?: CryptoBackend): Bytes {
+  const root = txTreeHash([minerTxHash, ...txHashes], backend);
+  const count = encodeVarintNumber(txHashes.length + 1);
+  const out = new Uint8Array(headerBytes.length + 32 + count.length);
+  out.set(headerBytes, 0);
+  out.set(root, headerBytes.length);
+  out.set(count, headerBytes.length + 32);
+  return out;
+}
+
+export function blockHashingBlob(b: Block, backend?: CryptoBackend): Bytes {
+  return blockHashingBlobFrom(serializeBlockHeader(b), txHash(b.minerTx, backend), b.txHashes, backend);
+}
+
+/** The proof-of-work input (RandomX hashes this): the block hashing blob. */
+export const powBlob = blockHashingBlob;
+
+const HEX = (b: Bytes) => Buffer.from(b).toString("hex");
+/** Block 202612: Monero hard-codes its id (a historical bug in the tree hash of that block). */
+const CORRECT_BLOB_HASH_202612 = "3a8a2b3a29b50fc86ff73dd087ea43c6f0d6b8f936c849194d5c84c737903966";
+const EXISTING_BLOCK_ID_202612 = "bbd604d2ba11ba27935e006ed39c9bfdd99b76bf4a50654bc1e1e61217962698";
+
+/** keccak(varint(len) ‖ blob): Monero's get_object_hash of a blob held as a string. */
+function objectHashOfBlob(blob: Bytes, be: CryptoBackend): Bytes {
+  const len = encodeVarintNumber(blob.length);
+  const buf = new Uint8Array(len.length + blob.length);
+  buf.set(len, 0);
+  buf.set(blob, len.length);
+  return be.keccak256(buf);
+}
+
+/**
+ * The block id from the hashing blob, applying Monero's one exception (calculate_block_hash): when the
+ * miner tx claims height 202612 and keccak(whole block blob) is the historical block's, the id is the
+ * one the network accepted; a block at that height with the historical id but other bytes is refused.
+ */
+function blockIdWithException(hashingBlob: Bytes, b: Block, blockBlob: () => Bytes, be: CryptoBackend): Bytes {
+  const id = objectHashOfBlob(hashingBlob, be);
+  const vin = b.minerTx.vin;
+  if (vin.length === 1 && vin[0].type === "gen" && vin[0].height !== 202612n) return id;
+  if (HEX(be.keccak256(blockBlob())) === CORRECT_BLOB_HASH_202612) return Uint8Array.from(Buffer.from(EXISTING_BLOCK_ID_202612, "hex"));
+  if (HEX(id) === EXISTING_BLOCK_ID_202612)
+    throw new RangeError("block has the id of block 202612 but not its bytes (Monero refuses it)");
+  return id;
+}
+
+/** The block id (get_block_hash). */
+export function blockHash(b: Block, backend?: CryptoBackend): Bytes {
+  const be = backend ?? defaultBackend();
+  return blockIdWithException(blockHashingBlob(b, be), b, () => serializeBlock(b), be);
+}
+
+export interface BlockBlobHashes {
+  block: Block;
+  /** The block id. */
+  hash: Bytes;
+  hashingBlob: Bytes;
+  minerTxHash: Bytes;
+}
+
+/** Parses a block blob and computes its ids from the blob's own bytes (no re-serialization). */
+export function blockHashesFromBlob(blob: Uint8Array, backend?: CryptoBackend): BlockBlobHashes {
+  const be = backend ?? defaultBackend();
+  const r = new Reader(blob);
+  const { block, layout } = readBlock(r);
+  r.expectEnd("block");
+  const mtx = blob.subarray(layout.minerTxOffset, layout.minerTxOffset + layout.minerTx.size);
+  const minerTxHash = txHashesFromBlob(mtx, be).hash;
+  const hashingBlob = blockHashingBlobFrom(blob.subarray(0, layout.headerSize), minerTxHash, block.txHashes, be);
+  const hash = blockIdWithException(hashingBlob, block, () => blob, be);
+  return { block, hash, hashingBlob, minerTxHash };
+}

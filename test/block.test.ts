@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { FormatError } from "../src/codec/reader.js";
+import {
+  blockHash,
+  blockHashesFromBlob,
+  blockHashingBlob,
+  parseBlock,
+  powBlob,
+  serializeBlock,
+  txTreeHash,
+} from "../src/protocol/block.js";
+import { blockToJson } from "../src/protocol/json.js";
+import { parseTransaction } from "../src/protocol/tx.js";
+import { txHash } from "../src/protocol/tx-hash.js";
+import { txWeight } from "../src/protocol/weight.js";
+import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const blocks = recordedBlocks();
+
+test("the fixture has at least 300 blocks, some with many transactions", () => {
+  assert.ok(blocks.length >= 300);
+  const counts = new Set(blocks.map((b) => b.tx_hashes.length));
+  for (const n of [0, 1, 2, 3, 4, 5, 6]) assert.ok(counts.has(n), `a block with ${n} txs`);
+  assert.ok(Math.max(...counts) >= 10);
+});
+
+test("serialize(parse(blob)) == blob and parse(serialize(b)) == b for every block", () => {
+  for (const rb of blocks) {
+    const blob = fromHex(rb.blob);
+    const b = parseBlock(blob);
+    assert.equal(toHex(serializeBlock(b)), rb.blob, `height ${rb.height}`);
+    assert.deepEqual(parseBlock(serializeBlock(b)), b);
+  }
+});
+
+test("block ids, miner tx ids and tx hashes equal monerod's", () => {
+  for (const rb of blocks) {
+    const blob = fromHex(rb.blob);
+    const b = parseBlock(blob);
+    assert.equal(toHex(blockHash(b)), rb.hash, `height ${rb.height}`);
+    const fromBlob = blockHashesFromBlob(blob);
+    assert.equal(toHex(fromBlob.hash), rb.hash);
+    assert.equal(toHex(fromBlob.minerTxHash), rb.miner_tx_hash);
+    assert.equal(toHex(txHash(b.minerTx)), rb.miner_tx_hash);
+    assert.deepEqual(b.txHashes.map(toHex), rb.tx_hashes);
+    assert.equal(toHex(fromBlob.hashingBlob), toHex(blockHashingBlob(b)));
+    assert.equal(toHex(powBlob(b)), toHex(fromBlob.hashingBlob));
+    assert.equal(b.majorVersion, rb.header.major_version);
+    assert.equal(b.nonce, rb.header.nonce);
+  }
+});
+
+test("the hashing blob is header ‖ tree root ‖ varint(count) (the PoW input)", () => {
+  const rb = blocks.find((x) => x.tx_hashes.length === 5)!;
+  const b = parseBlock(fromHex(rb.blob));
+  const hb = blockHashingBlob(b);
+  const header = fromHex(rb.blob).subarray(0, hb.length - 33);
+  assert.equal(toHex(hb.subarray(0, header.length)), toHex(header));
+  const ids = [fromHex(rb.miner_tx_hash), ...rb.tx_hashes.map(fromHex)];
+  assert.equal(toHex(hb.subarray(header.length, header.length + 32)), toHex(txTreeHash(ids)));
+  assert.equal(hb[hb.length - 1], 6);
+});
+
+test("json equals monerod's text for every block", () => {
+  for (const rb of blocks) assert.equal(blockToJson(parseBlock(fromHex(rb.blob))), rb.json, `height ${rb.height}`);
+});
+
+test("block weight = miner tx weight + the weights of its transactions", () => {
+  const txs = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+  let checked = 0;
+  for (const rb of blocks) {
+    const b = parseBlock(fromHex(rb.blob));
+    let w = txWeight(b.minerTx);
+    let known = true;
+    for (const h of rb.tx_hashes) {
+      const t = txs.get(h);
+      if (!t?.as_hex) {
+        known = false;
+        break;
+      }
+      w += txWeight(parseTransaction(fromHex(t.as_hex)));
+    }
+    if (!known) continue;
+    assert.equal(w, rb.header.block_weight, `height ${rb.height}`);
+    checked++;
+  }
+  assert.equal(checked, blocks.length);
+});
+
+test("truncated and padded blocks are rejected with a FormatError", () => {
+  const rb = blocks.find((x) => x.tx_hashes.length >= 3)!;
+  const blob = fromHex(rb.blob);
+  for (let len = 0; len < blob.length; len += 5)
+    assert.throws(() => parseBlock(blob.subarray(0, len)), FormatError, `length ${len}`);
+  const longer = new Uint8Array(blob.length + 1);
+  longer.set(blob);
+  assert.throws(() => parseBlock(longer), /trailing/);
+  // major_version is a u8 varint in Monero: 256 does not fit
+  const bad = Uint8Array.from([0x80, 0x02, ...blob.subarray(1)]);
+  assert.throws(() => parseBlock(bad), /major_version/);
+});
