@@ -6,8 +6,7 @@
  *    fe_frombytes. Stored point coordinates are always reduced, except YplusX of cached points
  *    and ypx of niels points, which are the sum of two reduced elements.
  *  - fe_add does not carry: from reduced inputs it yields limbs < 2^53.
- *  - fe_mul / fe_sq accept limbs < 2^54 (the column sums stay below 2^116 and the final carry
- *    times 19 below 2^64).
+ *  - fe_mul / fe_sq accept limbs < 2^54 (the column sums stay below 2^115, see fe_reduce128).
  *  - fe_sub / fe_neg accept a subtrahend with limbs < 2^53 (they add 4p before subtracting).
  * Only fe_tobytes, fe_iszero, fe_isneg and fe_eq look at the canonical value.
  */
@@ -82,17 +81,24 @@ static inline void fe_neg(fe *r, const fe *a) {
   fe_carry(r);
 }
 
-/* Carry chain shared by mul and sq: 128-bit column sums to reduced 64-bit limbs. */
+/* Carry propagation shared by mul and sq: 128-bit column sums (each < 2^115, which limbs < 2^54
+ * guarantee) to reduced 64-bit limbs. Two rounds in which every limb hands its excess to the next
+ * one at the same time, rather than one ripple through all five: the ripple is the critical path
+ * of a squaring chain (inversion, square roots). Round one: c_i < 2^64 - 2^52, and 2^255 = 19
+ * folds c_4 back in two parts so nothing overflows; round two leaves limbs < 2^51 + 2^15. */
 static inline void fe_reduce128(fe *r, u128 t0, u128 t1, u128 t2, u128 t3, u128 t4) {
-  uint64_t r0, r1, r2, r3, r4, c;
-  t1 += (uint64_t)(t0 >> 51); r0 = (uint64_t)t0 & FE_MASK51;
-  t2 += (uint64_t)(t1 >> 51); r1 = (uint64_t)t1 & FE_MASK51;
-  t3 += (uint64_t)(t2 >> 51); r2 = (uint64_t)t2 & FE_MASK51;
-  t4 += (uint64_t)(t3 >> 51); r3 = (uint64_t)t3 & FE_MASK51;
-  c = (uint64_t)(t4 >> 51);   r4 = (uint64_t)t4 & FE_MASK51;
-  r0 += c * 19;
-  r1 += r0 >> 51; r0 &= FE_MASK51;
-  r->v[0] = r0; r->v[1] = r1; r->v[2] = r2; r->v[3] = r3; r->v[4] = r4;
+  const uint64_t c0 = (uint64_t)(t0 >> 51), c1 = (uint64_t)(t1 >> 51), c2 = (uint64_t)(t2 >> 51);
+  const uint64_t c3 = (uint64_t)(t3 >> 51), c4 = (uint64_t)(t4 >> 51);
+  const uint64_t r0 = ((uint64_t)t0 & FE_MASK51) + 19 * (c4 & FE_MASK51);
+  const uint64_t r1 = ((uint64_t)t1 & FE_MASK51) + c0 + 19 * (c4 >> 51);
+  const uint64_t r2 = ((uint64_t)t2 & FE_MASK51) + c1;
+  const uint64_t r3 = ((uint64_t)t3 & FE_MASK51) + c2;
+  const uint64_t r4 = ((uint64_t)t4 & FE_MASK51) + c3;
+  r->v[0] = (r0 & FE_MASK51) + 19 * (r4 >> 51);
+  r->v[1] = (r1 & FE_MASK51) + (r0 >> 51);
+  r->v[2] = (r2 & FE_MASK51) + (r1 >> 51);
+  r->v[3] = (r3 & FE_MASK51) + (r2 >> 51);
+  r->v[4] = (r4 & FE_MASK51) + (r3 >> 51);
 }
 
 static inline void fe_mul(fe *r, const fe *a, const fe *b) {
