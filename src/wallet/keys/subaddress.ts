@@ -1,0 +1,270 @@
+/**
+ * Subaddresses (src/device/device_default.cpp, src/wallet/wallet2.cpp):
+ *   m = hash_to_scalar("SubAddr\0" ‖ a ‖ le32(major) ‖ le32(minor)),
+ *   D = B + m·G (spend key), C = a·D (view key); index (0, 0) is the primary address (B, A).
+ *
+ * `SubaddressTable` maps spend public keys D to (major, minor) for output detection. It is an
+ * open-addressing table over typed arrays holding only the first 8 bytes of each D (the keys are
+ * uniformly distributed points, so those bytes are the hash), 17 bytes a slot; a prefix hit is
+ * confirmed by deriving D for the candidate index again and comparing all 32 bytes, which costs one
+ * scalar multiplication on a real hit and nothing on the (overwhelmingly common) misses.
+ */
+import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import { defaultBackend } from "../../crypto/index.js";
+import { encodeAddress } from "../../protocol/address.js";
+import type { Network } from "../../protocol/network.js";
+
+export interface SubaddressIndex {
+  readonly major: number;
+  readonly minor: number;
+}
+
+/** The keys subaddress derivation needs: the view secret and the primary spend public key. */
+export interface SubaddressKeys {
+  readonly viewSecretKey: Bytes;
+  readonly spendPublicKey: Bytes;
+  /** Only used for index (0, 0). */
+  readonly viewPublicKey: Bytes;
+}
+
+const HASH_KEY_SUBADDRESS = Uint8Array.from([0x53, 0x75, 0x62, 0x41, 0x64, 0x64, 0x72, 0x00]); // "SubAddr\0"
+const U32_MAX = 0xffffffff;
+
+function checkIndex(major: number, minor: number): void {
+  if (!Number.isInteger(major) || major < 0 || major > U32_MAX || !Number.isInteger(minor) || minor < 0 || minor > U32_MAX) {
+    throw new RangeError(`subaddress index (${major}, ${minor}) is not a pair of u32`);
+  }
+}
+
+/**
+ * Derives subaddress keys with reusable buffers: three backend calls per index (hash_to_scalar,
+ * scalarMultBase, pointAdd), no allocation when an output buffer is given.
+ */
+export class SubaddressDeriver {
+  private readonly data = new Uint8Array(48);
+  private readonly view: DataView;
+  private readonly m = new Uint8Array(32);
+  private readonly mG = new Uint8Array(32);
+
+  constructor(
+    readonly keys: SubaddressKeys,
+    readonly backend: CryptoBackend = defaultBackend(),
+  ) {
+    this.data.set(HASH_KEY_SUBADDRESS, 0);
+    this.data.set(keys.viewSecretKey, 8);
+    this.view = new DataView(this.data.buffer);
+  }
+
+  /** m for (major, minor) (get_subaddress_secret_key). */
+  secretKey(major: number, minor: number, out: Bytes = new Uint8Array(32)): Bytes {
+    checkIndex(major, minor);
+    this.view.setUint32(40, major, true);
+    this.view.setUint32(44, minor, true);
+    return this.backend.hashToScalar(this.data, out);
+  }
+
+  /** D for (major, minor) (get_subaddress_spend_public_key). */
+  spendPublicKey(major: number, minor: number, out: Bytes = new Uint8Array(32)): Bytes {
+    if (major === 0 && minor === 0) {
+      out.set(this.keys.spendPublicKey);
+      return out;
+    }
+    this.secretKey(major, minor, this.m);
+    this.backend.scalarMultBase(this.m, this.mG);
+    const d = this.backend.pointAdd(this.keys.spendPublicKey, this.mG, out);
+    if (!d) throw new Error("the account's spend public key is not a valid point");
+    return d;
+  }
+
+  /** D for minors begin..end−1 of account `major`, concatenated (get_subaddress_spend_public_keys). */
+  spendPublicKeys(major: number, begin: number, end: number): Bytes {
+    if (begin > end) throw new RangeError("begin > end");
+    const out = new Uint8Array((end - begin) * 32);
+    for (let i = begin; i < end; i++) this.spendPublicKey(major, i, out.subarray((i - begin) * 32, (i - begin + 1) * 32));
+    return out;
+  }
+
+  /** (D, C) for (major, minor) (get_subaddress). */
+  publicKeys(major: number, minor: number): { spendPublicKey: Bytes; viewPublicKey: Bytes } {
+    if (major === 0 && minor === 0) return { spendPublicKey: this.keys.spendPublicKey, viewPublicKey: this.keys.viewPublicKey };
+    const spendPublicKey = this.spendPublicKey(major, minor);
+    const viewPublicKey = this.backend.scalarMult(this.keys.viewSecretKey, spendPublicKey);
+    if (!viewPublicKey) throw new Error("derived subaddress spend key does not decompress");
+    return { spendPublicKey, viewPublicKey };
+  }
+
+  /** The address string of (major, minor): a subaddress, or the standard address for (0, 0). */
+  address(network: Network, major: number, minor: number): string {
+    const k = this.publicKeys(major, minor);
+    const kind = major === 0 && minor === 0 ? "standard" : "subaddress";
+    return encodeAddress(network, kind, k.spendPublicKey, k.viewPublicKey, null, this.backend);
+  }
+}
+
+/** Open-addressing map from subaddress spend public keys to their index. */
+export class SubaddressTable {
+  private cap: number;
+  private prefixLo: Uint32Array;
+  private prefixHi: Uint32Array;
+  private majors: Uint32Array;
+  private minors: Uint32Array;
+  private used: Uint8Array;
+  private count = 0;
+  private readonly deriver: SubaddressDeriver;
+  private readonly scratch = new Uint8Array(32);
+
+  constructor(keys: SubaddressKeys, backend: CryptoBackend = defaultBackend(), initialCapacity = 1024) {
+    this.deriver = new SubaddressDeriver(keys, backend);
+    this.cap = 1;
+    while (this.cap < initialCapacity) this.cap *= 2;
+    this.prefixLo = new Uint32Array(this.cap);
+    this.prefixHi = new Uint32Array(this.cap);
+    this.majors = new Uint32Array(this.cap);
+    this.minors = new Uint32Array(this.cap);
+    this.used = new Uint8Array(this.cap);
+  }
+
+  /** Number of distinct indexes held. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Bytes of typed-array storage (the table's memory, excluding small fixed objects). */
+  get byteLength(): number {
+    return this.cap * 17;
+  }
+
+  /** Inserts D → (major, minor); an index inserted again (same D) is a no-op. */
+  set(spendPublicKey: Bytes, major: number, minor: number): void {
+    if ((this.count + 1) * 4 > this.cap * 3) this.grow();
+    this.place(spendPublicKey, major, minor);
+  }
+
+  private place(key: Bytes, major: number, minor: number): void {
+    const lo = (key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24)) >>> 0;
+    const hi = (key[4] | (key[5] << 8) | (key[6] << 16) | (key[7] << 24)) >>> 0;
+    const mask = this.cap - 1;
+    for (let s = lo & mask; ; s = (s + 1) & mask) {
+      if (!this.used[s]) {
+        this.used[s] = 1;
+        this.prefixLo[s] = lo;
+        this.prefixHi[s] = hi;
+        this.majors[s] = major;
+        this.minors[s] = minor;
+        this.count++;
+        return;
+      }
+      if (this.majors[s] === major && this.minors[s] === minor && this.prefixLo[s] === lo && this.prefixHi[s] === hi) return;
+    }
+  }
+
+  private grow(): void {
+    const old = { lo: this.prefixLo, hi: this.prefixHi, ma: this.majors, mi: this.minors, used: this.used, cap: this.cap };
+    this.cap *= 2;
+    this.prefixLo = new Uint32Array(this.cap);
+    this.prefixHi = new Uint32Array(this.cap);
+    this.majors = new Uint32Array(this.cap);
+    this.minors = new Uint32Array(this.cap);
+    this.used = new Uint8Array(this.cap);
+    this.count = 0;
+    const key = new Uint8Array(8);
+    const dv = new DataView(key.buffer);
+    for (let s = 0; s < old.cap; s++) {
+      if (!old.used[s]) continue;
+      dv.setUint32(0, old.lo[s], true);
+      dv.setUint32(4, old.hi[s], true);
+      this.place(key, old.ma[s], old.mi[s]);
+    }
+  }
+
+  /** Derives and inserts minors begin..end−1 of account `major`. */
+  addRange(major: number, begin: number, end: number): void {
+    const d = this.scratch;
+    for (let i = begin; i < end; i++) {
+      this.deriver.spendPublicKey(major, i, d);
+      this.set(d, major, i);
+    }
+  }
+
+  /** The index whose spend public key is `spendPublicKey`, or null. */
+  get(spendPublicKey: Bytes): SubaddressIndex | null {
+    const k = spendPublicKey;
+    const lo = (k[0] | (k[1] << 8) | (k[2] << 16) | (k[3] << 24)) >>> 0;
+    const hi = (k[4] | (k[5] << 8) | (k[6] << 16) | (k[7] << 24)) >>> 0;
+    const mask = this.cap - 1;
+    for (let s = lo & mask; this.used[s]; s = (s + 1) & mask) {
+      if (this.prefixLo[s] !== lo || this.prefixHi[s] !== hi) continue;
+      const major = this.majors[s];
+      const minor = this.minors[s];
+      const full = this.deriver.spendPublicKey(major, minor, this.scratch);
+      if (Buffer.compare(full, k) === 0) return { major, minor };
+    }
+    return null;
+  }
+}
+
+/** min(a + b, 2^32 − 1) (wallet2's get_subaddress_clamped_sum). */
+function clampedSum(a: number, b: number): number {
+  return Math.min(a + b, U32_MAX);
+}
+
+/**
+ * The wallet's subaddress bookkeeping as wallet2 does it: how many subaddresses each account has,
+ * and a lookup table that also covers a lookahead (default 50 accounts × 200 subaddresses past the
+ * last used), so outputs to subaddresses not yet created are still found.
+ */
+export class SubaddressLookahead {
+  readonly table: SubaddressTable;
+  /** Subaddress count of each account (wallet2's m_subaddress_labels sizes). */
+  private readonly counts: number[] = [];
+
+  constructor(
+    keys: SubaddressKeys,
+    readonly lookaheadMajor = 50,
+    readonly lookaheadMinor = 200,
+    backend: CryptoBackend = defaultBackend(),
+  ) {
+    this.table = new SubaddressTable(keys, backend, 16384);
+    this.expand(0, 0); // setup_new_blockchain adds the primary account
+  }
+
+  get accountCount(): number {
+    return this.counts.length;
+  }
+
+  subaddressCount(major: number): number {
+    return this.counts[major] ?? 0;
+  }
+
+  /** wallet2::expand_subaddresses. */
+  expand(major: number, minor: number): void {
+    if (this.counts.length <= major) {
+      const majorEnd = clampedSum(major, this.lookaheadMajor);
+      for (let m = this.counts.length; m < majorEnd; m++) {
+        const end = clampedSum(m === major ? minor : 0, this.lookaheadMinor);
+        this.table.addRange(m, 0, end);
+      }
+      while (this.counts.length < major) this.counts.push(1);
+      this.counts[major] = minor + 1;
+    } else if (this.counts[major] <= minor) {
+      const end = clampedSum(minor, this.lookaheadMinor);
+      this.table.addRange(major, this.counts[major], end);
+      this.counts[major] = minor + 1;
+    }
+  }
+
+  /** create_account: a new account; returns its index. */
+  addAccount(): number {
+    const major = this.counts.length;
+    this.expand(major, 0);
+    return major;
+  }
+
+  /** create_address: a new subaddress of `major`; returns its minor index. */
+  addSubaddress(major: number): number {
+    if (major >= this.counts.length) throw new RangeError(`account index ${major} is out of bounds`);
+    const minor = this.counts[major];
+    this.expand(major, minor);
+    return minor;
+  }
+}
