@@ -1,0 +1,156 @@
+/**
+ * Typed forms of the binary (epee) messages monerod serves on /get_blocks.bin and /get_outs.bin
+ * (src/rpc/core_rpc_server_commands_defs.h) and the block entry they share with Levin
+ * (src/cryptonote_protocol/cryptonote_protocol_defs.h: block_complete_entry, tx_blob_entry).
+ * Field names are epee's. Encoding writes exactly what monerod writes.
+ */
+import {
+  array,
+  bool,
+  bytes,
+  type EpeeCodec,
+  type EpeeObjectCodec,
+  EpeeTypeError,
+  object,
+  opt,
+  podArray,
+  podBlob,
+  text,
+  u64,
+} from "../codec/epee-map.js";
+
+export interface TxBlobEntry {
+  blob: Uint8Array;
+  /** All zeros when the entry is not pruned. */
+  prunable_hash: Uint8Array;
+}
+
+export interface BlockCompleteEntry {
+  pruned: boolean;
+  block: Uint8Array;
+  block_weight: bigint;
+  txs: TxBlobEntry[];
+}
+
+const txBlobEntry = object<TxBlobEntry>({ blob: bytes, prunable_hash: podBlob(32) });
+const txBlobs = array(bytes);
+const txEntries = array(txBlobEntry);
+
+/**
+ * block_complete_entry: pruned entries store txs as objects {blob, prunable_hash}; unpruned ones as
+ * plain blobs (the serializer branches on `pruned`).
+ */
+export const blockCompleteEntry: EpeeObjectCodec<BlockCompleteEntry> = (() => {
+  const head = object<Omit<BlockCompleteEntry, "txs">>({
+    pruned: opt(bool, false),
+    block: bytes,
+    block_weight: opt(u64, 0n),
+  });
+  const codec: EpeeObjectCodec<BlockCompleteEntry> = {
+    toSection(v) {
+      const s = head.toSection(v);
+      const txs = v.pruned ? txEntries.encode(v.txs) : txBlobs.encode(v.txs.map((t) => t.blob));
+      if (txs) s.set("txs", txs);
+      return s;
+    },
+    fromSection(s, what = "block_complete_entry") {
+      const h = head.fromSection(s, what);
+      const raw = s.get("txs");
+      let txs: TxBlobEntry[] = [];
+      if (raw) {
+        txs = h.pruned
+          ? txEntries.decode(raw, `${what}.txs`)
+          : txBlobs.decode(raw, `${what}.txs`).map((blob) => ({ blob, prunable_hash: new Uint8Array(32) }));
+      }
+      return { ...h, txs };
+    },
+    encode: (v) => ({ kind: "object", value: codec.toSection(v) }),
+    decode: (v, what) => {
+      if (v.kind !== "object") throw new EpeeTypeError(what, `expected an object, found ${v.kind}`);
+      return codec.fromSection(v.value, what);
+    },
+    empty: () => ({ pruned: false, block: new Uint8Array(0), block_weight: 0n, txs: [] }),
+  };
+  return codec;
+})();
+
+/** rpc_access_request_base. */
+interface AccessRequest {
+  client: string;
+}
+/** rpc_access_response_base. */
+export interface AccessResponse {
+  status: string;
+  untrusted: boolean;
+  credits: bigint;
+  top_hash: string;
+}
+const accessResponse = { status: text, untrusted: bool, credits: u64, top_hash: text };
+
+export interface GetBlocksBinRequest extends AccessRequest {
+  /** Short chain history: 10 sequential ids, then exponentially spaced, ending with genesis. */
+  block_ids: Uint8Array[];
+  start_height: bigint;
+  prune: boolean;
+  no_miner_tx: boolean;
+}
+export const getBlocksBinRequest = object<GetBlocksBinRequest>({
+  client: text,
+  block_ids: podArray(32),
+  start_height: u64,
+  prune: bool,
+  no_miner_tx: opt(bool, false),
+});
+
+export interface TxOutputIndices {
+  indices: bigint[];
+}
+export interface BlockOutputIndices {
+  indices: TxOutputIndices[];
+}
+export interface GetBlocksBinResponse extends AccessResponse {
+  blocks: BlockCompleteEntry[];
+  start_height: bigint;
+  current_height: bigint;
+  output_indices: BlockOutputIndices[];
+}
+const txOutputIndices = object<TxOutputIndices>({ indices: array(u64) });
+const blockOutputIndices = object<BlockOutputIndices>({ indices: array(txOutputIndices) });
+export const getBlocksBinResponse = object<GetBlocksBinResponse>({
+  ...accessResponse,
+  blocks: array(blockCompleteEntry),
+  start_height: u64,
+  current_height: u64,
+  output_indices: array(blockOutputIndices),
+});
+
+export interface GetOutputsOut {
+  amount: bigint;
+  index: bigint;
+}
+export interface GetOutsBinRequest extends AccessRequest {
+  outputs: GetOutputsOut[];
+  get_txid: boolean;
+}
+export const getOutsBinRequest = object<GetOutsBinRequest>({
+  client: text,
+  outputs: array(object<GetOutputsOut>({ amount: u64, index: u64 })),
+  get_txid: opt(bool, true),
+});
+
+export interface OutKey {
+  key: Uint8Array;
+  mask: Uint8Array;
+  unlocked: boolean;
+  height: bigint;
+  txid: Uint8Array;
+}
+export interface GetOutsBinResponse extends AccessResponse {
+  outs: OutKey[];
+}
+export const getOutsBinResponse = object<GetOutsBinResponse>({
+  ...accessResponse,
+  outs: array(object<OutKey>({ key: podBlob(32), mask: podBlob(32), unlocked: bool, height: u64, txid: podBlob(32) })),
+});
+
+export type { EpeeCodec };
