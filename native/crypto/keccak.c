@@ -17,28 +17,89 @@ static const uint64_t RC[24] = {
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
 };
 
-/* rho rotation for lane (x, y), indexed x + 5y. */
-static const unsigned RHO[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
-                                 25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
+#define ROTL(v, n) (((v) << (n)) | ((v) >> (64 - (n))))
 
-static inline uint64_t rotl(uint64_t v, unsigned n) { return n ? (v << n) | (v >> (64 - n)) : v; }
-
-static void keccak_f(uint64_t a[25]) {
-  uint64_t b[25], c[5], d[5];
+/* One permutation with the 25 lanes (index x + 5y) held in locals. Each round: theta (column
+ * parities c, d[x] = c[x-1] ^ rotl(c[x+1], 1)), then rho and pi together (lane (x, y), after
+ * xoring d[x], rotates by its rho offset and moves to (y, 2x + 3y)), then chi along each row and
+ * iota. The straight-line round body is generated from those rules (native/crypto/README.md). */
+static void keccak_f(uint64_t st[25]) {
+  uint64_t a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24;
+  uint64_t b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24;
+  uint64_t c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
+  a0 = st[0]; a1 = st[1]; a2 = st[2]; a3 = st[3]; a4 = st[4];
+  a5 = st[5]; a6 = st[6]; a7 = st[7]; a8 = st[8]; a9 = st[9];
+  a10 = st[10]; a11 = st[11]; a12 = st[12]; a13 = st[13]; a14 = st[14];
+  a15 = st[15]; a16 = st[16]; a17 = st[17]; a18 = st[18]; a19 = st[19];
+  a20 = st[20]; a21 = st[21]; a22 = st[22]; a23 = st[23]; a24 = st[24];
   for (int round = 0; round < 24; round++) {
-    /* theta */
-    for (int x = 0; x < 5; x++) c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
-    for (int x = 0; x < 5; x++) d[x] = c[(x + 4) % 5] ^ rotl(c[(x + 1) % 5], 1);
-    for (int i = 0; i < 25; i++) a[i] ^= d[i % 5];
-    /* rho and pi: lane (x, y) moves to (y, 2x + 3y) */
-    for (int x = 0; x < 5; x++)
-      for (int y = 0; y < 5; y++) b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl(a[x + 5 * y], RHO[x + 5 * y]);
-    /* chi */
-    for (int y = 0; y < 25; y += 5)
-      for (int x = 0; x < 5; x++) a[y + x] = b[y + x] ^ (~b[y + (x + 1) % 5] & b[y + (x + 2) % 5]);
-    /* iota */
-    a[0] ^= RC[round];
+    c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20;
+    c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21;
+    c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22;
+    c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23;
+    c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24;
+    d0 = c4 ^ ROTL(c1, 1);
+    d1 = c0 ^ ROTL(c2, 1);
+    d2 = c1 ^ ROTL(c3, 1);
+    d3 = c2 ^ ROTL(c4, 1);
+    d4 = c3 ^ ROTL(c0, 1);
+    b0 = a0 ^ d0;
+    b1 = ROTL(a6 ^ d1, 44);
+    b2 = ROTL(a12 ^ d2, 43);
+    b3 = ROTL(a18 ^ d3, 21);
+    b4 = ROTL(a24 ^ d4, 14);
+    b5 = ROTL(a3 ^ d3, 28);
+    b6 = ROTL(a9 ^ d4, 20);
+    b7 = ROTL(a10 ^ d0, 3);
+    b8 = ROTL(a16 ^ d1, 45);
+    b9 = ROTL(a22 ^ d2, 61);
+    b10 = ROTL(a1 ^ d1, 1);
+    b11 = ROTL(a7 ^ d2, 6);
+    b12 = ROTL(a13 ^ d3, 25);
+    b13 = ROTL(a19 ^ d4, 8);
+    b14 = ROTL(a20 ^ d0, 18);
+    b15 = ROTL(a4 ^ d4, 27);
+    b16 = ROTL(a5 ^ d0, 36);
+    b17 = ROTL(a11 ^ d1, 10);
+    b18 = ROTL(a17 ^ d2, 15);
+    b19 = ROTL(a23 ^ d3, 56);
+    b20 = ROTL(a2 ^ d2, 62);
+    b21 = ROTL(a8 ^ d3, 55);
+    b22 = ROTL(a14 ^ d4, 39);
+    b23 = ROTL(a15 ^ d0, 41);
+    b24 = ROTL(a21 ^ d1, 2);
+    a0 = b0 ^ (~b1 & b2);
+    a1 = b1 ^ (~b2 & b3);
+    a2 = b2 ^ (~b3 & b4);
+    a3 = b3 ^ (~b4 & b0);
+    a4 = b4 ^ (~b0 & b1);
+    a5 = b5 ^ (~b6 & b7);
+    a6 = b6 ^ (~b7 & b8);
+    a7 = b7 ^ (~b8 & b9);
+    a8 = b8 ^ (~b9 & b5);
+    a9 = b9 ^ (~b5 & b6);
+    a10 = b10 ^ (~b11 & b12);
+    a11 = b11 ^ (~b12 & b13);
+    a12 = b12 ^ (~b13 & b14);
+    a13 = b13 ^ (~b14 & b10);
+    a14 = b14 ^ (~b10 & b11);
+    a15 = b15 ^ (~b16 & b17);
+    a16 = b16 ^ (~b17 & b18);
+    a17 = b17 ^ (~b18 & b19);
+    a18 = b18 ^ (~b19 & b15);
+    a19 = b19 ^ (~b15 & b16);
+    a20 = b20 ^ (~b21 & b22);
+    a21 = b21 ^ (~b22 & b23);
+    a22 = b22 ^ (~b23 & b24);
+    a23 = b23 ^ (~b24 & b20);
+    a24 = b24 ^ (~b20 & b21);
+    a0 ^= RC[round];
   }
+  st[0] = a0; st[1] = a1; st[2] = a2; st[3] = a3; st[4] = a4;
+  st[5] = a5; st[6] = a6; st[7] = a7; st[8] = a8; st[9] = a9;
+  st[10] = a10; st[11] = a11; st[12] = a12; st[13] = a13; st[14] = a14;
+  st[15] = a15; st[16] = a16; st[17] = a17; st[18] = a18; st[19] = a19;
+  st[20] = a20; st[21] = a21; st[22] = a22; st[23] = a23; st[24] = a24;
 }
 
 static inline uint64_t load64le(const uint8_t *p) {

@@ -93,9 +93,37 @@ static void add_into(uint64_t r[8], const uint64_t a[4]) {
   }
 }
 
+/* r = x mod l for x < 2^257 (x[4] <= 1): with q = floor(x / 2^252) <= 31, x - q l lies in
+ * (-2^130, 2^252) because l = 2^252 + d with d < 2^125, so one masked addition of l finishes. */
+static void reduce_short(uint64_t r[4], const uint64_t x[5]) {
+  const uint64_t q = (x[3] >> 60) | (x[4] << 4);
+  uint64_t ql[5], d[5], borrow = 0;
+  u128 t = (u128)q * L[0];
+  ql[0] = (uint64_t)t;
+  t = (t >> 64) + (u128)q * L[1];
+  ql[1] = (uint64_t)t;
+  ql[2] = (uint64_t)(t >> 64);
+  ql[3] = q << 60; /* q * 2^252 */
+  ql[4] = q >> 4;
+  for (int i = 0; i < 5; i++) {
+    u128 v = (u128)x[i] - ql[i] - borrow;
+    d[i] = (uint64_t)v;
+    borrow = (uint64_t)(v >> 64) & 1;
+  }
+  {
+    const uint64_t mask = -borrow; /* negative: add l */
+    u128 carry = 0;
+    for (int i = 0; i < 4; i++) {
+      u128 v = (u128)d[i] + (L[i] & mask) + carry;
+      r[i] = (uint64_t)v;
+      carry = v >> 64;
+    }
+  }
+}
+
 static void reduce4(uint64_t r[4], const uint64_t a[4]) {
-  uint64_t x[8] = {a[0], a[1], a[2], a[3], 0, 0, 0, 0};
-  barrett(r, x);
+  const uint64_t x[5] = {a[0], a[1], a[2], a[3], 0};
+  reduce_short(r, x);
 }
 
 /* r = a - b mod l for canonical a, b */
@@ -136,11 +164,17 @@ void tsm_sc_reduce64(uint8_t r[32], const uint8_t s[64]) {
 }
 
 void tsm_sc_add(uint8_t r[32], const uint8_t a[32], const uint8_t b[32]) {
-  uint64_t x[8] = {0}, bb[4], o[4];
-  load4(x, a);
+  uint64_t x[5], aa[4], bb[4], o[4];
+  u128 carry = 0;
+  load4(aa, a);
   load4(bb, b);
-  add_into(x, bb);
-  barrett(o, x);
+  for (int i = 0; i < 4; i++) {
+    u128 v = (u128)aa[i] + bb[i] + carry;
+    x[i] = (uint64_t)v;
+    carry = v >> 64;
+  }
+  x[4] = (uint64_t)carry;
+  reduce_short(o, x);
   store4(r, o);
 }
 
