@@ -11,9 +11,13 @@ import { median, relativeSpread } from "./stats.js";
 export interface TimingOptions {
   /** Warm-up budget (JIT, caches); the first calls also estimate the per-call cost. Default 60 ms. */
   warmupMs: number;
-  /** Target length of one batch; N is chosen to fill it. Default 10 ms (short, so some batches miss other processes' time slices). */
+  /**
+   * Target length of one batch; N is chosen to fill it. Default 2 ms: shorter than the scheduler's
+   * slices, so on a shared machine most batches run unpreempted and the median reflects the op,
+   * not the load (a 10 ms batch would absorb every other process's slices).
+   */
   batchMs: number;
-  /** Number of batches K when the budget allows. Default 15. */
+  /** Number of batches K when the budget allows. Default 41. */
   batches: number;
   /** Never fewer batches than this, even for slow operations. Default 5. */
   minBatches: number;
@@ -23,8 +27,8 @@ export interface TimingOptions {
 
 export const DEFAULT_TIMING: TimingOptions = {
   warmupMs: 60,
-  batchMs: 10,
-  batches: 15,
+  batchMs: 2,
+  batches: 41,
   minBatches: 5,
   budgetMs: 1500,
 };
@@ -32,7 +36,7 @@ export const DEFAULT_TIMING: TimingOptions = {
 /** A quick profile for smoke runs (`--quick`): numbers are noisier. */
 export const QUICK_TIMING: TimingOptions = {
   warmupMs: 10,
-  batchMs: 5,
+  batchMs: 2,
   batches: 5,
   minBatches: 3,
   budgetMs: 200,
