@@ -10,6 +10,7 @@ import type { BenchSuite } from "./lib/suite.js";
 /** Known suites, loaded lazily so one suite's imports cannot break another. One line per suite. */
 const SUITES: Record<string, () => Promise<BenchSuite>> = {
   crypto: async () => (await import("./crypto.js")).suite,
+  keys: async () => (await import("./keys.js")).suite,
 };
 
 function usage(suites: readonly BenchSuite[]): string {

@@ -151,7 +151,11 @@ async function startWallet(net) {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }),
     });
-    const body = await res.json();
+    // u64 values above 2^53 (amounts) are kept exact by storing them as decimal strings.
+    const text = await res.text();
+    const body = JSON.parse(
+      text.replace(/(:\s*)(\d{16,})(?=\s*[,}\]\n])/g, (m, p, d) => (BigInt(d) > BigInt(Number.MAX_SAFE_INTEGER) ? `${p}"${d}"` : m)),
+    );
     return "error" in body ? { method, params, error: body.error } : { method, params, result: body.result };
   };
   for (let i = 0; i < 100; i++) {

@@ -217,6 +217,8 @@ export class SubaddressLookahead {
   readonly table: SubaddressTable;
   /** Subaddress count of each account (wallet2's m_subaddress_labels sizes). */
   private readonly counts: number[] = [];
+  /** Per account, the end of the minor range already in the table (wallet2 re-derives; we skip). */
+  private readonly derived: number[] = [];
 
   constructor(
     keys: SubaddressKeys,
@@ -241,16 +243,20 @@ export class SubaddressLookahead {
     if (this.counts.length <= major) {
       const majorEnd = clampedSum(major, this.lookaheadMajor);
       for (let m = this.counts.length; m < majorEnd; m++) {
-        const end = clampedSum(m === major ? minor : 0, this.lookaheadMinor);
-        this.table.addRange(m, 0, end);
+        this.derive(m, 0, clampedSum(m === major ? minor : 0, this.lookaheadMinor));
       }
       while (this.counts.length < major) this.counts.push(1);
       this.counts[major] = minor + 1;
     } else if (this.counts[major] <= minor) {
-      const end = clampedSum(minor, this.lookaheadMinor);
-      this.table.addRange(major, this.counts[major], end);
+      this.derive(major, this.counts[major], clampedSum(minor, this.lookaheadMinor));
       this.counts[major] = minor + 1;
     }
+  }
+
+  private derive(major: number, begin: number, end: number): void {
+    const from = Math.max(begin, this.derived[major] ?? 0);
+    if (from < end) this.table.addRange(major, from, end);
+    if (end > (this.derived[major] ?? 0) && begin <= (this.derived[major] ?? 0)) this.derived[major] = end;
   }
 
   /** create_account: a new account; returns its index. */
