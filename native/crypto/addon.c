@@ -222,11 +222,11 @@ static napi_value f_scalar_mult(napi_env env, napi_callback_info info) {
   BYTES(sb, 0, 32);
   BYTES(a, 1, 32);
   BYTES(o, 2, 32);
-  memcpy(s, sb.p, 32);
   if (tsm_ge_frombytes(&p, a.p) != 0) return ret_bool(env, 0);
+  memcpy(s, sb.p, 32); /* out may alias the scalar */
   tsm_ge_scalarmult(&r, s, &p);
   tsm_ge_p3_tobytes(o.p, &r);
-  memset(s, 0, sizeof s);
+  tsm_wipe(s, sizeof s);
   return ret_bool(env, 1);
 }
 
@@ -239,7 +239,7 @@ static napi_value f_scalar_mult_base(napi_env env, napi_callback_info info) {
   memcpy(s, sb.p, 32);
   tsm_ge_scalarmult_base(&r, s);
   tsm_ge_p3_tobytes(o.p, &r);
-  memset(s, 0, sizeof s);
+  tsm_wipe(s, sizeof s);
   return ret_undef(env);
 }
 

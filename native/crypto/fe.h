@@ -39,6 +39,12 @@ static inline void fe_store64(uint8_t *p, uint64_t v) {
   memcpy(p, &v, 8);
 }
 
+/* Zeroes memory holding secrets in a way the compiler may not drop as a dead store. */
+static inline void tsm_wipe(void *p, size_t n) {
+  volatile uint8_t *v = (volatile uint8_t *)p;
+  while (n--) *v++ = 0;
+}
+
 static inline void fe_0(fe *r) { r->v[0] = r->v[1] = r->v[2] = r->v[3] = r->v[4] = 0; }
 static inline void fe_1(fe *r) {
   r->v[0] = 1;

@@ -352,6 +352,7 @@ void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
     ge_madd(&t, r, &n);
     ge_p1p1_to_p3(r, &t);
   }
+  tsm_wipe(e, sizeof e);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -396,6 +397,7 @@ void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p) {
     else
       ge_p1p1_to_p3(r, &t);
   }
+  tsm_wipe(e, sizeof e);
 }
 
 /* ------------------------------------------------------------------------------------------ */

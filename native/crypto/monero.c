@@ -173,7 +173,7 @@ int tsm_generate_ring_signature(uint8_t *sigs, const uint8_t prefix[32], const u
       memcpy(r, nonces + 32, 32);
       nonces += 64;
       if (tsm_ge_frombytes(&tmp3, pub) != 0) {
-        memset(k, 0, sizeof k);
+        tsm_wipe(k, sizeof k);
         return -2;
       }
       tsm_ge_double_scalarmult_base_vartime(&tmp2, c, &tmp3, r);
@@ -189,7 +189,7 @@ int tsm_generate_ring_signature(uint8_t *sigs, const uint8_t prefix[32], const u
   tsm_sc_reduce32(h, h);
   tsm_sc_sub(sigs + 64 * sec_index, h, sum);
   tsm_sc_mulsub(sigs + 64 * sec_index + 32, sigs + 64 * sec_index, sec, k);
-  memset(k, 0, sizeof k);
+  tsm_wipe(k, sizeof k);
   return 0;
 }
 

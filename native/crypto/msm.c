@@ -100,7 +100,7 @@ static inline void acc_add_p3(ge_p3 *acc, int *have, const ge_p3 *q) {
 static int pippenger(ge_p2 *r, const uint8_t *scalars, const ge_p3 *pts, size_t n, int c) {
   const int nwin = 256 / c + 1;
   const int nb = 1 << (c - 1); /* bucket k holds digit +-(k+1), |digit| <= 2^(c-1) */
-  int16_t *digits = malloc(n * (size_t)nwin * sizeof(int16_t));
+  int16_t *digits = malloc(n * (size_t)nwin * sizeof(int16_t)); /* window-major */
   ge_niels *np = malloc(n * sizeof(ge_niels));
   ge_p3 *buckets = malloc((size_t)nb * sizeof(ge_p3));
   uint8_t *have = malloc((size_t)nb);
@@ -139,7 +139,7 @@ static int pippenger(ge_p2 *r, const uint8_t *scalars, const ge_p3 *pts, size_t 
       } else {
         carry = 0;
       }
-      digits[j * (size_t)nwin + w] = (int16_t)v;
+      digits[(size_t)w * n + j] = (int16_t)v;
     }
   }
   for (int w = nwin - 1; w >= 0; w--) {
@@ -156,7 +156,7 @@ static int pippenger(ge_p2 *r, const uint8_t *scalars, const ge_p3 *pts, size_t 
     }
     memset(have, 0, (size_t)nb);
     for (size_t j = 0; j < n; j++) {
-      int d = digits[j * (size_t)nwin + w];
+      int d = digits[(size_t)w * n + j];
       if (!d) continue;
       int neg = d < 0;
       int b = (neg ? -d : d) - 1;
