@@ -1,5 +1,5 @@
 /**
- * Monero's seed word lists (src/mnemonics/*.h), shipped as data/mnemonics/*.json: each file holds
+ * Monero's seed word lists (src/mnemonics/*.h), shipped as assets/mnemonics/*.json: each file holds
  * { language_name, english_name, unique_prefix_length, words[1626] }. Loaded lazily, once.
  *
  * Matching follows src/mnemonics/language_base.h: a word is known by its full form or by its first
@@ -85,10 +85,10 @@ function dataDir(): string {
   // dist/src/protocol/mnemonic → package root is four levels up; src/protocol/mnemonic → three.
   const here = dirname(fileURLToPath(import.meta.url));
   for (const up of ["../../../..", "../../.."]) {
-    const dir = join(here, up, "data", "mnemonics");
+    const dir = join(here, up, "assets", "mnemonics");
     if (existsSync(join(dir, "english.json"))) return dir;
   }
-  throw new Error(`mnemonic word lists not found (looked for data/mnemonics above ${here})`);
+  throw new Error(`mnemonic word lists not found (looked for assets/mnemonics above ${here})`);
 }
 
 interface WordListJson {
@@ -100,7 +100,7 @@ interface WordListJson {
 
 const cache = new Map<LanguageFile, WordList>();
 
-/** The word list stored as data/mnemonics/<file>.json, checked the way language_base.h checks it. */
+/** The word list stored as assets/mnemonics/<file>.json, checked the way language_base.h checks it. */
 export function wordList(file: LanguageFile): WordList {
   const hit = cache.get(file);
   if (hit) return hit;
