@@ -9,6 +9,7 @@ import type { BenchSuite } from "./lib/suite.js";
 
 /** Known suites, loaded lazily so one suite's imports cannot break another. One line per suite. */
 const SUITES: Record<string, () => Promise<BenchSuite>> = {
+  codec: async () => (await import("./codec.js")).suite,
   crypto: async () => (await import("./crypto.js")).suite,
   keys: async () => (await import("./keys.js")).suite,
 };
