@@ -4,7 +4,7 @@
 // build/tsmonero-native-status.json and the pure-TypeScript backend is used instead.
 // `--strict` (npm run build:native) makes a failure fatal, for kernel development.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,7 +25,9 @@ if (process.env.TSMONERO_SKIP_NATIVE === "1") {
 
 const args = ["rebuild"];
 if (!process.env.npm_config_nodedir) args.push("--nodedir=/usr");
-const gyp = process.env.npm_config_node_gyp;
+// npm passes its bundled node-gyp in npm_config_node_gyp; outside npm, look beside node's own npm.
+const bundled = join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js");
+const gyp = process.env.npm_config_node_gyp || (existsSync(bundled) ? bundled : undefined);
 const cmd = gyp ? process.execPath : "node-gyp";
 const res = spawnSync(cmd, gyp ? [gyp, ...args] : args, {
   cwd: root,
