@@ -163,3 +163,34 @@ test("synthetic RingCT types 1-5 round-trip (serializer ↔ parser)", () => {
   const p3 = parseTransaction(t3);
   assert.equal(p3.rct?.prunable?.bulletproofs.length, 1);
 });
+
+test("synthetic v1 transaction with ring signatures: round trip, id = keccak(blob), JSON signatures as Monero prints them", () => {
+  const k = (n: number) => new Uint8Array(32).fill(n);
+  const sig = (n: number) => new Uint8Array(64).fill(n);
+  const tx: Transaction = {
+    version: 1,
+    unlockTime: 0n,
+    vin: [
+      { type: "key", amount: 10000000000n, keyOffsets: [5n, 7n], keyImage: k(1) },
+      { type: "key", amount: 2n ** 63n, keyOffsets: [9n], keyImage: k(2) },
+    ],
+    vout: [{ amount: 18446744073709551615n, target: { type: "key", key: k(3) } }],
+    extra: Uint8Array.of(1, ...k(4)),
+    signatures: [[sig(0xaa), sig(0xbb)], [sig(0xcc)]],
+    pruned: false,
+  };
+  const blob = serializeTransaction(tx);
+  assert.deepEqual(parseTransaction(blob), tx);
+  const fromBlob = txHashesFromBlob(blob);
+  assert.equal(toHex(fromBlob.hash), toHex(txHash(tx)));
+  const j = txToJson(tx);
+  // one string per input, its signatures concatenated; u64 printed exactly
+  assert.ok(j.endsWith(`"signatures": [ "${"aa".repeat(64)}${"bb".repeat(64)}", "${"cc".repeat(64)}"]\n}`), j.slice(-400));
+  assert.ok(j.includes(`"amount": 18446744073709551615`));
+  assert.ok(j.includes(`"amount": 9223372036854775808`));
+  // pruned v1: no signatures in the blob, and none in monerod's pruned JSON
+  const p = pruneTransaction(tx);
+  assert.equal(serializeTransaction(p).length, blob.length - 3 * 64);
+  assert.ok(!txToJson(p).includes("signatures"));
+  assert.throws(() => txHash(p), /pruned v1/);
+});
