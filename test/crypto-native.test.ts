@@ -9,7 +9,6 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
 import type { Bytes } from "../src/crypto/backend.js";
@@ -19,18 +18,12 @@ const loaded = loadNativeBackend();
 const notBuilt = "error" in loaded ? `native crypto addon unavailable: ${loaded.error}` : undefined;
 const be = ("backend" in loaded ? loaded.backend : undefined) as NativeBackend;
 
-const VECTORS = `${process.env.MONERO_TESTDATA ?? "/usr/share/monero/testdata"}/crypto/tests.txt`;
-const noVectors = existsSync(VECTORS)
-  ? undefined
-  : `needs Debian package monero-tests (apt-get install -y monero-tests); missing ${VECTORS}`;
-
 test("native addon is available (required in CI)", { skip: process.env.CI ? undefined : notBuilt }, () => {
   assert.equal(notBuilt, undefined, notBuilt);
 });
 
 /** Skip reason for tests needing the addon (undefined in CI: the test then fails on its own). */
 const skipNative = process.env.CI ? undefined : notBuilt;
-const skipVectors = process.env.CI ? undefined : (notBuilt ?? noVectors);
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -108,139 +101,7 @@ function mulInt(s: Bytes, P: Bytes): Bytes {
   return r;
 }
 
-// ---- Monero's vectors ----------------------------------------------------------------------
-
-/** The kinds replayed here: all of tests.txt except those drawing from Monero's seeded RNG. */
-const DETERMINISTIC = [
-  "check_scalar",
-  "hash_to_scalar",
-  "check_key",
-  "secret_key_to_public_key",
-  "generate_key_derivation",
-  "derive_public_key",
-  "derive_secret_key",
-  "generate_key_image",
-  "check_signature",
-  "hash_to_point",
-  "hash_to_ec",
-  "derive_view_tag",
-  "check_ring_signature",
-  "check_ge_p3_identity",
-] as const;
-
-function runVector(t: string[]): boolean {
-  let i = 1;
-  const next = (): string => {
-    const v = t[i++];
-    if (v === undefined) throw new Error("short line");
-    return v;
-  };
-  const h = (len?: number): Bytes => {
-    const b = unhex(next());
-    if (len !== undefined) assert.equal(b.length, len);
-    return b;
-  };
-  const flag = (): boolean => {
-    const v = next();
-    assert.ok(v === "true" || v === "false", `bad bool ${v}`);
-    return v === "true";
-  };
-  const num = (): number => Number.parseInt(next(), 10);
-  const same = (a: Bytes | null, b: Bytes): boolean => a !== null && hex(a) === hex(b);
-  const maybe = (got: Bytes | null): boolean => (flag() ? same(got, h(32)) : got === null);
-  switch (t[0]) {
-    case "check_scalar":
-      return be.scCheck(h(32)) === flag();
-    case "hash_to_scalar":
-      return same(be.hashToScalar(h()), h(32));
-    case "check_key":
-      return be.pointCheck(h(32)) === flag();
-    case "secret_key_to_public_key":
-      return maybe(be.secretKeyToPublicKey(h(32)));
-    case "generate_key_derivation": {
-      const pub = h(32);
-      return maybe(be.generateKeyDerivation(pub, h(32)));
-    }
-    case "derive_public_key": {
-      const d = h(32);
-      const idx = num();
-      return maybe(be.derivePublicKey(d, idx, h(32)));
-    }
-    case "derive_secret_key": {
-      const d = h(32);
-      const idx = num();
-      return same(be.deriveSecretKey(d, idx, h(32)), h(32));
-    }
-    case "generate_key_image": {
-      const pub = h(32);
-      return same(be.generateKeyImage(pub, h(32)), h(32));
-    }
-    case "check_signature": {
-      const prefix = h(32);
-      const pub = h(32);
-      return be.checkSignature(prefix, pub, h(64)) === flag();
-    }
-    case "hash_to_point":
-      return same(be.hashToPoint(h(32)), h(32));
-    case "hash_to_ec":
-      return same(be.hashToEc(h(32)), h(32));
-    case "derive_view_tag": {
-      const d = h(32);
-      const idx = num();
-      return be.deriveViewTag(d, idx) === h(1)[0];
-    }
-    case "check_ring_signature": {
-      const prefix = h(32);
-      const image = h(32);
-      const n = num();
-      const pubs = new Uint8Array(32 * n);
-      for (let k = 0; k < n; k++) pubs.set(h(32), 32 * k);
-      return be.checkRingSignature(prefix, image, pubs, h(64 * n)) === flag();
-    }
-    case "check_ge_p3_identity": {
-      // (K + K) - K - K; only the semantic ("good") column applies to a radix-2^51 kernel.
-      const k = h(32);
-      flag();
-      const good = flag();
-      const twice = be.pointAdd(k, k);
-      const once = twice && be.pointSub(twice, k);
-      const zero = once && be.pointSub(once, k);
-      return (zero !== null && hex(zero) === hex(IDENTITY)) === good;
-    }
-    default:
-      throw new Error(`not a deterministic kind: ${t[0]}`);
-  }
-}
-
-test("Monero tests.txt: every deterministic kind", { skip: skipVectors }, (t) => {
-  if (noVectors) assert.fail(`CI must not skip: ${noVectors}`);
-  const counts = new Map<string, { pass: number; fail: number }>();
-  const failures: string[] = [];
-  const lines = readFileSync(VECTORS, "utf8").split("\n");
-  lines.forEach((raw, ln) => {
-    const tok = raw.trim().split(/\s+/);
-    if (!(DETERMINISTIC as readonly string[]).includes(tok[0])) return;
-    let ok = false;
-    try {
-      ok = runVector(tok);
-    } catch (e) {
-      failures.push(`line ${ln + 1} ${tok[0]}: ${(e as Error).message}`);
-    }
-    const c = counts.get(tok[0]) ?? { pass: 0, fail: 0 };
-    if (ok) c.pass++;
-    else {
-      c.fail++;
-      if (failures.length < 20) failures.push(`line ${ln + 1} ${tok[0]}: mismatch`);
-    }
-    counts.set(tok[0], c);
-  });
-  for (const kind of DETERMINISTIC) {
-    const c = counts.get(kind) ?? { pass: 0, fail: 0 };
-    t.diagnostic(`${kind}: ${c.pass} passed, ${c.fail} failed`);
-    assert.ok(c.pass > 0, `no ${kind} vectors found`);
-  }
-  assert.deepEqual(failures, []);
-});
+// Monero's tests.txt is replayed on every backend by test/crypto-vectors.test.ts.
 
 // ---- properties ----------------------------------------------------------------------------
 

@@ -1,15 +1,11 @@
 /**
- * The pure-TypeScript crypto backend against Monero's own test vectors (Debian package
- * monero-tests: tests/crypto/tests.txt, format of tests/crypto/main.cpp) and against properties and
- * edge cases whose expected bytes were produced by Monero's crypto-ops.c (v0.18.0.0). Not covered:
- * random_scalar (pure RNG output) and check_ge_p3_identity (tests a helper outside the contract).
+ * The pure-TypeScript crypto backend against properties and edge cases whose expected bytes were
+ * produced by Monero's crypto-ops.c (v0.18.0.0). Monero's tests.txt itself is replayed on every
+ * backend by test/crypto-vectors.test.ts.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { tsBackend as B } from "../src/crypto/ts/index.js";
-
-const TESTS_TXT = `${process.env.MONERO_TESTDATA ?? "/usr/share/monero/testdata"}/crypto/tests.txt`;
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
 const toHex = (b: Uint8Array | null): string => (b === null ? "null" : Buffer.from(b).toString("hex"));
@@ -48,152 +44,7 @@ const IDENTITY = `01${"00".repeat(31)}`;
 /** A point of order 8. */
 const T8 = "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05";
 
-// ---------------------------------------------------------------------------------------------
-// Monero's tests.txt
-
-/** Vector kinds that do not depend on Monero's seeded RNG stream. */
-const KINDS = [
-  "check_scalar",
-  "hash_to_scalar",
-  "check_key",
-  "secret_key_to_public_key",
-  "generate_key_derivation",
-  "derive_public_key",
-  "derive_secret_key",
-  "generate_key_image",
-  "check_signature",
-  "hash_to_point",
-  "hash_to_ec",
-  "derive_view_tag",
-  "check_ring_signature",
-  // These three depend on Monero's RNG stream, but the drawn values can be recovered from the
-  // expected output (k = r + c·sec for a signer), so the algorithms are checked byte for byte.
-  "generate_keys",
-  "generate_signature",
-  "generate_ring_signature",
-] as const;
-type Kind = (typeof KINDS)[number];
-
-/** Runs one tests.txt line (split on whitespace); true when the backend agrees. */
-function runVector(kind: Kind, f: string[]): boolean {
-  const bool = (s: string) => s === "true";
-  switch (kind) {
-    case "check_scalar":
-      return B.scCheck(hex(f[1])) === bool(f[2]);
-    case "hash_to_scalar":
-      // An empty data field collapses the line to two fields.
-      return toHex(B.hashToScalar(hex(f.length === 3 ? f[1] : ""))) === f[f.length - 1];
-    case "check_key":
-      return B.pointCheck(hex(f[1])) === bool(f[2]);
-    case "secret_key_to_public_key": {
-      const r = B.secretKeyToPublicKey(hex(f[1]));
-      return bool(f[2]) ? toHex(r) === f[3] : r === null;
-    }
-    case "generate_key_derivation": {
-      const r = B.generateKeyDerivation(hex(f[1]), hex(f[2]));
-      return bool(f[3]) ? toHex(r) === f[4] : r === null;
-    }
-    case "derive_public_key": {
-      const r = B.derivePublicKey(hex(f[1]), Number(f[2]), hex(f[3]));
-      return bool(f[4]) ? toHex(r) === f[5] : r === null;
-    }
-    case "derive_secret_key":
-      return toHex(B.deriveSecretKey(hex(f[1]), Number(f[2]), hex(f[3]))) === f[4];
-    case "generate_key_image":
-      return toHex(B.generateKeyImage(hex(f[1]), hex(f[2]))) === f[3];
-    case "check_signature":
-      return B.checkSignature(hex(f[1]), hex(f[2]), hex(f[3])) === bool(f[4]);
-    case "hash_to_point":
-      return toHex(B.hashToPoint(hex(f[1]))) === f[2];
-    case "hash_to_ec":
-      return toHex(B.hashToEc(hex(f[1]))) === f[2];
-    case "derive_view_tag":
-      return B.deriveViewTag(hex(f[1]), Number(f[2])) === Number.parseInt(f[3], 16);
-    case "check_ring_signature": {
-      const n = Number(f[3]);
-      const pubs = hex(f.slice(4, 4 + n).join(""));
-      return B.checkRingSignature(hex(f[1]), hex(f[2]), pubs, hex(f[4 + n])) === bool(f[5 + n]);
-    }
-    case "generate_keys": {
-      // generate_keys pub sec: sec is the reduced random scalar, pub = sec·G.
-      return B.scCheck(hex(f[2])) && toHex(B.secretKeyToPublicKey(hex(f[2]))) === f[1];
-    }
-    case "generate_signature": {
-      // generate_signature prefix pub sec sig: recover the nonce k = r + c·sec, then re-sign.
-      const sec = hex(f[3]);
-      const sig = hex(f[4]);
-      const k = B.scMulAdd(sig.subarray(0, 32), sec, sig.subarray(32));
-      return toHex(B.generateSignature(hex(f[1]), hex(f[2]), sec, k)) === f[4];
-    }
-    case "generate_ring_signature": {
-      // prefix image n pub×n sec secIndex sigs: nonces are the non-signer (c, r) pairs as drawn
-      // and the signer's k = r + c·sec.
-      const n = Number(f[3]);
-      const pubs = hex(f.slice(4, 4 + n).join(""));
-      const sec = hex(f[4 + n]);
-      const secIndex = Number(f[5 + n]);
-      const sigs = hex(f[6 + n]);
-      const nonces = new Uint8Array(32 * (2 * n - 1));
-      let off = 0;
-      for (let i = 0; i < n; i++) {
-        const c = sigs.subarray(64 * i, 64 * i + 32);
-        const r = sigs.subarray(64 * i + 32, 64 * i + 64);
-        if (i === secIndex) {
-          nonces.set(B.scMulAdd(c, sec, r), off);
-          off += 32;
-        } else {
-          nonces.set(c, off);
-          nonces.set(r, off + 32);
-          off += 64;
-        }
-      }
-      return toHex(B.generateRingSignature(hex(f[1]), hex(f[2]), pubs, sec, secIndex, nonces)) === f[6 + n];
-    }
-  }
-}
-
-const MISSING = `needs Debian package monero-tests (missing ${TESTS_TXT})`;
-/** Skip message when tests.txt is missing, except in CI (env CI set), where the test fails instead. */
-const vectorsSkip = (): string | undefined => (existsSync(TESTS_TXT) || process.env.CI ? undefined : MISSING);
-
-/**
- * The ring kinds have 31,520 + 8,183 ring members in all (~1 ms each here); by default a
- * deterministic subset of them runs (rings of ≤ 8 members plus every 16th line).
- * TSMONERO_FULL_VECTORS=1 runs every line.
- */
-const FULL = process.env.TSMONERO_FULL_VECTORS === "1";
-const inDefaultSubset = (kind: Kind, f: string[], i: number): boolean =>
-  FULL ||
-  (kind !== "check_ring_signature" && kind !== "generate_ring_signature") ||
-  Number(f[3]) <= 8 ||
-  i % 16 === 15;
-
-test("Monero tests.txt vectors", { skip: vectorsSkip() }, async (t) => {
-  if (!existsSync(TESTS_TXT)) throw new Error(`CI must not skip: ${MISSING}`);
-  const byKind = new Map<string, string[][]>();
-  for (const line of readFileSync(TESTS_TXT, "utf8").split("\n")) {
-    const f = line.trim().split(/\s+/);
-    if (f[0] === "") continue;
-    const list = byKind.get(f[0]) ?? [];
-    list.push(f);
-    byKind.set(f[0], list);
-  }
-  for (const kind of KINDS) {
-    await t.test(kind, () => {
-      const all = byKind.get(kind) ?? [];
-      assert.ok(all.length > 0, `no ${kind} lines in ${TESTS_TXT}`);
-      const lines = all.filter((f, i) => inDefaultSubset(kind, f, i));
-      const failed = lines.filter((f) => !runVector(kind, f));
-      const subset = lines.length < all.length ? ` (subset of ${all.length}; TSMONERO_FULL_VECTORS=1 runs all)` : "";
-      t.diagnostic(`${kind}: ${lines.length - failed.length}/${lines.length} pass${subset}`);
-      assert.deepEqual(
-        failed.slice(0, 3).map((f) => f.join(" ").slice(0, 300)),
-        [],
-        `${failed.length} of ${lines.length} ${kind} vectors failed`,
-      );
-    });
-  }
-});
+// Monero's tests.txt is replayed on every backend by test/crypto-vectors.test.ts.
 
 // ---------------------------------------------------------------------------------------------
 // Edge cases with expected bytes from Monero's crypto-ops.c (compiled from v0.18.0.0 and run on
