@@ -33,7 +33,7 @@ function attempt(what: string, input: Uint8Array, parse: (b: Uint8Array) => void
       assert.ok(e.what.length > 0 && e.problem.length > 0);
       return "rejected";
     }
-    throw new Error(`${what}: ${toHex(input.subarray(0, 64))}…: not a FormatError: ${(e as Error)?.stack ?? e}`);
+    throw new Error(`${what}: ${toHex(input.subarray(0, 64))}…: not a FormatError: ${(e as Error)?.stack ?? e}`, { cause: e });
   } finally {
     const ms = performance.now() - t0;
     assert.ok(ms < 2000, `${what}: took ${ms.toFixed(0)} ms`);
