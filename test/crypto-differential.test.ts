@@ -1,6 +1,6 @@
 // Differential test: the C kernel and the TypeScript backend must return identical bytes for every
 // operation, on random inputs and on the edges (0, 1, ℓ−1, non-canonical scalars, invalid and
-// torsioned points). Rounds per operation: TSMONERO_DIFF_ROUNDS (default 1000); the seed is printed
+// torsioned points). Rounds per operation: TSMONERO_DIFF_ROUNDS (default 3000); the seed is printed
 // and can be replayed with TSMONERO_DIFF_SEED.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -15,7 +15,7 @@ const skip = "error" in st ? `C kernel not loaded: ${st.error}` : undefined;
 const native = "error" in st ? undefined : st.backend;
 const ts: CryptoBackend = tsBackend;
 
-const ROUNDS = Number(process.env.TSMONERO_DIFF_ROUNDS ?? 1000);
+const ROUNDS = Number(process.env.TSMONERO_DIFF_ROUNDS ?? 3000);
 const seedHex = process.env.TSMONERO_DIFF_SEED ?? randomBytes(16).toString("hex");
 const seedState = new Uint8Array(200);
 seedState.set(Buffer.from(seedHex, "hex"));
