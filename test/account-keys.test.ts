@@ -10,7 +10,6 @@ import {
   primaryAddress,
   viewSecretFromSpend,
 } from "../src/wallet/keys/account.js";
-import { cnSlowHash } from "../src/wallet/keys/cn-slow-hash.js";
 import {
   createWallet,
   generateFromKeys,
@@ -59,14 +58,6 @@ function compareKeys(w: KeyWallet, e: Entry, what: string): void {
   assert.equal(primaryAddress(w.keys, w.network), e.get_address?.result?.address, `${what}: primary address`);
 }
 
-let slowHashReady = true;
-try {
-  cnSlowHash(new Uint8Array(0));
-} catch {
-  slowHashReady = false;
-}
-const todoOffset = slowHashReady ? undefined : "seed_offset needs cn_slow_hash (CryptoNight v0), not implemented yet";
-
 test("view secret is sc_reduce32(keccak(spend secret)); public keys are secret·G", () => {
   const b = defaultBackend();
   const e = restores.find((r) => r.label === "seed English");
@@ -79,8 +70,7 @@ test("view secret is sc_reduce32(keccak(spend secret)); public keys are secret·
 });
 
 for (const e of restores) {
-  const isOffset = Boolean(e.restore_deterministic_wallet.params.seed_offset);
-  test(`restore_deterministic_wallet: ${e.label} (${e.net})`, { todo: isOffset ? todoOffset : undefined }, () => {
+  test(`restore_deterministic_wallet: ${e.label} (${e.net})`, () => {
     const rec = e.restore_deterministic_wallet;
     let wallet: KeyWallet | undefined;
     const ours = answer(() => {
