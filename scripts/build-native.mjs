@@ -45,8 +45,10 @@ if (res.error) reason = `could not run node-gyp: ${res.error.message}`;
 else if (/not found: (make|g\+\+|cc|gcc)|command not found|No such file or directory.*(cc|g\+\+)|gyp ERR! stack Error: not found/i.test(stderr))
   reason = "no C compiler/make found (install g++ and make, e.g. apt-get install -y build-essential)";
 else {
-  const line = stderr.split("\n").find((l) => /error/i.test(l)) ?? `node-gyp exited with ${res.status}`;
-  reason = `native build failed: ${line.trim()}`;
+  const lines = stderr.split("\n");
+  const line =
+    lines.find((l) => /\berror:/.test(l)) ?? lines.find((l) => /error/i.test(l)) ?? `node-gyp exited with ${res.status}`;
+  reason = `native build failed, the C compiler or make reported: ${line.trim()} (run \`npm run build:native\` for the full log)`;
 }
 record({ ok: false, reason });
 console.warn(`tsmonero: ${reason}; the pure TypeScript crypto backend will be used`);
