@@ -17,6 +17,16 @@ export interface FlagSpec {
   readonly repeatable?: boolean;
 }
 
+/** A flag that takes a value. */
+export function option(name: string, help: string, defaultValue?: string, repeatable = false): FlagSpec {
+  return { name, takesValue: true, help, defaultValue, repeatable };
+}
+
+/** A switch (no value). */
+export function flag(name: string, help: string): FlagSpec {
+  return { name, takesValue: false, help };
+}
+
 /** Parsed flags: switches map to true, valued flags to their (last, or all if repeatable) value. */
 export type ParsedArgs = Map<string, string | true | string[]>;
 

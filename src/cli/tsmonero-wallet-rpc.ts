@@ -3,11 +3,8 @@
  * The service itself arrives with the wallet issue; until then the command parses its flags,
  * answers --help, and says plainly that the service is not available yet.
  */
-import { type FlagSpec, runCli } from "./args.js";
+import { type FlagSpec, flag as s, option as v, runCli } from "./args.js";
 import { VERSION } from "./version.js";
-
-const v = (name: string, help: string, defaultValue?: string): FlagSpec => ({ name, takesValue: true, help, defaultValue });
-const s = (name: string, help: string): FlagSpec => ({ name, takesValue: false, help });
 
 /** monero-wallet-rpc's flags that tsmonero-wallet-rpc accepts. */
 export const WALLET_FLAGS: readonly FlagSpec[] = [

@@ -3,17 +3,8 @@
  * The service itself arrives with the node issue; until then the command parses its flags,
  * answers --help, and says plainly that the daemon is not available yet.
  */
-import { type FlagSpec, runCli } from "./args.js";
+import { type FlagSpec, flag as s, option as v, runCli } from "./args.js";
 import { VERSION } from "./version.js";
-
-const v = (name: string, help: string, defaultValue?: string, repeatable = false): FlagSpec => ({
-  name,
-  takesValue: true,
-  help,
-  defaultValue,
-  repeatable,
-});
-const s = (name: string, help: string): FlagSpec => ({ name, takesValue: false, help });
 
 /** monerod's flags that tsmonerod accepts. */
 export const NODE_FLAGS: readonly FlagSpec[] = [
