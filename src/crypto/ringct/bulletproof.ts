@@ -123,7 +123,7 @@ export function bulletproofProve(
     const S0 = msm(b, [...sL, ...sR, rho], [...Gi, ...Hi, G]);
     const S = b.scalarMult(INV_EIGHT, S0);
     if (S === null) throw new Error("impossible");
-    const y = (cache = mash(b, cache, A, S));
+    const y = mash(b, cache, A, S); // the cache continues from z = H(y)
     if (isZero(y)) continue;
     const z = (cache = b.hashToScalar(y));
     if (isZero(z)) continue;
@@ -246,7 +246,7 @@ export function bulletproofVerify(b: CryptoBackend, proofs: readonly Bulletproof
     if (p.V.length < 1 || p.L.length !== p.R.length || p.L.length === 0) return false;
     maxLength = Math.max(maxLength, p.L.length);
     let cache = b.hashToScalar(concatBytes(p.V));
-    const y = (cache = mash(b, cache, p.A, p.S));
+    const y = mash(b, cache, p.A, p.S); // the cache continues from z = H(y)
     if (isZero(y)) return false;
     const z = (cache = b.hashToScalar(y));
     if (isZero(z)) return false;
