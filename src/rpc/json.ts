@@ -1,0 +1,341 @@
+/**
+ * JSON that keeps 64-bit integers exact, for RPC bodies (monerod prints u64 amounts, heights and
+ * difficulties as bare JSON numbers, and 2^64−1 must survive a round trip).
+ *
+ * Parse: strict RFC 8259. Integers (no fraction, no exponent) that are not safe JS integers become
+ * `bigint`; everything else is a `number`. Nothing is lost, so a schema can later turn any integer
+ * field into a `bigint` (see schema.ts `u64`) without this layer knowing field names.
+ * Stringify: `bigint` prints as a raw JSON number (never quoted, never in exponent form).
+ * Errors carry the byte offset, line and column; depth and size are bounded.
+ */
+
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export class JsonParseError extends Error {
+  override readonly name = "JsonParseError";
+  constructor(
+    readonly problem: string,
+    /** Offset in UTF-16 code units into the text. */
+    readonly position: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(`${problem} at line ${line} column ${column} (offset ${position})`);
+  }
+}
+
+export interface JsonParseOptions {
+  /** Deepest nesting of arrays/objects accepted. Default 100. */
+  maxDepth?: number;
+  /** Longest text accepted, in UTF-16 code units. Default 16 MiB. */
+  maxLength?: number;
+}
+
+const DEFAULT_MAX_DEPTH = 100;
+const DEFAULT_MAX_LENGTH = 16 * 1024 * 1024;
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+export { isObject as isJsonObject };
+
+/** Parses `text` (a string, or UTF-8 bytes which must be valid UTF-8). */
+export function parseJson(input: string | Uint8Array, opts: JsonParseOptions = {}): JsonValue {
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
+  let text: string;
+  if (typeof input === "string") {
+    text = input;
+  } else {
+    if (input.length > maxLength * 3) throw new JsonParseError(`body longer than ${maxLength}`, 0, 1, 1);
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(input);
+    } catch {
+      throw new JsonParseError("invalid UTF-8", 0, 1, 1);
+    }
+  }
+  if (text.length > maxLength) throw new JsonParseError(`text longer than the limit of ${maxLength}`, 0, 1, 1);
+  let i = 0;
+  const n = text.length;
+
+  const fail = (problem: string, at = i): never => {
+    let line = 1;
+    let col = 1;
+    for (let k = 0; k < at && k < n; k++) {
+      if (text.charCodeAt(k) === 10) {
+        line++;
+        col = 1;
+      } else col++;
+    }
+    throw new JsonParseError(problem, at, line, col);
+  };
+  const ws = (): void => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
+  };
+  const describe = (at: number): string => (at >= n ? "end of input" : `'${text[at]}'`);
+
+  const parseString = (): string => {
+    // at the opening quote
+    i++;
+    let out = "";
+    let start = i;
+    for (;;) {
+      if (i >= n) fail("unterminated string");
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        out += text.slice(start, i);
+        i++;
+        return out;
+      }
+      if (c < 0x20) fail("control character in string (escape it)");
+      if (c !== 0x5c) {
+        i++;
+        continue;
+      }
+      out += text.slice(start, i);
+      i++;
+      const e = text[i];
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case "\\":
+          out += "\\";
+          break;
+        case "/":
+          out += "/";
+          break;
+        case "b":
+          out += "\b";
+          break;
+        case "f":
+          out += "\f";
+          break;
+        case "n":
+          out += "\n";
+          break;
+        case "r":
+          out += "\r";
+          break;
+        case "t":
+          out += "\t";
+          break;
+        case "u": {
+          const hex = text.slice(i + 1, i + 5);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("bad \\u escape (needs 4 hex digits)", i - 1);
+          out += String.fromCharCode(parseInt(hex, 16));
+          i += 4;
+          break;
+        }
+        default:
+          fail(`bad escape '\\${e ?? ""}'`, i - 1);
+      }
+      i++;
+      start = i;
+    }
+  };
+
+  const parseNumber = (): number | bigint => {
+    const start = i;
+    if (text[i] === "-") i++;
+    if (text[i] === "0") i++;
+    else if (text[i] !== undefined && text[i] >= "1" && text[i] <= "9") while (text[i] >= "0" && text[i] <= "9") i++;
+    else fail("bad number (digit expected)");
+    let integral = true;
+    if (text[i] === ".") {
+      integral = false;
+      i++;
+      if (!(text[i] >= "0" && text[i] <= "9")) fail("bad number (digit expected after '.')");
+      while (text[i] >= "0" && text[i] <= "9") i++;
+    }
+    if (text[i] === "e" || text[i] === "E") {
+      integral = false;
+      i++;
+      if (text[i] === "+" || text[i] === "-") i++;
+      if (!(text[i] >= "0" && text[i] <= "9")) fail("bad number (digit expected in exponent)");
+      while (text[i] >= "0" && text[i] <= "9") i++;
+    }
+    const s = text.slice(start, i);
+    if (integral) {
+      const v = Number(s);
+      if (Number.isSafeInteger(v)) return s === "-0" ? 0 : v;
+      return BigInt(s);
+    }
+    return Number(s);
+  };
+
+  const parseValue = (depth: number): JsonValue => {
+    ws();
+    if (i >= n) fail("unexpected end of input (value expected)");
+    const c = text[i];
+    if (c === "{") {
+      if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`);
+      i++;
+      const obj: JsonObject = {};
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail(`expected a string key, found ${describe(i)}`);
+        const key = parseString();
+        ws();
+        if (text[i] !== ":") fail(`expected ':' after key, found ${describe(i)}`);
+        i++;
+        const v = parseValue(depth + 1);
+        if (key === "__proto__") Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+        else obj[key] = v;
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "}") {
+          i++;
+          return obj;
+        }
+        fail(`expected ',' or '}' in object, found ${describe(i)}`);
+      }
+    }
+    if (c === "[") {
+      if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`);
+      i++;
+      const arr: JsonValue[] = [];
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(parseValue(depth + 1));
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "]") {
+          i++;
+          return arr;
+        }
+        fail(`expected ',' or ']' in array, found ${describe(i)}`);
+      }
+    }
+    if (c === '"') return parseString();
+    if (c === "-" || (c >= "0" && c <= "9")) return parseNumber();
+    if (text.startsWith("true", i)) {
+      i += 4;
+      return true;
+    }
+    if (text.startsWith("false", i)) {
+      i += 5;
+      return false;
+    }
+    if (text.startsWith("null", i)) {
+      i += 4;
+      return null;
+    }
+    return fail(`unexpected ${describe(i)}`);
+  };
+
+  if (text.charCodeAt(0) === 0xfeff) i = 1; // tolerate a UTF-8 BOM
+  const v = parseValue(0);
+  ws();
+  if (i < n) fail(`unexpected ${describe(i)} after the JSON value`);
+  return v;
+}
+
+export interface JsonStringifyOptions {
+  /** Spaces per level; 0 (default) for compact output. monerod indents by 2. */
+  indent?: number;
+  /** Deepest nesting written. Default 1000. */
+  maxDepth?: number;
+}
+
+/** A value the stringifier accepts: JsonValue, plus `undefined` members (left out, as JSON.stringify does). */
+export type JsonWritable =
+  | null
+  | undefined
+  | boolean
+  | number
+  | bigint
+  | string
+  | readonly JsonWritable[]
+  | { readonly [key: string]: JsonWritable };
+
+/** Writes JSON with `bigint` as bare integers. Throws on non-finite numbers and cycles (depth). */
+export function stringifyJson(value: JsonWritable, opts: JsonStringifyOptions = {}): string {
+  const indent = opts.indent ?? 0;
+  const maxDepth = opts.maxDepth ?? 1000;
+  const parts: string[] = [];
+  const write = (v: JsonWritable, depth: number): void => {
+    if (depth > maxDepth) throw new RangeError(`JSON nesting deeper than ${maxDepth} (a cycle?)`);
+    switch (typeof v) {
+      case "bigint":
+        parts.push(v.toString());
+        return;
+      case "number":
+        if (!Number.isFinite(v)) throw new RangeError(`cannot write ${v} as JSON`);
+        // integers beyond 1e21 would print in exponent form: print their exact decimal instead
+        parts.push(Number.isInteger(v) && Math.abs(v) >= 1e21 ? BigInt(v).toString() : String(v));
+        return;
+      case "string":
+        parts.push(JSON.stringify(v));
+        return;
+      case "boolean":
+        parts.push(v ? "true" : "false");
+        return;
+      case "undefined":
+        parts.push("null");
+        return;
+      case "object":
+        break;
+      default:
+        throw new TypeError(`cannot write a ${typeof v} as JSON`);
+    }
+    if (v === null) {
+      parts.push("null");
+      return;
+    }
+    const nl = indent > 0 ? "\n" + " ".repeat(indent * (depth + 1)) : "";
+    const close = indent > 0 ? "\n" + " ".repeat(indent * depth) : "";
+    if (Array.isArray(v)) {
+      const arr = v as readonly JsonWritable[];
+      if (arr.length === 0) {
+        parts.push("[]");
+        return;
+      }
+      parts.push("[");
+      arr.forEach((item, k) => {
+        if (k > 0) parts.push(",");
+        parts.push(nl);
+        write(item, depth + 1);
+      });
+      parts.push(close, "]");
+      return;
+    }
+    const obj = v as { readonly [key: string]: JsonWritable };
+    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
+    if (keys.length === 0) {
+      parts.push("{}");
+      return;
+    }
+    parts.push("{");
+    keys.forEach((k, idx) => {
+      if (idx > 0) parts.push(",");
+      parts.push(nl, JSON.stringify(k), indent > 0 ? ": " : ":");
+      write(obj[k], depth + 1);
+    });
+    parts.push(close, "}");
+  };
+  write(value, 0);
+  return parts.join("");
+}

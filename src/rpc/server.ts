@@ -1,0 +1,299 @@
+/**
+ * The HTTP RPC server shared by the node and the wallet service, answering as epee's
+ * http_server + handlers map do (contrib/epee/include/net/http_server_handlers_map2.h), as
+ * checked against monerod v0.18 with curl:
+ * - POST (or GET) /json_rpc: one JSON-RPC 2.0 request per body (epee has no batches: a JSON array
+ *   body answers -32700 "Parse error"); the id is echoed whatever its JSON type, and is 0 when
+ *   absent or null; parse errors and a missing method answer with id 0 (-32700 / -32600
+ *   "Invalid Request"); unknown methods -32601 "Method not found"; keys written in epee's order.
+ *   HTTP status is 200 for all of these.
+ * - plain JSON paths: a body that does not load → 400 "Bad request"; a handler failure → 500.
+ * - .bin paths: epee portable storage in and out, content type application/octet-stream.
+ * - unknown path → 404; restricted servers hide restricted methods (same answers as unknown ones).
+ * - digest auth (--rpc-login): 401 with epee's two challenges before anything else is looked at.
+ * Plus limits monerod leaves to its socket layer: body size, slow clients, connections per IP.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { decodeEpee, encodeEpee, EpeeTypeError } from "../codec/epee-map.js";
+import { EPEE_HTTP_LIMITS } from "../codec/epee.js";
+import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
+import { isJsonObject, JsonParseError, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "./json.js";
+import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
+import { SchemaError } from "./schema.js";
+
+export interface RpcServerOptions {
+  methods: MethodTable;
+  /** Hide restricted methods (monerod --restricted-rpc, or the --rpc-restricted-bind-port instance). */
+  restricted?: boolean;
+  /** Require HTTP digest auth with these credentials (--rpc-login user:pass). */
+  login?: Login;
+  realm?: string;
+  /** Largest request body accepted, bytes. Default 1 MiB (JSON) — .bin requests are small too. */
+  maxBodyBytes?: number;
+  /** Time allowed to receive a whole request (headers + body), ms. Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Idle keep-alive connections are closed after this, ms. Default 30 s. */
+  idleTimeoutMs?: number;
+  /** Open connections at once, all clients. Default 100. */
+  maxConnections?: number;
+  /** Open connections at once from one IP. Default 100 (loopback included). */
+  maxConnectionsPerIp?: number;
+  /** JSON indentation; monerod indents by 2. */
+  indent?: number;
+  /** Where internal errors are reported (never to the client). Default console.error. */
+  log?: (msg: string) => void;
+}
+
+interface Reply {
+  status: number;
+  type: string;
+  body: Uint8Array | string;
+  headers?: Record<string, string | string[]>;
+}
+
+const BAD_REQUEST = 400;
+
+export class RpcServer {
+  private readonly http: Server;
+  private readonly auth: DigestAuthenticator | undefined;
+  private readonly perIp = new Map<string, number>();
+  private readonly sockets = new Set<Socket>();
+  private readonly closing = new AbortController();
+  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm">>;
+
+  constructor(opts: RpcServerOptions) {
+    this.o = {
+      methods: opts.methods,
+      restricted: opts.restricted ?? false,
+      maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
+      requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
+      idleTimeoutMs: opts.idleTimeoutMs ?? 30_000,
+      maxConnections: opts.maxConnections ?? 100,
+      maxConnectionsPerIp: opts.maxConnectionsPerIp ?? 100,
+      indent: opts.indent ?? 2,
+      log: opts.log ?? ((m) => console.error(m)),
+    };
+    this.auth = opts.login ? new DigestAuthenticator(opts.login, opts.realm ?? DEFAULT_REALM) : undefined;
+    this.http = createServer({
+      requestTimeout: this.o.requestTimeoutMs,
+      headersTimeout: Math.min(this.o.requestTimeoutMs, 60_000),
+      keepAliveTimeout: this.o.idleTimeoutMs,
+    });
+    this.http.on("connection", (s: Socket) => this.onConnection(s));
+    this.http.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      this.onRequest(req, res).catch((e: unknown) => {
+        this.o.log(`rpc: ${e instanceof Error ? e.message : String(e)}`);
+        if (!res.headersSent) this.send(res, { status: 500, type: "text/plain", body: "" });
+        else res.destroy();
+      });
+    });
+  }
+
+  /** Connection limits: over the total or the per-IP count the socket is closed at once. */
+  private onConnection(s: Socket): void {
+    const ip = s.remoteAddress ?? "?";
+    const mine = this.perIp.get(ip) ?? 0;
+    if (this.sockets.size >= this.o.maxConnections || mine >= this.o.maxConnectionsPerIp) {
+      s.destroy();
+      return;
+    }
+    this.sockets.add(s);
+    this.perIp.set(ip, mine + 1);
+    s.setTimeout(this.o.requestTimeoutMs + this.o.idleTimeoutMs, () => s.destroy());
+    s.once("close", () => {
+      this.sockets.delete(s);
+      const left = (this.perIp.get(ip) ?? 1) - 1;
+      if (left <= 0) this.perIp.delete(ip);
+      else this.perIp.set(ip, left);
+    });
+  }
+
+  listen(port: number, host = "127.0.0.1"): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.http.once("error", reject);
+      this.http.listen(port, host, () => {
+        this.http.off("error", reject);
+        resolve(this.http.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** Stops listening, aborts running handlers and closes every connection. */
+  close(): Promise<void> {
+    this.closing.abort();
+    return new Promise((resolve) => {
+      this.http.close(() => resolve());
+      for (const s of this.sockets) s.destroy();
+    });
+  }
+
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  private send(res: ServerResponse, r: Reply): void {
+    const body = typeof r.body === "string" ? Buffer.from(r.body, "utf8") : r.body;
+    res.writeHead(r.status, { "Content-Type": r.type, "Content-Length": body.length, ...r.headers });
+    res.end(body);
+  }
+
+  private readBody(req: IncomingMessage): Promise<Buffer | "too large" | "aborted"> {
+    const max = this.o.maxBodyBytes;
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > max) return Promise.resolve("too large");
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      req.on("data", (c: Buffer) => {
+        if (done) return;
+        size += c.length;
+        if (size > max) {
+          done = true;
+          resolve("too large");
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on("end", () => {
+        if (!done) resolve(Buffer.concat(chunks));
+        done = true;
+      });
+      req.on("error", () => {
+        if (!done) resolve("aborted");
+        done = true;
+      });
+      req.on("close", () => {
+        if (!done) resolve("aborted");
+        done = true;
+      });
+    });
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? "/";
+    if (this.auth) {
+      const a = this.auth.check(req.method ?? "GET", url, req.headers.authorization);
+      if (!a.ok) {
+        req.resume();
+        this.send(res, {
+          status: 401,
+          type: "text/html",
+          body: "<html><head><title>Unauthorized Access</title></head><body><h1>401 Unauthorized</h1></body></html>",
+          headers: { "WWW-Authenticate": a.challenges },
+        });
+        return;
+      }
+    }
+    const body = await this.readBody(req);
+    if (body === "aborted") return;
+    if (body === "too large") {
+      res.setHeader("Connection", "close");
+      this.send(res, { status: 413, type: "text/plain", body: `request body larger than the limit of ${this.o.maxBodyBytes} bytes\n` });
+      req.destroy();
+      return;
+    }
+    const path = url.split("?")[0];
+    const ac = new AbortController();
+    const onGone = (): void => ac.abort();
+    res.once("close", onGone);
+    this.closing.signal.addEventListener("abort", onGone, { once: true });
+    const ctx: RpcContext = { remoteAddress: req.socket.remoteAddress ?? "", restricted: this.o.restricted, signal: ac.signal };
+    try {
+      let reply: Reply;
+      if (path === "/json_rpc") reply = await this.jsonRpc(body, ctx);
+      else if (this.o.methods.jsonPath(path, this.o.restricted)) reply = await this.jsonPath(path, body, ctx);
+      else if (this.o.methods.binPath(path, this.o.restricted)) reply = await this.binPath(path, body, ctx);
+      else reply = { status: 404, type: "text/plain", body: "" };
+      if (!res.destroyed) this.send(res, reply);
+    } finally {
+      this.closing.signal.removeEventListener("abort", onGone);
+    }
+  }
+
+  private json(v: JsonWritable): Reply {
+    return { status: 200, type: "application/json", body: stringifyJson(v, { indent: this.o.indent }) };
+  }
+
+  private async jsonRpc(body: Buffer, ctx: RpcContext): Promise<Reply> {
+    const table = this.o.methods;
+    let root: JsonValue;
+    try {
+      root = parseJson(body);
+    } catch (e) {
+      const why = e instanceof JsonParseError ? `: ${e.message}` : "";
+      return this.json({ error: { code: -32700, message: `Parse error${why}` }, id: 0, jsonrpc: "2.0" });
+    }
+    if (!isJsonObject(root))
+      return this.json({
+        error: { code: -32700, message: "Parse error: the body must be one JSON object (batches are not supported)" },
+        id: 0,
+        jsonrpc: "2.0",
+      });
+    const id: JsonValue = root.id === undefined || root.id === null ? 0 : root.id;
+    const name = root.method;
+    if (typeof name !== "string")
+      return this.json({ error: { code: -32600, message: "Invalid Request" }, id: 0, jsonrpc: "2.0" });
+    const def = table.jsonRpc(name, this.o.restricted);
+    if (!def) return this.json({ error: { code: -32601, message: "Method not found" }, id, jsonrpc: "2.0" });
+    let params: unknown;
+    try {
+      params = def.params.parse(root.params, "params");
+    } catch (e) {
+      if (!(e instanceof SchemaError)) throw e;
+      return this.json({ error: table.errors.invalidParams(e, def.name), id, jsonrpc: "2.0" });
+    }
+    try {
+      const result = await def.handler(params, ctx);
+      return this.json({ id, jsonrpc: "2.0", result });
+    } catch (e) {
+      if (e instanceof RpcError) return this.json({ error: { code: e.code, message: e.message }, id, jsonrpc: "2.0" });
+      if (e instanceof SchemaError) return this.json({ error: table.errors.invalidParams(e, def.name), id, jsonrpc: "2.0" });
+      this.o.log(`rpc: ${def.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
+    }
+  }
+
+  private async jsonPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> {
+    const def = this.o.methods.jsonPath(path, this.o.restricted);
+    if (!def) return { status: 404, type: "text/plain", body: "" };
+    let params: unknown;
+    try {
+      const text = body.toString("utf8").trim();
+      params = def.params.parse(text === "" ? undefined : parseJson(text), "");
+    } catch (e) {
+      if (e instanceof JsonParseError || e instanceof SchemaError)
+        return { status: BAD_REQUEST, type: "text/plain", body: `Bad request: ${e.message}\n` };
+      throw e;
+    }
+    try {
+      return this.json(await def.handler(params, ctx));
+    } catch (e) {
+      if (e instanceof RpcError) return this.json({ status: e.message, untrusted: false });
+      this.o.log(`rpc: ${path} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return { status: 500, type: "text/plain", body: "" };
+    }
+  }
+
+  private async binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> {
+    const def = this.o.methods.binPath(path, this.o.restricted);
+    if (!def) return { status: 404, type: "text/plain", body: "" };
+    let req: unknown;
+    try {
+      req = body.length === 0 ? def.request.empty() : decodeEpee(def.request, body, EPEE_HTTP_LIMITS);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      return { status: BAD_REQUEST, type: "text/plain", body: `Bad request: ${why}\n` };
+    }
+    try {
+      const out = await def.handler(req, ctx);
+      return { status: 200, type: "application/octet-stream", body: encodeEpee(def.response, out) };
+    } catch (e) {
+      if (e instanceof RpcError || e instanceof EpeeTypeError) {
+        this.o.log(`rpc: ${path}: ${e.message}`);
+      } else this.o.log(`rpc: ${path} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return { status: 500, type: "text/plain", body: "" };
+    }
+  }
+}
