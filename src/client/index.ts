@@ -1,0 +1,2 @@
+export * from "./node-client.js";
+export * from "./messages.js";
