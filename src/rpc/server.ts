@@ -79,6 +79,8 @@ export class RpcServer {
       requestTimeout: this.o.requestTimeoutMs,
       headersTimeout: Math.min(this.o.requestTimeoutMs, 60_000),
       keepAliveTimeout: this.o.idleTimeoutMs,
+      // how often node:http looks for requests over requestTimeout (its default is 30 s)
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(this.o.requestTimeoutMs / 4))),
     });
     this.http.on("connection", (s: Socket) => this.onConnection(s));
     this.http.on("request", (req: IncomingMessage, res: ServerResponse) => {

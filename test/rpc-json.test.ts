@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { JsonParseError, parseJson, stringifyJson } from "../src/rpc/json.js";
+import { array, bool, hex, object, required, SchemaError, str, u32, u64, withDefault } from "../src/rpc/schema.js";
+
+const U64_MAX = (1n << 64n) - 1n;
+
+describe("rpc/json parse", () => {
+  it("keeps integers beyond 2^53 exact as bigint, safe ones as number", () => {
+    const v = parseJson(`{"a":18446744073709551615,"b":9007199254740991,"c":9007199254740992,"d":-9223372036854775808,"e":1.5,"f":1e3}`);
+    assert.deepEqual(v, { a: U64_MAX, b: 9007199254740991, c: 9007199254740992n, d: -(1n << 63n), e: 1.5, f: 1000 });
+  });
+
+  it("round-trips 2^64-1 and nested values byte for byte", () => {
+    const text = `{"amounts":[0,1,18446744073709551615],"x":{"y":[true,false,null,"s\\"\\u00e9"]},"z":-0.25}`;
+    assert.equal(stringifyJson(parseJson(text)), text.replace("\\u00e9", "é"));
+  });
+
+  it("reads strings with every escape and surrogate pairs", () => {
+    assert.equal(parseJson(`"\\b\\f\\n\\r\\t\\/\\\\\\"\\ud83d\\ude00"`), '\b\f\n\r\t/\\"😀');
+  });
+
+  it("rejects what RFC 8259 rejects, with positions", () => {
+    const bad: [string, RegExp][] = [
+      ["{bad", /expected a string key.*line 1 column 2/],
+      ["[1,]", /unexpected ']'/],
+      ["01", /after the JSON value/],
+      ["1.", /digit expected after '.'/],
+      ["-", /digit expected/],
+      ['{"a" 1}', /expected ':'/],
+      ['"a\tb"', /control character/],
+      ["'x'", /unexpected/],
+      ["[1] x", /after the JSON value/],
+      ["NaN", /unexpected/],
+      ['"\\x"', /bad escape/],
+      ['"\\u12"', /bad \\u escape/],
+      ["", /end of input/],
+      ["{\n  \"a\": tru\n}", /line 2 column 8/],
+    ];
+    for (const [text, re] of bad) assert.throws(() => parseJson(text), (e: unknown) => e instanceof JsonParseError && re.test(e.message), text);
+  });
+
+  it("limits depth and size", () => {
+    assert.throws(() => parseJson("[".repeat(101) + "]".repeat(101)), /nesting deeper than 100/);
+    assert.deepEqual(parseJson("[".repeat(100) + "]".repeat(100), { maxDepth: 100 }) !== undefined, true);
+    assert.throws(() => parseJson(" ".repeat(20) + "1", { maxLength: 10 }), /longer than the limit/);
+  });
+
+  it("rejects invalid UTF-8 bytes and does not let __proto__ touch the prototype", () => {
+    assert.throws(() => parseJson(Uint8Array.of(0x22, 0xff, 0x22)), /invalid UTF-8/);
+    const v = parseJson('{"__proto__":{"polluted":1}}') as Record<string, unknown>;
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.deepEqual(Object.keys(v), ["__proto__"]);
+  });
+});
+
+describe("rpc/json stringify", () => {
+  it("writes bigint as a bare number, never quoted or in exponent form", () => {
+    assert.equal(stringifyJson({ a: U64_MAX, b: 10n ** 30n, c: 1e21, d: -5n }), `{"a":18446744073709551615,"b":1000000000000000000000000000000,"c":1000000000000000000000,"d":-5}`);
+  });
+
+  it("indents like monerod when asked, leaves undefined members out", () => {
+    assert.equal(stringifyJson({ id: 0, r: { c: 1n, e: [], u: undefined } }, { indent: 2 }), '{\n  "id": 0,\n  "r": {\n    "c": 1,\n    "e": []\n  }\n}');
+  });
+
+  it("refuses NaN, Infinity and cycles", () => {
+    assert.throws(() => stringifyJson(NaN), RangeError);
+    assert.throws(() => stringifyJson({ x: Infinity }), RangeError);
+    const a: unknown[] = [];
+    a.push(a);
+    assert.throws(() => stringifyJson(a as never), /deeper/);
+  });
+});
+
+describe("rpc/schema", () => {
+  const s = object({
+    height: required(u64),
+    count: u32,
+    hashes: array(hex(32)),
+    flag: withDefault(bool, true),
+    name: str,
+  });
+
+  it("converts integers to bigint and fills epee defaults", () => {
+    assert.deepEqual(s.parse({ height: 18446744073709551615n }, "params"), { height: U64_MAX, count: 0, hashes: [], flag: true, name: "" });
+    assert.equal(s.parse({ height: "42" }, "params").height, 42n, "decimal strings load like epee");
+  });
+
+  it("names the field, the expectation and what was found", () => {
+    const cases: [unknown, RegExp][] = [
+      [{}, /params\.height: missing; send an unsigned 64-bit integer/],
+      [{ height: -1 }, /params\.height: -1 is out of range/],
+      [{ height: 18446744073709551616n }, /out of range for an unsigned 64-bit integer/],
+      [{ height: 1.5 }, /expected an unsigned 64-bit integer, found the number 1.5/],
+      [{ height: 1, count: 4294967296 }, /params\.count: 4294967296 is out of range/],
+      [{ height: 1, hashes: ["zz"] }, /params\.hashes\[0\]: expected a hex string of 32 bytes/],
+      [{ height: 1, flag: "yes" }, /params\.flag: expected true or false, found the string "yes"/],
+      [{ height: 1, name: 5 }, /params\.name: expected a string, found the number 5/],
+      [[1], /params: expected an object, found an array/],
+    ];
+    for (const [v, re] of cases) assert.throws(() => s.parse(v as never, "params"), (e: unknown) => e instanceof SchemaError && re.test(e.message), re.source);
+  });
+
+  it("writes back bigint for the stringifier", () => {
+    const v = s.parse({ height: 18446744073709551615n, hashes: ["00".repeat(32)] }, "p");
+    assert.equal(stringifyJson(s.toJson(v)), `{"height":18446744073709551615,"count":0,"hashes":["${"00".repeat(32)}"],"flag":true,"name":""}`);
+  });
+});

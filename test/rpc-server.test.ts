@@ -1,0 +1,415 @@
+/**
+ * The shared RPC server over real HTTP on loopback (port 0): epee's JSON-RPC envelope answers,
+ * exact u64, malformed input, plain and .bin paths, body limits, digest auth, restricted mode,
+ * connection limits, slow clients and many parallel requests.
+ */
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { connect, type Socket } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { decodeEpee, encodeEpee } from "../src/codec/epee-map.js";
+import { getOutsBinRequest, getOutsBinResponse } from "../src/protocol/rpc-bin.js";
+import { DigestClient } from "../src/rpc/digest.js";
+import { CORE_RPC_ERROR, WALLET_RPC_ERROR } from "../src/rpc/error-codes.js";
+import { parseJson } from "../src/rpc/json.js";
+import { MethodTable, RpcError } from "../src/rpc/methods.js";
+import { object, required, str, u32, u64, withDefault } from "../src/rpc/schema.js";
+import { RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
+
+const U64_MAX = (1n << 64n) - 1n;
+const logged: string[] = [];
+
+function table(errors?: ConstructorParameters<typeof MethodTable>[0]): MethodTable {
+  return new MethodTable(errors)
+    .addJsonRpc({
+      name: "get_block_count",
+      aliases: ["getblockcount"],
+      params: object({}, { arrayIsEmpty: true }),
+      handler: () => ({ count: 1, status: "OK", untrusted: false }),
+    })
+    .addJsonRpc({
+      name: "echo",
+      params: object({ amount: required(u64), note: str, n: withDefault(u32, 7) }),
+      handler: (p) => ({ amount: p.amount, doubled: p.amount * 2n, note: p.note, n: p.n, status: "OK" }),
+    })
+    .addJsonRpc({
+      name: "too_big",
+      params: object({ height: u64 }),
+      handler: (p) => {
+        throw new RpcError(CORE_RPC_ERROR.TOO_BIG_HEIGHT, `Requested block height: ${p.height} greater than current top block height: 0`);
+      },
+    })
+    .addJsonRpc({
+      name: "crash",
+      params: object({}),
+      handler: () => {
+        throw new Error("secret internal detail /home/x/key");
+      },
+    })
+    .addJsonRpc({
+      name: "sleep",
+      params: object({ ms: u32 }),
+      handler: async (p) => {
+        await new Promise((r) => setTimeout(r, p.ms));
+        return { status: "OK" };
+      },
+    })
+    .addJsonRpc({ name: "generateblocks", restricted: true, params: object({}), handler: () => ({ status: "OK" }) })
+    .addJsonPath({
+      path: "/get_height",
+      aliases: ["/getheight"],
+      params: object({}),
+      handler: () => ({ hash: "00".repeat(32), height: U64_MAX, status: "OK", untrusted: false }),
+    })
+    .addJsonPath({ path: "/stop_daemon", restricted: true, params: object({}), handler: () => ({ status: "OK" }) })
+    .addJsonPath({ path: "/typed", params: object({ height: required(u64) }), handler: (p) => ({ height: p.height, status: "OK" }) })
+    .addBinPath({
+      path: "/get_outs.bin",
+      request: getOutsBinRequest,
+      response: getOutsBinResponse,
+      handler: (req) => ({
+        status: "OK",
+        untrusted: false,
+        credits: 0n,
+        top_hash: "",
+        outs: req.outputs.map((o) => ({ key: new Uint8Array(32).fill(1), mask: new Uint8Array(32), unlocked: true, height: o.index, txid: new Uint8Array(32) })),
+      }),
+    });
+}
+
+async function start(opts: Partial<RpcServerOptions> = {}): Promise<{ server: RpcServer; port: number }> {
+  const server = new RpcServer({ methods: table(), log: (m) => logged.push(m), ...opts });
+  const { port } = await server.listen(0);
+  return { server, port };
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  raw: string[];
+  body: Buffer;
+  text: string;
+}
+
+function http(port: number, path: string, body: string | Uint8Array = "", o: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: o.method ?? "POST", agent: false, headers: { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...o.headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const b = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: res.rawHeaders, body: b, text: b.toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const rpc = async (port: number, body: string): Promise<Record<string, unknown>> => {
+  const a = await http(port, "/json_rpc", body);
+  assert.equal(a.status, 200);
+  assert.match(String(a.headers["content-type"]), /application\/json/);
+  return parseJson(a.text) as Record<string, unknown>;
+};
+
+describe("rpc/server: JSON-RPC envelope (as epee answers)", () => {
+  let s: { server: RpcServer; port: number };
+  before(async () => {
+    s = await start();
+  });
+  after(() => s.server.close());
+
+  it("echoes the id whatever its type, 0 when absent or null", async () => {
+    for (const [id, want] of [['"0"', "0"], ["7", 7], ["[1,2]", [1, 2]], ['{"a":1}', { a: 1 }], ["18446744073709551615", U64_MAX]] as const) {
+      const r = await rpc(s.port, `{"jsonrpc":"2.0","id":${id},"method":"get_block_count"}`);
+      assert.deepEqual(r, { id: want, jsonrpc: "2.0", result: { count: 1, status: "OK", untrusted: false } });
+    }
+    assert.equal((await rpc(s.port, `{"jsonrpc":"2.0","method":"getblockcount"}`)).id, 0);
+    assert.equal((await rpc(s.port, `{"id":null,"method":"get_block_count"}`)).id, 0);
+  });
+
+  it("writes keys in epee's order and indents by 2 like monerod", async () => {
+    const a = await http(s.port, "/json_rpc", `{"jsonrpc":"2.0","id":"0","method":"get_block_count"}`);
+    assert.equal(a.text, '{\n  "id": "0",\n  "jsonrpc": "2.0",\n  "result": {\n    "count": 1,\n    "status": "OK",\n    "untrusted": false\n  }\n}');
+    const e = await http(s.port, "/json_rpc", `{"id":3,"method":"nope"}`);
+    assert.match(e.text, /^\{\n {2}"error": \{\n {4}"code": -32601,\n {4}"message": "Method not found"\n {2}\},\n {2}"id": 3,\n {2}"jsonrpc": "2.0"\n\}$/);
+  });
+
+  it("u64: 2^64-1 goes in and comes out exactly, as a bare number", async () => {
+    const a = await http(s.port, "/json_rpc", `{"id":1,"method":"echo","params":{"amount":18446744073709551615}}`);
+    assert.match(a.text, /"amount": 18446744073709551615,/);
+    const r = parseJson(a.text) as { result: { amount: bigint; doubled: bigint } };
+    assert.equal(r.result.amount, U64_MAX);
+    assert.equal(r.result.doubled, U64_MAX * 2n);
+  });
+
+  it("malformed JSON and batches answer -32700 Parse error with id 0", async () => {
+    for (const body of ["{bad", "", "[1", `[{"id":1,"method":"get_block_count"}]`, `"str"`, "\u0000"]) {
+      const r = await rpc(s.port, body);
+      assert.equal(r.id, 0, body);
+      assert.equal((r.error as { code: number }).code, -32700, body);
+      assert.match((r.error as { message: string }).message, /^Parse error/, body);
+    }
+  });
+
+  it("no method: -32600 Invalid Request (id 0, as epee); unknown: -32601 with the id", async () => {
+    assert.deepEqual(await rpc(s.port, `{"id":5}`), { error: { code: -32600, message: "Invalid Request" }, id: 0, jsonrpc: "2.0" });
+    assert.deepEqual(await rpc(s.port, `{"id":5,"method":12}`), { error: { code: -32600, message: "Invalid Request" }, id: 0, jsonrpc: "2.0" });
+    assert.deepEqual(await rpc(s.port, `{"id":5,"method":"nope"}`), { error: { code: -32601, message: "Method not found" }, id: 5, jsonrpc: "2.0" });
+  });
+
+  it("wrong params: -32602 saying which field and what to send", async () => {
+    const cases: [string, RegExp][] = [
+      [`{}`, /^Invalid params: params\.amount: missing; send an unsigned 64-bit integer$/],
+      [`{"amount":-1}`, /params\.amount: -1 is out of range/],
+      [`{"amount":18446744073709551616}`, /out of range for an unsigned 64-bit integer/],
+      [`{"amount":"ten"}`, /params\.amount: expected an unsigned 64-bit integer, found the string "ten"/],
+      [`{"amount":1,"n":true}`, /params\.n: expected an unsigned 32-bit integer, found the boolean true/],
+      [`7`, /params: expected an object, found the number 7/],
+    ];
+    for (const [params, re] of cases) {
+      const r = await rpc(s.port, `{"id":"x","method":"echo","params":${params}}`);
+      assert.equal(r.id, "x");
+      const err = r.error as { code: number; message: string };
+      assert.equal(err.code, -32602, params);
+      assert.match(err.message, re, params);
+    }
+    // absent params: defaults, as epee; "params": [] for an object method is read as {}, as monerod does
+    assert.equal(((await rpc(s.port, `{"id":1,"method":"get_block_count","params":[]}`)).result as { count: number }).count, 1);
+    assert.deepEqual((await rpc(s.port, `{"id":1,"method":"echo","params":{"amount":"12"}}`)).result, { amount: 12, doubled: 24, note: "", n: 7, status: "OK" });
+  });
+
+  it("handler errors: RpcError passes code and message; anything else is -32603 without details", async () => {
+    assert.deepEqual(await rpc(s.port, `{"id":1,"method":"too_big","params":{"height":9}}`), {
+      error: { code: -2, message: "Requested block height: 9 greater than current top block height: 0" },
+      id: 1,
+      jsonrpc: "2.0",
+    });
+    const a = await http(s.port, "/json_rpc", `{"id":1,"method":"crash"}`);
+    assert.deepEqual(parseJson(a.text), { error: { code: -32603, message: "Internal error" }, id: 1, jsonrpc: "2.0" });
+    assert.doesNotMatch(a.text, /secret|home|at /);
+    assert.ok(logged.some((l) => l.includes("secret internal detail")), "the details go to the log");
+  });
+
+  it("GET /json_rpc with a body works, as on monerod", async () => {
+    const a = await http(s.port, "/json_rpc", `{"id":1,"method":"get_block_count"}`, { method: "GET" });
+    assert.equal((parseJson(a.text) as { result: { count: number } }).result.count, 1);
+  });
+});
+
+describe("rpc/server: plain and .bin paths", () => {
+  let s: { server: RpcServer; port: number };
+  before(async () => {
+    s = await start({ maxBodyBytes: 4096 });
+  });
+  after(() => s.server.close());
+
+  it("answers plain JSON paths and their aliases by GET and POST", async () => {
+    for (const [path, method] of [["/get_height", "GET"], ["/getheight", "POST"], ["/get_height?x=1", "POST"]]) {
+      const a = await http(s.port, path, "", { method });
+      assert.equal(a.status, 200);
+      assert.match(a.text, /"height": 18446744073709551615,/);
+    }
+  });
+
+  it("a plain path's body that does not load is 400 with the reason; unknown paths 404", async () => {
+    const bad = await http(s.port, "/get_height", "{bad");
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /expected a string key/);
+    const wrong = await http(s.port, "/typed", `{"height":"abc"}`);
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.text, /height: expected an unsigned 64-bit integer/);
+    assert.equal((await http(s.port, "/typed", `{"height":18446744073709551615}`)).status, 200);
+    assert.equal((await http(s.port, "/nothing", "")).status, 404);
+    assert.equal((await http(s.port, "/", "")).status, 404);
+  });
+
+  it(".bin paths: epee in, epee out, application/octet-stream", async () => {
+    const req = encodeEpee(getOutsBinRequest, { client: "", outputs: [{ amount: 0n, index: U64_MAX }], get_txid: true });
+    const a = await http(s.port, "/get_outs.bin", req, { headers: { "Content-Type": "application/octet-stream" } });
+    assert.equal(a.status, 200);
+    assert.equal(a.headers["content-type"], "application/octet-stream");
+    const res = decodeEpee(getOutsBinResponse, a.body);
+    assert.equal(res.status, "OK");
+    assert.equal(res.outs[0].height, U64_MAX);
+    const bad = await http(s.port, "/get_outs.bin", Uint8Array.of(1, 2, 3));
+    assert.equal(bad.status, 400);
+  });
+
+  it("a body over the limit is refused with 413, and the server keeps serving", async () => {
+    const big = `{"id":1,"method":"echo","params":{"note":"${"x".repeat(5000)}","amount":1}}`;
+    const a = await http(s.port, "/json_rpc", big);
+    assert.equal(a.status, 413);
+    assert.match(a.text, /larger than the limit of 4096 bytes/);
+    assert.equal((await rpc(s.port, `{"id":1,"method":"get_block_count"}`)).id, 1);
+  });
+});
+
+describe("rpc/server: restricted mode", () => {
+  let s: { server: RpcServer; port: number };
+  before(async () => {
+    s = await start({ restricted: true });
+  });
+  after(() => s.server.close());
+
+  it("hides restricted methods and paths with monerod's answers", async () => {
+    assert.deepEqual(await rpc(s.port, `{"id":1,"method":"generateblocks"}`), { error: { code: -32601, message: "Method not found" }, id: 1, jsonrpc: "2.0" });
+    assert.equal((await http(s.port, "/stop_daemon", "")).status, 404);
+    assert.equal(((await rpc(s.port, `{"id":1,"method":"get_block_count"}`)).result as { count: number }).count, 1);
+    assert.equal((await http(s.port, "/get_height", "")).status, 200);
+  });
+});
+
+describe("rpc/server: digest auth (epee http_auth)", () => {
+  let s: { server: RpcServer; port: number };
+  before(async () => {
+    s = await start({ login: { username: "user", password: "pass" } });
+  });
+  after(() => s.server.close());
+
+  const challenge = async (): Promise<string[]> => {
+    const a = await http(s.port, "/json_rpc", `{"id":1,"method":"get_block_count"}`);
+    assert.equal(a.status, 401);
+    const ch: string[] = [];
+    for (let k = 0; k < a.raw.length; k += 2) if (a.raw[k].toLowerCase() === "www-authenticate") ch.push(a.raw[k + 1]);
+    return ch;
+  };
+
+  it("401 carries epee's two challenges (MD5, MD5-sess)", async () => {
+    const ch = await challenge();
+    assert.equal(ch.length, 2);
+    assert.match(ch[0], /^Digest qop="auth",algorithm=MD5,realm="monero-rpc",nonce="[A-Za-z0-9+/]{22}==",stale=false$/);
+    assert.match(ch[1], /algorithm=MD5-sess/);
+  });
+
+  it("the right login passes (MD5 and MD5-sess); a wrong one, a replayed nc or another uri do not", async () => {
+    const body = `{"id":1,"method":"get_block_count"}`;
+    const good = new DigestClient({ username: "user", password: "pass" });
+    assert.ok(good.onChallenge(await challenge()));
+    const h1 = good.header("POST", "/json_rpc") as string;
+    assert.equal((await http(s.port, "/json_rpc", body, { headers: { Authorization: h1 } })).status, 200);
+    assert.equal((await http(s.port, "/json_rpc", body, { headers: { Authorization: good.header("POST", "/json_rpc") as string } })).status, 200);
+    // the same nc again: right password, so the answer is a fresh challenge marked stale
+    const replay = await http(s.port, "/json_rpc", body, { headers: { Authorization: h1 } });
+    assert.equal(replay.status, 401);
+    assert.match(String(replay.headers["www-authenticate"]), /stale=true/);
+    // the header was made for another uri
+    assert.equal((await http(s.port, "/json_rpc", body, { headers: { Authorization: good.header("POST", "/get_height") as string } })).status, 401);
+
+    const sess = new DigestClient({ username: "user", password: "pass" });
+    assert.ok(sess.onChallenge((await challenge()).slice(1)));
+    assert.equal((await http(s.port, "/get_height", "", { headers: { Authorization: sess.header("POST", "/get_height") as string } })).status, 200);
+
+    const bad = new DigestClient({ username: "user", password: "wrong" });
+    bad.onChallenge(await challenge());
+    const b = await http(s.port, "/json_rpc", body, { headers: { Authorization: bad.header("POST", "/json_rpc") as string } });
+    assert.equal(b.status, 401);
+    assert.match(String(b.headers["www-authenticate"]), /stale=false/);
+    assert.equal((await http(s.port, "/json_rpc", body, { headers: { Authorization: "Basic dXNlcjpwYXNz" } })).status, 401);
+  });
+});
+
+function openSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, "127.0.0.1", () => resolve(sock));
+    sock.on("error", reject);
+  });
+}
+const closed = (sock: Socket, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    if (sock.destroyed) return resolve(true);
+    const t = setTimeout(() => resolve(false), ms);
+    sock.once("close", () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+    sock.resume();
+  });
+
+describe("rpc/server: connections", () => {
+  it("closes connections over the per-IP limit at once and accepts again when one goes", async () => {
+    const s = await start({ maxConnectionsPerIp: 2 });
+    try {
+      const a = await openSocket(s.port);
+      const b = await openSocket(s.port);
+      const c = await openSocket(s.port);
+      assert.equal(await closed(c, 2000), true, "third connection closed");
+      assert.equal(await closed(a, 100), false, "first still open");
+      a.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      const d = await openSocket(s.port);
+      assert.equal(await closed(d, 150), false, "room again after one closed");
+      b.destroy();
+      d.destroy();
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("drops a slow client that never finishes its request", async () => {
+    const s = await start({ requestTimeoutMs: 300, idleTimeoutMs: 300 });
+    try {
+      const sock = await openSocket(s.port);
+      sock.write("POST /json_rpc HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
+      const t0 = Date.now();
+      assert.equal(await closed(sock, 3000), true);
+      assert.ok(Date.now() - t0 < 3000);
+      assert.equal((await rpc(s.port, `{"id":1,"method":"get_block_count"}`)).id, 1);
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("answers 300 parallel requests, each with its own id", async () => {
+    const s = await start({ maxConnections: 400, maxConnectionsPerIp: 400 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, (_, k) => rpc(s.port, `{"id":${k},"method":"echo","params":{"amount":${U64_MAX - BigInt(k)}}}`)),
+      );
+      answers.forEach((r, k) => {
+        assert.equal(r.id, k);
+        assert.equal((r.result as { amount: bigint }).amount, U64_MAX - BigInt(k));
+      });
+    } finally {
+      await s.server.close();
+    }
+  });
+
+  it("a slow handler does not hold up others", async () => {
+    const s = await start();
+    try {
+      const slow = rpc(s.port, `{"id":1,"method":"sleep","params":{"ms":400}}`);
+      const t0 = Date.now();
+      await rpc(s.port, `{"id":2,"method":"get_block_count"}`);
+      assert.ok(Date.now() - t0 < 300);
+      assert.equal((await slow).id, 1);
+    } finally {
+      await s.server.close();
+    }
+  });
+});
+
+describe("rpc/server: each service words validation failures its own way", () => {
+  it("a wallet-style policy maps invalid params to its own code", async () => {
+    const methods = table({
+      errors: {
+        invalidParams: (e) => ({ code: WALLET_RPC_ERROR.UNKNOWN_ERROR, message: `Invalid params: ${e.message}` }),
+        internal: () => ({ code: WALLET_RPC_ERROR.UNKNOWN_ERROR, message: "Internal error" }),
+      },
+    });
+    const server = new RpcServer({ methods, log: () => undefined });
+    const { port } = await server.listen(0);
+    try {
+      const r = await rpc(port, `{"id":1,"method":"echo","params":{"amount":-5}}`);
+      assert.equal((r.error as { code: number }).code, -1);
+      assert.match((r.error as { message: string }).message, /params\.amount: -5 is out of range/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a name declared twice", () => {
+    assert.throws(() => table().addJsonRpc({ name: "getblockcount", params: object({}), handler: () => null }), /declared twice/);
+  });
+});
