@@ -134,6 +134,8 @@ interface RawAnswer {
   status: number;
   body: Buffer;
   challenges: string[];
+  /** Whether we sent an Authorization header. */
+  sentAuth: boolean;
 }
 
 const CONNECTION_CODES = new Set([
@@ -154,7 +156,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export class NodeClient {
   readonly url: string;
   private readonly base: URL;
+  private readonly login: Login | undefined;
+  /** The latest challenge from any connection: used on connections that have none of their own yet. */
   private readonly digest: DigestClient | undefined;
+  /** Per connection: epee keeps one nonce and nc counter per connection (http_auth.cpp). */
+  private readonly digestBySocket = new WeakMap<object, DigestClient>();
   private readonly agent: HttpAgent;
   private readonly o: Required<Omit<NodeClientOptions, "login" | "url">>;
   private nextId = 0;
@@ -165,6 +171,7 @@ export class NodeClient {
       throw new TypeError(`node url must be http:// or https://, got ${opts.url}`);
     this.url = this.base.origin + this.base.pathname.replace(/\/+$/, "");
     const login = typeof opts.login === "string" ? parseLogin(opts.login) : opts.login;
+    this.login = login;
     this.digest = login ? new DigestClient(login) : undefined;
     this.agent =
       this.base.protocol === "https:" ? new HttpsAgent({ keepAlive: true, maxSockets: 8 }) : new HttpAgent({ keepAlive: true, maxSockets: 8 });
@@ -186,10 +193,10 @@ export class NodeClient {
   private once(method: "GET" | "POST", path: string, body: Uint8Array, type: string, opts: CallOptions): Promise<RawAnswer> {
     const fullPath = this.base.pathname.replace(/\/+$/, "") + path;
     const headers: Record<string, string | number> = { "Content-Type": type, "Content-Length": body.length, Accept: "*/*" };
-    const auth = this.digest?.header(method, fullPath);
-    if (auth) headers.Authorization = auth;
     const send = this.base.protocol === "https:" ? httpsRequest : httpRequest;
     const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
+    let socket: object | undefined;
+    let sentAuth = false;
     return new Promise<RawAnswer>((resolve, reject) => {
       let settled = false;
       const finish = (err: Error | undefined, v?: RawAnswer): void => {
@@ -214,11 +221,18 @@ export class NodeClient {
             }
             chunks.push(c);
           });
+          const challenges: string[] = [];
+          for (let k = 0; k + 1 < res.rawHeaders.length; k += 2)
+            if (res.rawHeaders[k].toLowerCase() === "www-authenticate") challenges.push(res.rawHeaders[k + 1]);
+          // record a challenge now, before the socket goes back to the pool: the agent hands it to
+          // the next queued request as soon as this answer ends, and that request must use the new nonce
+          if (res.statusCode === 401 && socket && this.login && challenges.length > 0) {
+            const own = this.digestBySocket.get(socket) ?? new DigestClient(this.login);
+            if (own.onChallenge(challenges)) this.digestBySocket.set(socket, own);
+            this.digest?.onChallenge(challenges);
+          }
           res.on("end", () => {
-            const challenges: string[] = [];
-            for (let k = 0; k + 1 < res.rawHeaders.length; k += 2)
-              if (res.rawHeaders[k].toLowerCase() === "www-authenticate") challenges.push(res.rawHeaders[k + 1]);
-            finish(undefined, { status: res.statusCode ?? 0, body: Buffer.concat(chunks), challenges });
+            finish(undefined, { status: res.statusCode ?? 0, body: Buffer.concat(chunks), challenges, sentAuth });
           });
           res.on("error", (e) => finish(this.connectionError(e)));
         },
@@ -233,8 +247,21 @@ export class NodeClient {
       };
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       req.on("error", (e) => finish(this.connectionError(e)));
-      req.end(body);
+      // the Authorization header depends on the connection (see `digestFor`), so it is set once the
+      // request has its socket and before the headers go out
+      req.once("socket", (sock: object) => {
+        socket = sock;
+        const auth = this.digestFor(sock)?.header(method, fullPath);
+        sentAuth = auth !== undefined;
+        if (auth !== undefined) req.setHeader("Authorization", auth);
+        req.end(body);
+      });
     });
+  }
+
+  private digestFor(sock: object): DigestClient | undefined {
+    const own = this.digestBySocket.get(sock);
+    return own?.ready ? own : this.digest;
   }
 
   private connectionError(e: Error): Error {
@@ -261,13 +288,13 @@ export class NodeClient {
         throw e;
       }
       if (ans.status === 401) {
-        if (!this.digest) throw new NodeAuthError(`${path}: the node at ${this.url} requires a login (--rpc-login user:pass)`);
-        // a first challenge, or a stale nonce, is answered; a fresh challenge after our answer means a wrong login
+        if (!this.digest || !this.login) throw new NodeAuthError(`${path}: the node at ${this.url} requires a login (--rpc-login user:pass)`);
+        // stale=true: right login, but the nonce or nc was not the one this connection expects —
+        // answer again; stale=false after we sent a login: the login is wrong
         const stale = ans.challenges.some((c) => /stale\s*=\s*"?true/i.test(c));
-        const hadAuth = this.digest.ready;
-        if (!this.digest.onChallenge(ans.challenges)) throw new NodeAuthError(`${path}: the node asked for an authentication scheme other than digest MD5`);
-        if ((hadAuth && !stale && authTries > 0) || authTries >= 3) throw new NodeAuthError(`${path}: the node at ${this.url} rejected the login`);
-        authTries++;
+        if (ans.sentAuth && !stale) throw new NodeAuthError(`${path}: the node at ${this.url} rejected the login`);
+        if (!this.digest.ready) throw new NodeAuthError(`${path}: the node asked for an authentication scheme other than digest MD5`);
+        if (++authTries > 8) throw new NodeAuthError(`${path}: the node at ${this.url} kept refusing the login (stale nonces)`);
         continue;
       }
       if (ans.status !== 200) throw new NodeHttpError(path, ans.status, ans.body.toString("utf8"));
