@@ -8,7 +8,8 @@
         "native/crypto/sc.c",
         "native/crypto/keccak.c",
         "native/crypto/monero.c",
-        "native/crypto/msm.c"
+        "native/crypto/msm.c",
+        "native/crypto/ringct.c"
       ],
       "cflags": ["-O3", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "cflags!": ["-O2", "-O0"],

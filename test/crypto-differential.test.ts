@@ -210,6 +210,60 @@ test("differential: multi-scalar multiplication", { skip }, () => {
   );
 });
 
+test("differential: multi-scalar multiplication over prepared points", { skip }, () => {
+  // a prepared set (torsioned points included) used with prefixes of every size, plus fresh points
+  for (const n of [1, 2, 5, 64, 130]) {
+    const set = new Uint8Array(n * 32);
+    for (let i = 0; i < n; i++) set.set(point(), i * 32);
+    const prepared = new Map<CryptoBackend, Bytes>();
+    same(
+      `multiScalarMultPrepared over ${n} prepared points`,
+      () => {
+        const k = int(n + 1);
+        const m = int(n > 64 ? 3 : 40);
+        const ps = new Uint8Array(k * 32);
+        for (let i = 0; i < k; i++) ps.set(int(8) === 0 ? EDGE_SCALARS[int(EDGE_SCALARS.length)] : canonicalScalar(), i * 32);
+        const sc = new Uint8Array(m * 32);
+        const pts = new Uint8Array(m * 32);
+        for (let i = 0; i < m; i++) {
+          sc.set(anyScalar(), i * 32);
+          pts.set(int(20) === 0 ? anyPointBytes() : point(), i * 32);
+        }
+        return [ps, sc, pts] as [Bytes, Bytes, Bytes];
+      },
+      (b, ps, sc, pts) => {
+        let prep = prepared.get(b);
+        if (!prep) {
+          const made = b.preparePoints(set);
+          assert.ok(made);
+          prep = made;
+          prepared.set(b, prep);
+        }
+        const r = b.multiScalarMultPrepared(prep, ps, sc, pts);
+        // the same as the plain multiexp over the concatenation
+        const k = ps.length / 32;
+        const plain = b.multiScalarMult(Buffer.concat([ps, sc]), Buffer.concat([set.subarray(0, 32 * k), pts]));
+        assert.deepEqual(r, plain);
+        return r;
+      },
+      n > 64 ? 4 : 30,
+    );
+  }
+  // a set holding an undecodable point cannot be prepared; a foreign buffer is refused
+  same(
+    "preparePoints with invalid point",
+    () => {
+      const n = 1 + int(10);
+      const set = new Uint8Array(n * 32);
+      for (let i = 0; i < n; i++) set.set(i === n - 1 ? EDGE_ENCODINGS[0] : point(), i * 32);
+      return [set] as [Bytes];
+    },
+    (b, set) => b.preparePoints(set),
+    10,
+  );
+  same("multiScalarMultPrepared with a foreign buffer", () => [bytes(64)] as [Bytes], (b, junk) => b.multiScalarMultPrepared(junk, new Uint8Array(0), new Uint8Array(0), new Uint8Array(0)), 5);
+});
+
 test("differential: Monero key operations", { skip }, () => {
   same("secretKeyToPublicKey", () => [anyScalar()] as [Bytes], (b, s) => b.secretKeyToPublicKey(s));
   same("generateKeyDerivation", () => [anyPointBytes(), canonicalScalar()] as [Bytes, Bytes], (b, p, s) => b.generateKeyDerivation(p, s));

@@ -15,6 +15,7 @@
 #include "keccak.h"
 #include "monero.h"
 #include "msm.h"
+#include "ringct.h"
 #include "sc.h"
 
 #define MAX_ARGS 8
@@ -506,6 +507,9 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"checkSignature", f_check_signature},
       {"generateRingSignature", f_generate_ring_signature},
       {"checkRingSignature", f_check_ring_signature},
+      {"preparedSize", tsm_napi_prepared_size},
+      {"preparePoints", tsm_napi_prepare_points},
+      {"multiScalarMultPrepared", tsm_napi_msm_prepared},
   };
   tsm_ge_init();
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

@@ -76,6 +76,18 @@ export interface CryptoBackend {
    * decompress. `scalars` and `points` are n×32 bytes each. The empty sum is the identity (01 00…00).
    */
   multiScalarMult(scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null;
+  /**
+   * Decodes n points (n×32 bytes) once, for repeated `multiScalarMultPrepared` calls on a fixed set
+   * such as the Bulletproof generators. Returns an opaque buffer that only this backend reads, or
+   * null if any point does not decompress.
+   */
+  preparePoints(points: Bytes): Bytes | null;
+  /**
+   * Σ aᵢ·Qᵢ + Σ sⱼ·Pⱼ, variable time, like `multiScalarMult`: Qᵢ are the first k points of
+   * `prepared` (k = preparedScalars.length/32, at most the prepared count), Pⱼ compressed points.
+   * Null if a Pⱼ does not decompress. Throws TypeError when `prepared` is not from `preparePoints`.
+   */
+  multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null;
   /** Monero's raw map of 32 bytes to a point, without hashing or cofactor (`ge_fromfe_frombytes_vartime`). */
   hashToPoint(h: Bytes, out?: Bytes): Bytes;
   /** Monero's `hash_to_ec`: 8 · map(keccak256(p)). Accepts any 32 bytes. */

@@ -54,6 +54,9 @@ interface Addon {
     out: Bytes,
   ): number;
   checkRingSignature(prefix: Bytes, image: Bytes, pubs: Bytes, sigs: Bytes): boolean;
+  preparedSize(n: number): number;
+  preparePoints(points: Bytes, out: Bytes): boolean;
+  multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out: Bytes): boolean;
 }
 
 /** Forces one multi-scalar algorithm (tests and benchmarks); the backend itself picks by size. */
@@ -227,6 +230,20 @@ export function wrapAddon(a: Addon): NativeBackend {
         throw new TypeError(`multiScalarMult: ${n} scalars but ${points.length / 32} points`);
       const o = outBuf("multiScalarMult", out);
       return a.multiScalarMult(scalars, points, o, algo) ? o : null;
+    },
+    preparePoints(points: Bytes): Bytes | null {
+      const n = needMultiple("preparePoints", "points", points, 32);
+      const o = new Uint8Array(a.preparedSize(n));
+      return a.preparePoints(points, o) ? o : null;
+    },
+    multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null {
+      if (!(prepared instanceof Uint8Array)) throw new TypeError("multiScalarMultPrepared: prepared must be a Uint8Array");
+      needMultiple("multiScalarMultPrepared", "preparedScalars", preparedScalars, 32);
+      const n = needMultiple("multiScalarMultPrepared", "scalars", scalars, 32);
+      if (needMultiple("multiScalarMultPrepared", "points", points, 32) !== n)
+        throw new TypeError(`multiScalarMultPrepared: ${n} scalars but ${points.length / 32} points`);
+      const o = outBuf("multiScalarMultPrepared", out);
+      return a.multiScalarMultPrepared(prepared, preparedScalars, scalars, points, o) ? o : null;
     },
     hashToPoint(h: Bytes, out?: Bytes): Bytes {
       need("hashToPoint", "h", h, 32);

@@ -8,7 +8,7 @@
  */
 import type { Bytes, CryptoBackend } from "../backend.js";
 import { type RandomSource, randomScalar, systemRandom } from "../random.js";
-import { generators, MAX_GENERATORS } from "./generators.js";
+import { generators, MAX_GENERATORS, preparedGenerators, scratchViews } from "./generators.js";
 import {
   concatBytes,
   equalBytes,
@@ -287,7 +287,7 @@ function batchTerms(
   b: CryptoBackend,
   proofs: readonly BulletproofPlusProof[],
   rng: RandomSource,
-): { scalars: Bytes; points: Bytes } | null {
+): { gh: Bytes; scalars: Bytes; points: Bytes; pairs: number } | null {
   let maxLength = 0;
   const data: { y: Bytes; z: Bytes; e: Bytes; ch: Bytes[]; logM: number }[] = [];
   const toInvert: Bytes[] = [];
@@ -321,10 +321,18 @@ function batchTerms(
 
   let gScalar: Bytes = ZERO.slice();
   let hScalar: Bytes = ZERO.slice();
-  const Gi: Bytes[] = new Array<Bytes>(maxMN).fill(ZERO);
-  const Hi: Bytes[] = new Array<Bytes>(maxMN).fill(ZERO);
+  // interleaved Gi/Hi scalars, accumulated in place over the proofs
+  const gh = new Uint8Array(64 * maxMN);
+  const Gi: Bytes[] = [];
+  const Hi: Bytes[] = [];
+  for (let i = 0; i < maxMN; i++) {
+    Gi.push(gh.subarray(64 * i, 64 * i + 32));
+    Hi.push(gh.subarray(64 * i + 32, 64 * i + 64));
+  }
   const extraS: Bytes[] = [];
   const extraP: Bytes[] = [];
+  const g = new Uint8Array(32);
+  const h = new Uint8Array(32);
   for (let k = 0; k < proofs.length; k++) {
     const p = proofs[k];
     const { y, z, e, ch, logM } = data[k];
@@ -360,10 +368,10 @@ function batchTerms(
     gScalar = b.scMulAdd(w, p.d1, gScalar);
 
     // d[j·N + i] = z^(2(j+1))·2^i
-    const d: Bytes[] = new Array<Bytes>(MN);
-    d[0] = z2;
-    for (let i = 1; i < N; i++) d[i] = b.scAdd(d[i - 1], d[i - 1]);
-    for (let j = 1; j < M; j++) for (let i = 0; i < N; i++) d[j * N + i] = b.scMul(d[(j - 1) * N + i], z2);
+    const d = scratchViews("bpp-d", MN);
+    d[0].set(z2);
+    for (let i = 1; i < N; i++) b.scAdd(d[i - 1], d[i - 1], d[i]);
+    for (let j = 1; j < M; j++) for (let i = 0; i < N; i++) b.scMul(d[(j - 1) * N + i], z2, d[j * N + i]);
     const sumD = b.scMul(TWO64_MINUS_ONE, sumOfEvenPowers(b, z, 2 * M));
     const sumY = sumOfPowers(b, y, MN);
     let hs = b.scMul(b.scSub(z2, z), sumY);
@@ -373,29 +381,30 @@ function batchTerms(
     hScalar = b.scMulAdd(hs, w, hScalar);
 
     // products of challenges for every index (challenges_cache)
-    const cache: Bytes[] = new Array<Bytes>(1 << rounds);
-    cache[0] = chInv[0];
-    cache[1] = ch[0];
+    const cache = scratchViews("bpp-cache", 1 << rounds);
+    cache[0].set(chInv[0]);
+    cache[1].set(ch[0]);
     for (let j = 1; j < rounds; j++) {
       const slots = 1 << (j + 1);
       for (let s = slots - 1; s > 0; s -= 2) {
-        cache[s] = b.scMul(cache[s >> 1], ch[j]);
-        cache[s - 1] = b.scMul(cache[s >> 1], chInv[j]);
+        // cache[s >> 1] is read twice before being overwritten (s >> 1 < s − 1 for s ≥ 3; s = 1 writes 1 and 0 from 0)
+        b.scMul(cache[s >> 1], ch[j], cache[s]);
+        b.scMul(cache[s >> 1], chInv[j], cache[s - 1]);
       }
     }
-    let eR1WY = b.scMul(b.scMul(e, p.r1), w);
+    const eR1WY = b.scMul(b.scMul(e, p.r1), w);
     const eS1W = b.scMul(b.scMul(e, p.s1), w);
     const e2ZW = b.scMul(b.scMul(e2, z), w);
     const minusE2ZW = scNeg(b, e2ZW);
-    let minusE2WY = b.scMul(b.scMul(scNeg(b, e2), w), yMN);
+    const minusE2WY = b.scMul(b.scMul(scNeg(b, e2), w), yMN);
     for (let i = 0; i < MN; i++) {
-      const g = b.scMulAdd(eR1WY, cache[i], e2ZW);
-      let h = b.scMulAdd(eS1W, cache[~i & (MN - 1)], minusE2ZW);
-      h = b.scMulAdd(minusE2WY, d[i], h);
-      Gi[i] = b.scAdd(Gi[i], g);
-      Hi[i] = b.scAdd(Hi[i], h);
-      eR1WY = b.scMul(eR1WY, yinv);
-      minusE2WY = b.scMul(minusE2WY, yinv);
+      b.scMulAdd(eR1WY, cache[i], e2ZW, g);
+      b.scMulAdd(eS1W, cache[~i & (MN - 1)], minusE2ZW, h);
+      b.scMulAdd(minusE2WY, d[i], h, h);
+      b.scAdd(Gi[i], g, Gi[i]);
+      b.scAdd(Hi[i], h, Hi[i]);
+      b.scMul(eR1WY, yinv, eR1WY);
+      b.scMul(minusE2WY, yinv, minusE2WY);
     }
     for (let j = 0; j < rounds; j++) {
       extraS.push(times8(b.scMul(b.scMul(ch[j], ch[j]), minusWe2)));
@@ -406,21 +415,7 @@ function batchTerms(
   }
   extraS.push(gScalar, hScalar);
   extraP.push(G, H);
-  const gens = generators(b, "bulletproof_plus", maxMN);
-  const scalars = new Uint8Array(32 * (2 * maxMN + extraS.length));
-  const points = new Uint8Array(scalars.length);
-  for (let i = 0; i < maxMN; i++) {
-    scalars.set(Gi[i], 64 * i);
-    scalars.set(Hi[i], 64 * i + 32);
-    points.set(gens.Gi.subarray(32 * i, 32 * i + 32), 64 * i);
-    points.set(gens.Hi.subarray(32 * i, 32 * i + 32), 64 * i + 32);
-  }
-  let o = 64 * maxMN;
-  for (let i = 0; i < extraS.length; i++, o += 32) {
-    scalars.set(extraS[i], o);
-    points.set(extraP[i], o);
-  }
-  return { scalars, points };
+  return { gh, scalars: concatBytes(extraS), points: concatBytes(extraP), pairs: maxMN };
 }
 
 /**
@@ -435,6 +430,6 @@ export function bulletproofPlusVerify(
   if (proofs.length === 0) return true;
   const t = batchTerms(b, proofs, rng);
   if (t === null) return false;
-  const r = b.multiScalarMult(t.scalars, t.points);
+  const r = b.multiScalarMultPrepared(preparedGenerators(b, "bulletproof_plus", t.pairs), t.gh, t.scalars, t.points);
   return r !== null && equalBytes(r, IDENTITY);
 }

@@ -7,7 +7,7 @@
  */
 import type { Bytes, CryptoBackend } from "../backend.js";
 import { type RandomSource, randomScalar, systemRandom } from "../random.js";
-import { generators, MAX_GENERATORS } from "./generators.js";
+import { generators, MAX_GENERATORS, preparedGenerators } from "./generators.js";
 import {
   concatBytes,
   equalBytes,
@@ -345,21 +345,13 @@ export function bulletproofVerify(b: CryptoBackend, proofs: readonly Bulletproof
   }
   extraS.push(b.scSub(y0, z1), b.scSub(z3, y1));
   extraP.push(G, H);
-  const gens = generators(b, "bulletproof", maxMN);
-  const scalars = new Uint8Array(32 * (2 * maxMN + extraS.length));
-  const points = new Uint8Array(scalars.length);
+  const gh = new Uint8Array(64 * maxMN);
   for (let i = 0; i < maxMN; i++) {
-    scalars.set(z4[i], 64 * i);
-    scalars.set(z5[i], 64 * i + 32);
-    points.set(gens.Gi.subarray(32 * i, 32 * i + 32), 64 * i);
-    points.set(gens.Hi.subarray(32 * i, 32 * i + 32), 64 * i + 32);
+    gh.set(z4[i], 64 * i);
+    gh.set(z5[i], 64 * i + 32);
   }
-  let o = 64 * maxMN;
-  for (let i = 0; i < extraS.length; i++, o += 32) {
-    scalars.set(extraS[i], o);
-    points.set(extraP[i], o);
-  }
-  const r = b.multiScalarMult(scalars, points);
+  const prepared = preparedGenerators(b, "bulletproof", maxMN);
+  const r = b.multiScalarMultPrepared(prepared, gh, concatBytes(extraS), concatBytes(extraP));
   return r !== null && equalBytes(r, IDENTITY);
 }
 

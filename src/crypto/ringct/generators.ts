@@ -45,3 +45,49 @@ export function generators(b: CryptoBackend, family: GeneratorFamily, n: number)
   if (n > t.count) t.count = n;
   return { Gi: t.Gi.subarray(0, 32 * n), Hi: t.Hi.subarray(0, 32 * n) };
 }
+
+interface Prepared {
+  prepared: Bytes;
+  pairs: number;
+}
+
+const preparedByBackend = new WeakMap<CryptoBackend, Map<GeneratorFamily, Prepared>>();
+
+/**
+ * The generators Gi[0], Hi[0], Gi[1], Hi[1], … (interleaved, ≥ n pairs) decoded once by the backend
+ * (`preparePoints`), for `multiScalarMultPrepared` with interleaved Gi/Hi scalars.
+ */
+export function preparedGenerators(b: CryptoBackend, family: GeneratorFamily, n: number): Bytes {
+  let perFamily = preparedByBackend.get(b);
+  if (!perFamily) {
+    perFamily = new Map();
+    preparedByBackend.set(b, perFamily);
+  }
+  const have = perFamily.get(family);
+  if (have && have.pairs >= n) return have.prepared;
+  const pairs = Math.min(MAX_GENERATORS, Math.max(n, 2 * (have?.pairs ?? 64)));
+  const g = generators(b, family, pairs);
+  const inter = new Uint8Array(64 * pairs);
+  for (let i = 0; i < pairs; i++) {
+    inter.set(g.Gi.subarray(32 * i, 32 * i + 32), 64 * i);
+    inter.set(g.Hi.subarray(32 * i, 32 * i + 32), 64 * i + 32);
+  }
+  const prepared = b.preparePoints(inter);
+  if (prepared === null) throw new Error("a generator did not decode (impossible)");
+  perFamily.set(family, { prepared, pairs });
+  return prepared;
+}
+
+/** Reusable scratch: `count` 32-byte views into one buffer (verification is synchronous, so one set per size is enough). */
+const scratch = new Map<string, Bytes[]>();
+export function scratchViews(tag: string, count: number): Bytes[] {
+  const key = `${tag}:${count}`;
+  let v = scratch.get(key);
+  if (!v) {
+    const buf = new Uint8Array(32 * count);
+    v = [];
+    for (let i = 0; i < count; i++) v.push(buf.subarray(32 * i, 32 * i + 32));
+    scratch.set(key, v);
+  }
+  return v;
+}

@@ -60,6 +60,22 @@ function bytesToPoints(buf: Uint8Array): G.Pt[] | null {
   return pts;
 }
 
+const PREPARED_TAG = Uint8Array.from(Buffer.from("TSMTSPR1", "ascii"));
+const preparedCache = new WeakMap<Uint8Array, G.Pt[]>();
+
+/** The decoded points of a `preparePoints` buffer (decoded again if the buffer is a copy). */
+function preparedPoints(prepared: Uint8Array): G.Pt[] {
+  if (!(prepared instanceof Uint8Array)) throw new TypeError("prepared: expected Uint8Array");
+  const hit = preparedCache.get(prepared);
+  if (hit) return hit;
+  const tagOk = prepared.length >= PREPARED_TAG.length && PREPARED_TAG.every((v, i) => prepared[i] === v);
+  if (!tagOk || (prepared.length - PREPARED_TAG.length) % 32 !== 0) throw new TypeError("prepared: not a preparePoints buffer");
+  const pts = bytesToPoints(prepared.subarray(PREPARED_TAG.length));
+  if (pts === null) throw new TypeError("prepared: not a preparePoints buffer");
+  preparedCache.set(prepared, pts);
+  return pts;
+}
+
 /** The pure-TypeScript implementation of the crypto backend contract. */
 export const tsBackend: CryptoBackend = {
   name: "ts",
@@ -233,6 +249,36 @@ export const tsBackend: CryptoBackend = {
       const ss: bigint[] = [];
       for (let i = 0; i < pts.length; i++) ss.push(S.scalarToBig(scalars.subarray(32 * i, 32 * i + 32)));
       return G.encode(G.multiScalarMult(ss, pts), o);
+    });
+  },
+
+  /** Opaque form: an 8-byte tag then the compressed points; the decoded points are cached per buffer. */
+  preparePoints(points: Bytes): Bytes | null {
+    needMultiple(points, 32, "points");
+    const pts = bytesToPoints(points);
+    if (pts === null) return null;
+    const o = new Uint8Array(PREPARED_TAG.length + points.length);
+    o.set(PREPARED_TAG);
+    o.set(points, PREPARED_TAG.length);
+    preparedCache.set(o, pts);
+    return o;
+  },
+
+  multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null {
+    const q = preparedPoints(prepared);
+    needMultiple(preparedScalars, 32, "preparedScalars");
+    needMultiple(scalars, 32, "scalars");
+    needMultiple(points, 32, "points");
+    if (scalars.length !== points.length) throw new TypeError("scalars and points must have the same count");
+    const k = preparedScalars.length / 32;
+    if (k > q.length) throw new TypeError(`preparedScalars: ${k} scalars for ${q.length} prepared points`);
+    return viaTemp(out, (o) => {
+      const pts = bytesToPoints(points);
+      if (pts === null) return null;
+      const ss: bigint[] = [];
+      for (let i = 0; i < k; i++) ss.push(S.scalarToBig(preparedScalars.subarray(32 * i, 32 * i + 32)));
+      for (let i = 0; i < pts.length; i++) ss.push(S.scalarToBig(scalars.subarray(32 * i, 32 * i + 32)));
+      return G.encode(G.multiScalarMult(ss, [...q.slice(0, k), ...pts]), o);
     });
   },
 
