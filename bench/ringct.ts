@@ -226,7 +226,7 @@ async function run(args: ParsedArgs): Promise<void> {
     "- ≈: CLSAG verify is half of test_sig_clsag<16, 2, 2> (two verifies + a 4-point balance sum); the 16-output rows compare with Monero's 15-output test (same padded size 16); the batch of 10 interpolates Monero's batches of 4 and 64 linearly.",
   );
   out.push(
-    "- Ours runs the protocol in TypeScript over the backend's calls (scalars, hash_to_ec, multiScalarMult on compressed points, so every verify also decompresses all generators); Monero's figures are per-call medians (`--verbose --stats`).",
+    "- Ours runs the protocol in TypeScript over the backend's calls (scalars, hash_to_ec, multi-scalar multiplications); the Bulletproof generators are decoded once per process (preparePoints), every proof point is decompressed per call. Monero's figures are per-call medians (`--verbose --stats`). Monero has no CLSAG signing test (test_sig_clsag signs in init), hence no figure for that row.",
   );
   if (!monero.ok) out.push(`- Monero: ${monero.reason}`);
   else for (const t of monero.missing) out.push(`- Monero test not reported: ${t}`);
