@@ -106,3 +106,20 @@ describe("rpc/schema", () => {
     assert.equal(stringifyJson(s.toJson(v)), `{"height":18446744073709551615,"count":0,"hashes":["${"00".repeat(32)}"],"flag":true,"name":""}`);
   });
 });
+
+describe("rpc/json epee style", () => {
+  it("writes what epee writes: sorted keys, CRLF, inline arrays, objects in arrays at the parent's level", () => {
+    const v = { status: "OK", distributions: [{ amount: 0n, distribution: [0n, 1n, 18446744073709551615n] }], a: {}, e: [] };
+    assert.equal(
+      stringifyJson(v, { style: "epee" }),
+      '{\r\n  "a": {\r\n  },\r\n  "distributions": [{\r\n    "amount": 0,\r\n    "distribution": [0,1,18446744073709551615]\r\n  }],\r\n  "e": [],\r\n  "status": "OK"\r\n}',
+    );
+  });
+
+  it("escapes like epee ('/' too) but keeps the text valid JSON", () => {
+    const s = 'a/b"c\\d\n\t\u000b\u0001é';
+    const text = stringifyJson({ s }, { style: "epee" });
+    assert.equal(text, '{\r\n  "s": "a\\/b\\"c\\\\d\\n\\t\\u000b\\u0001é"\r\n}');
+    assert.deepEqual(parseJson(text), { s });
+  });
+});

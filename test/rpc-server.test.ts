@@ -129,23 +129,23 @@ describe("rpc/server: JSON-RPC envelope (as epee answers)", () => {
     assert.equal((await rpc(s.port, `{"id":null,"method":"get_block_count"}`)).id, 0);
   });
 
-  it("writes keys in epee's order and indents by 2 like monerod", async () => {
+  it("writes JSON as epee does: sorted keys, CRLF, 2-space indent, inline arrays, escaped '/'", async () => {
     const a = await http(s.port, "/json_rpc", `{"jsonrpc":"2.0","id":"0","method":"get_block_count"}`);
-    assert.equal(a.text, '{\n  "id": "0",\n  "jsonrpc": "2.0",\n  "result": {\n    "count": 1,\n    "status": "OK",\n    "untrusted": false\n  }\n}');
-    const e = await http(s.port, "/json_rpc", `{"id":3,"method":"nope"}`);
-    assert.match(e.text, /^\{\n {2}"error": \{\n {4}"code": -32601,\n {4}"message": "Method not found"\n {2}\},\n {2}"id": 3,\n {2}"jsonrpc": "2.0"\n\}$/);
+    assert.equal(a.text, '{\r\n  "id": "0",\r\n  "jsonrpc": "2.0",\r\n  "result": {\r\n    "count": 1,\r\n    "status": "OK",\r\n    "untrusted": false\r\n  }\r\n}');
+    const e = await http(s.port, "/json_rpc", `{"id":[3,{"b":1,"a":"x/y"}],"method":"nope"}`);
+    assert.equal(e.text, '{\r\n  "error": {\r\n    "code": -32601,\r\n    "message": "Method not found"\r\n  },\r\n  "id": [3,{\r\n    "a": "x\\/y",\r\n    "b": 1\r\n  }],\r\n  "jsonrpc": "2.0"\r\n}');
   });
 
   it("u64: 2^64-1 goes in and comes out exactly, as a bare number", async () => {
     const a = await http(s.port, "/json_rpc", `{"id":1,"method":"echo","params":{"amount":18446744073709551615}}`);
-    assert.match(a.text, /"amount": 18446744073709551615,/);
+    assert.match(a.text, /"amount": 18446744073709551615,\r\n/);
     const r = parseJson(a.text) as { result: { amount: bigint; doubled: bigint } };
     assert.equal(r.result.amount, U64_MAX);
     assert.equal(r.result.doubled, U64_MAX * 2n);
   });
 
   it("malformed JSON and batches answer -32700 Parse error with id 0", async () => {
-    for (const body of ["{bad", "", "[1", `[{"id":1,"method":"get_block_count"}]`, `"str"`, "\u0000"]) {
+    for (const body of ["{bad", "[1", `[{"id":1,"method":"get_block_count"}]`, `"str"`, "\u0000"]) {
       const r = await rpc(s.port, body);
       assert.equal(r.id, 0, body);
       assert.equal((r.error as { code: number }).code, -32700, body);

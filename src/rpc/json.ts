@@ -254,7 +254,15 @@ export function parseJson(input: string | Uint8Array, opts: JsonParseOptions = {
 }
 
 export interface JsonStringifyOptions {
-  /** Spaces per level; 0 (default) for compact output. monerod indents by 2. */
+  /**
+   * "standard" (default): RFC 8259 text, compact or indented by `indent`.
+   * "epee": byte for byte what monerod/monero-wallet-rpc write (epee portable_storage_to_json.h):
+   * keys in std::map order, CRLF line ends, 2 spaces per level, arrays inline as [a,b], and
+   * '/' escaped as "\/" (control characters epee would write raw are \u-escaped instead, so the
+   * text stays valid JSON).
+   */
+  style?: "standard" | "epee";
+  /** Spaces per level for the standard style; 0 (default) for compact output. */
   indent?: number;
   /** Deepest nesting written. Default 1000. */
   maxDepth?: number;
@@ -271,8 +279,22 @@ export type JsonWritable =
   | readonly JsonWritable[]
   | { readonly [key: string]: JsonWritable };
 
+const EPEE_ESCAPES: Record<string, string> = { "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\", "/": "\\/" };
+
+/** epee's transform_to_escape_sequence, except that other control characters become \u00XX. */
+function epeeString(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return `"${s.replace(/[\u0000-\u001f"\\/]/g, (c) => EPEE_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
+}
+
+/** Keys in std::map<std::string> order (bytewise on UTF-8). */
+function epeeKeyOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
 /** Writes JSON with `bigint` as bare integers. Throws on non-finite numbers and cycles (depth). */
 export function stringifyJson(value: JsonWritable, opts: JsonStringifyOptions = {}): string {
+  if (opts.style === "epee") return stringifyEpee(value, opts.maxDepth ?? 1000);
   const indent = opts.indent ?? 0;
   const maxDepth = opts.maxDepth ?? 1000;
   const parts: string[] = [];
@@ -337,5 +359,61 @@ export function stringifyJson(value: JsonWritable, opts: JsonStringifyOptions = 
     parts.push(close, "}");
   };
   write(value, 0);
+  return parts.join("");
+}
+
+function scalar(v: JsonWritable): string | undefined {
+  switch (typeof v) {
+    case "bigint":
+      return v.toString();
+    case "number":
+      if (!Number.isFinite(v)) throw new RangeError(`cannot write ${v} as JSON`);
+      return Number.isInteger(v) && Math.abs(v) >= 1e21 ? BigInt(v).toString() : String(v);
+    case "boolean":
+      return v ? "true" : "false";
+    case "undefined":
+      return "null";
+    case "string":
+      return epeeString(v);
+    case "object":
+      return v === null ? "null" : undefined;
+    default:
+      throw new TypeError(`cannot write a ${typeof v} as JSON`);
+  }
+}
+
+function stringifyEpee(value: JsonWritable, maxDepth: number): string {
+  const parts: string[] = [];
+  const pad = (level: number): string => "  ".repeat(level);
+  const write = (v: JsonWritable, level: number, depth: number): void => {
+    if (depth > maxDepth) throw new RangeError(`JSON nesting deeper than ${maxDepth} (a cycle?)`);
+    const sc = scalar(v);
+    if (sc !== undefined) {
+      parts.push(sc);
+      return;
+    }
+    if (Array.isArray(v)) {
+      // arrays add no level: their objects are indented as their parent member is
+      parts.push("[");
+      (v as readonly JsonWritable[]).forEach((item, k) => {
+        if (k > 0) parts.push(",");
+        write(item, level, depth + 1);
+      });
+      parts.push("]");
+      return;
+    }
+    const obj = v as { readonly [key: string]: JsonWritable };
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort(epeeKeyOrder);
+    parts.push("{\r\n");
+    keys.forEach((k, idx) => {
+      parts.push(pad(level + 1), epeeString(k), ": ");
+      write(obj[k], level + 1, depth + 1);
+      parts.push(idx < keys.length - 1 ? ",\r\n" : "\r\n");
+    });
+    parts.push(pad(level), "}");
+  };
+  write(value, 0, 0);
   return parts.join("");
 }

@@ -5,7 +5,7 @@
  * - POST (or GET) /json_rpc: one JSON-RPC 2.0 request per body (epee has no batches: a JSON array
  *   body answers -32700 "Parse error"); the id is echoed whatever its JSON type, and is 0 when
  *   absent or null; parse errors and a missing method answer with id 0 (-32700 / -32600
- *   "Invalid Request"); unknown methods -32601 "Method not found"; keys written in epee's order.
+ *   "Invalid Request"); unknown methods -32601 "Method not found"; JSON written as epee writes it.
  *   HTTP status is 200 for all of these.
  * - plain JSON paths: a body that does not load → 400 "Bad request"; a handler failure → 500.
  * - .bin paths: epee portable storage in and out, content type application/octet-stream.
@@ -29,7 +29,10 @@ export interface RpcServerOptions {
   /** Require HTTP digest auth with these credentials (--rpc-login user:pass). */
   login?: Login;
   realm?: string;
-  /** Largest request body accepted, bytes. Default 1 MiB (JSON) — .bin requests are small too. */
+  /**
+   * Largest request body accepted, bytes. Default 1 MiB, monerod's MAX_RPC_CONTENT_LENGTH (monerod
+   * drops the connection without an answer; we answer 413 and close). monero-wallet-rpc has no limit.
+   */
   maxBodyBytes?: number;
   /** Time allowed to receive a whole request (headers + body), ms. Default 30 s. */
   requestTimeoutMs?: number;
@@ -39,8 +42,11 @@ export interface RpcServerOptions {
   maxConnections?: number;
   /** Open connections at once from one IP. Default 100 (loopback included). */
   maxConnectionsPerIp?: number;
-  /** JSON indentation; monerod indents by 2. */
-  indent?: number;
+  /**
+   * How JSON answers are written: "epee" (default) byte for byte as monerod writes them (sorted
+   * keys, CRLF, 2-space indent, inline arrays); "compact" for RFC 8259 text without whitespace.
+   */
+  jsonStyle?: "epee" | "compact";
   /** Where internal errors are reported (never to the client). Default console.error. */
   log?: (msg: string) => void;
 }
@@ -71,7 +77,7 @@ export class RpcServer {
       idleTimeoutMs: opts.idleTimeoutMs ?? 30_000,
       maxConnections: opts.maxConnections ?? 100,
       maxConnectionsPerIp: opts.maxConnectionsPerIp ?? 100,
-      indent: opts.indent ?? 2,
+      jsonStyle: opts.jsonStyle ?? "epee",
       log: opts.log ?? ((m) => console.error(m)),
     };
     this.auth = opts.login ? new DigestAuthenticator(opts.login, opts.realm ?? DEFAULT_REALM) : undefined;
@@ -215,14 +221,15 @@ export class RpcServer {
   }
 
   private json(v: JsonWritable): Reply {
-    return { status: 200, type: "application/json", body: stringifyJson(v, { indent: this.o.indent }) };
+    return { status: 200, type: "application/json", body: stringifyJson(v, { style: this.o.jsonStyle === "epee" ? "epee" : "standard" }) };
   }
 
   private async jsonRpc(body: Buffer, ctx: RpcContext): Promise<Reply> {
     const table = this.o.methods;
     let root: JsonValue;
     try {
-      root = parseJson(body);
+      // epee loads an empty body as an empty object (then: no method, -32600)
+      root = body.toString("latin1").trim() === "" ? {} : parseJson(body);
     } catch (e) {
       const why = e instanceof JsonParseError ? `: ${e.message}` : "";
       return this.json({ error: { code: -32700, message: `Parse error${why}` }, id: 0, jsonrpc: "2.0" });
