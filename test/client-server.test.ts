@@ -16,6 +16,7 @@ import {
   NodeResponseError,
   NodeRpcError,
   NodeStatusError,
+  walletRpcErrorOf,
 } from "../src/client/node-client.js";
 import { getOutsBinRequest, getOutsBinResponse } from "../src/protocol/rpc-bin.js";
 import { CORE_RPC_ERROR } from "../src/rpc/error-codes.js";
@@ -111,7 +112,11 @@ describe("NodeClient ↔ RpcServer", () => {
     const c = new NodeClient({ url });
     try {
       await assert.rejects(c.getBlockHeaderByHeight(U64_MAX), (e: unknown) => e instanceof NodeRpcError && e.code === -2 && /18446744073709551615/.test(e.rpcMessage));
-      await assert.rejects(c.getInfo(), (e: unknown) => e instanceof NodeStatusError && e.status === "BUSY");
+      await assert.rejects(c.getInfo(), (e: unknown) => {
+        assert.ok(e instanceof NodeStatusError && e.status === "BUSY");
+        assert.deepEqual(walletRpcErrorOf(e), { code: -3, message: "daemon is busy" });
+        return true;
+      });
       await assert.rejects(c.getVersion(), (e: unknown) => e instanceof NodeResponseError && /get_version\.version: expected an unsigned 32-bit integer, found the string "three"/.test(e.message));
       await assert.rejects(c.json("/stop_daemon"), (e: unknown) => e instanceof NodeHttpError && e.status === 404);
       await assert.rejects(c.jsonRpc("nope"), (e: unknown) => e instanceof NodeRpcError && e.code === -32601);
@@ -151,7 +156,11 @@ describe("NodeClient ↔ RpcServer", () => {
     }
     const before = calls;
     const none = new NodeClient({ url: `http://127.0.0.1:${await freePort()}`, retries: 1, retryDelayMs: 10 });
-    await assert.rejects(none.getBlockCount(), NoDaemonConnectionError);
+    await assert.rejects(none.getBlockCount(), (e: unknown) => {
+      assert.ok(e instanceof NoDaemonConnectionError);
+      assert.deepEqual(walletRpcErrorOf(e), { code: -38, message: "no connection to daemon" });
+      return true;
+    });
     await assert.rejects(none.sendRawTransaction("00"), NoDaemonConnectionError);
     assert.equal(calls, before);
   });

@@ -40,6 +40,12 @@ describe("rpc/json parse", () => {
     for (const [text, re] of bad) assert.throws(() => parseJson(text), (e: unknown) => e instanceof JsonParseError && re.test(e.message), text);
   });
 
+  it("reads epee's non-standard strings only when asked (node answers), never by default", () => {
+    const epee = '{"s":"a\\vb\u0001c"}';
+    assert.throws(() => parseJson(epee), /bad escape|control character/);
+    assert.deepEqual(parseJson(epee, { epeeTolerant: true }), { s: "a\u000bb\u0001c" });
+  });
+
   it("limits depth and size", () => {
     assert.throws(() => parseJson("[".repeat(101) + "]".repeat(101)), /nesting deeper than 100/);
     assert.deepEqual(parseJson("[".repeat(100) + "]".repeat(100), { maxDepth: 100 }) !== undefined, true);

@@ -29,6 +29,7 @@ import {
   getOutsBinResponse,
 } from "../protocol/rpc-bin.js";
 import { DigestClient, type Login, parseLogin } from "../rpc/digest.js";
+import { WALLET_RPC_ERROR } from "../rpc/error-codes.js";
 import { isJsonObject, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "../rpc/json.js";
 import { type Schema, SchemaError } from "../rpc/schema.js";
 import {
@@ -108,6 +109,17 @@ export class NodeStatusError extends NodeClientError {
 
 export class NodeResponseError extends NodeClientError {
   override readonly name = "NodeResponseError";
+}
+
+/**
+ * The error monero-wallet-rpc answers when a node call fails this way (wallet_rpc_server.cpp
+ * handle_rpc_exception with wallet_errors.h texts): no connection → −38 "no connection to daemon",
+ * status BUSY → −3 "daemon is busy". Undefined for failures the wallet words per method.
+ */
+export function walletRpcErrorOf(e: unknown): { code: number; message: string } | undefined {
+  if (e instanceof NoDaemonConnectionError) return { code: WALLET_RPC_ERROR.NO_DAEMON_CONNECTION, message: "no connection to daemon" };
+  if (e instanceof NodeStatusError && e.status === "BUSY") return { code: WALLET_RPC_ERROR.DAEMON_IS_BUSY, message: "daemon is busy" };
+  return undefined;
 }
 
 export interface NodeClientOptions {
@@ -339,7 +351,7 @@ export class NodeClient {
 
   private parse(raw: Buffer, what: string): JsonValue {
     try {
-      return parseJson(raw, { maxLength: this.o.maxResponseBytes });
+      return parseJson(raw, { maxLength: this.o.maxResponseBytes, epeeTolerant: true });
     } catch (e) {
       throw new NodeResponseError(`${what}: answer is not JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -426,7 +438,7 @@ export class NodeClient {
     const raw = await this.exchange("/get_transaction_pool_hashes.bin", Buffer.from("{}"), "application/json", true, opts ?? {});
     let v: JsonValue;
     try {
-      v = parseJson(raw.toString("latin1"));
+      v = parseJson(raw.toString("latin1"), { epeeTolerant: true });
     } catch (e) {
       throw new NodeResponseError(`/get_transaction_pool_hashes.bin: answer is not JSON: ${e instanceof Error ? e.message : String(e)}`);
     }

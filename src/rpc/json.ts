@@ -32,6 +32,12 @@ export interface JsonParseOptions {
   maxDepth?: number;
   /** Longest text accepted, in UTF-16 code units. Default 16 MiB. */
   maxLength?: number;
+  /**
+   * Accept what epee writes but RFC 8259 forbids, for reading a node's answers: raw control
+   * characters inside strings (epee escapes only \b \f \n \r \t \v " \ /) and the "\v" escape.
+   * Requests are always parsed strictly.
+   */
+  epeeTolerant?: boolean;
 }
 
 const DEFAULT_MAX_DEPTH = 100;
@@ -46,6 +52,7 @@ export { isObject as isJsonObject };
 export function parseJson(input: string | Uint8Array, opts: JsonParseOptions = {}): JsonValue {
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
+  const tolerant = opts.epeeTolerant ?? false;
   let text: string;
   if (typeof input === "string") {
     text = input;
@@ -94,7 +101,7 @@ export function parseJson(input: string | Uint8Array, opts: JsonParseOptions = {
         i++;
         return out;
       }
-      if (c < 0x20) fail("control character in string (escape it)");
+      if (c < 0x20 && !tolerant) fail("control character in string (escape it)");
       if (c !== 0x5c) {
         i++;
         continue;
@@ -126,6 +133,10 @@ export function parseJson(input: string | Uint8Array, opts: JsonParseOptions = {
           break;
         case "t":
           out += "\t";
+          break;
+        case "v":
+          if (!tolerant) fail("bad escape '\\v'", i - 1);
+          out += "\v";
           break;
         case "u": {
           const hex = text.slice(i + 1, i + 5);
