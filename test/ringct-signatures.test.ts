@@ -10,6 +10,8 @@ import { MoneroTestRandom, randomScalar } from "../src/crypto/random.js";
 import { commit } from "../src/crypto/ringct/amounts.js";
 import { clsagSign, clsagVerify } from "../src/crypto/ringct/clsag.js";
 import { mlsagSign, mlsagSignSimple, mlsagVerify, mlsagVerifySimple } from "../src/crypto/ringct/mlsag.js";
+import { proveBorromeanRange } from "../src/crypto/ringct/borromean.js";
+import { type CtKey, fullRctMatrix, verifyRctNonSemantics, verifyRctSemantics, verifyRctSimple } from "../src/crypto/ringct/verify.js";
 
 const be = defaultBackend();
 const ENV_ROUNDS = Number(process.env.TSMONERO_RINGCT_ROUNDS ?? 0);
@@ -152,4 +154,52 @@ test("MLSAG with several linkable rows (the RCTTypeFull shape: inputs + 1 rows)"
   assert.ok(!mlsagVerify(be, msg, pk, signature, [keyImages[1], keyImages[0]], dsRows));
   assert.ok(!mlsagVerify(be, msg, pk, signature, keyImages, dsRows - 1));
   assert.throws(() => mlsagSign(be, msg, [pk[0]], x, 0, dsRows), RangeError);
+});
+
+test("RCTTypeFull: Borromean outputs and one MLSAG over all inputs plus the balance row (verRct)", () => {
+  const inputs = 2;
+  const n = 5;
+  const index = 2;
+  const fee = 1000n;
+  const inAmounts = [7000n, 5000n];
+  const outAmounts = [9000n, 2000n];
+  const p = inAmounts.map(() => randomScalar(be));
+  const inMasks = inAmounts.map(() => randomScalar(be));
+  const mixRing: CtKey[][] = inAmounts.map((amt, j) =>
+    Array.from({ length: n }, (_, i) =>
+      i === index
+        ? { dest: be.scalarMultBase(p[j]), mask: commit(be, amt, inMasks[j]) }
+        : { dest: be.scalarMultBase(randomScalar(be)), mask: commit(be, 1n + BigInt(i), randomScalar(be)) },
+    ),
+  );
+  const ranges = outAmounts.map((a) => proveBorromeanRange(be, a));
+  const outMasks = ranges.map((r) => r.mask);
+  const outPk = ranges.map((r) => r.C);
+  const M = fullRctMatrix(be, mixRing, outPk, fee);
+  assert.ok(M);
+  // the last row's secret: Σ input masks − Σ output masks
+  let z: Uint8Array = new Uint8Array(32);
+  for (const m of inMasks) z = be.scAdd(z, m);
+  for (const m of outMasks) z = be.scSub(z, m);
+  const msg = randomScalar(be);
+  const { signature, keyImages } = mlsagSign(be, msg, M, [...p, z], index, inputs);
+  const rct = {
+    type: 1,
+    fee,
+    pseudoOuts: [],
+    ecdhInfo: outPk.map(() => ({ amount: new Uint8Array(32), mask: new Uint8Array(32) })),
+    outPk,
+    prunable: { rangeSigs: ranges.map((r) => ({ asig: r.asig, Ci: r.Ci })), bulletproofs: [], bulletproofsPlus: [], MGs: [signature], CLSAGs: [], pseudoOuts: [] },
+  };
+  const item = { rct, message: msg, keyImages, mixRing };
+  assert.ok(verifyRctNonSemantics(be, item));
+  assert.equal(verifyRctNonSemantics(be, { ...item, rct: { ...rct, fee: fee + 1n } }), false, "fee changes the balance row");
+  assert.equal(verifyRctNonSemantics(be, { ...item, rct: { ...rct, outPk: [commit(be, 9001n, outMasks[0]), outPk[1]] } }), false);
+  assert.equal(verifyRctNonSemantics(be, { ...item, keyImages: [keyImages[1], keyImages[0]] }), false);
+  const ring1 = mixRing[1].map((m, i) => (i === 0 ? { ...m, mask: flip(m.mask) } : m));
+  assert.equal(verifyRctNonSemantics(be, { ...item, mixRing: [mixRing[0], ring1] }), false);
+  // semantics for Full: one MG and one valid Borromean proof per output
+  assert.ok(verifyRctSemantics(be, [rct]));
+  assert.ok(verifyRctSimple(be, item));
+  assert.equal(verifyRctSemantics(be, [{ ...rct, prunable: { ...rct.prunable, rangeSigs: rct.prunable.rangeSigs.slice(1) } }]), false);
 });

@@ -1,6 +1,6 @@
 /**
- * Full RingCT verification of simple-type transactions (src/ringct/rctSigs.cpp:
- * get_pre_mlsag_hash, verRctSemanticsSimple, verRctNonSemanticsSimple), for one transaction or
+ * Full RingCT verification of transactions (src/ringct/rctSigs.cpp: get_pre_mlsag_hash,
+ * verRctSemanticsSimple, verRctNonSemanticsSimple, and verRct/verRctMG for RCTTypeFull), for one transaction or
  * a batch (a block's transactions: every range proof of the batch in one multi-exponentiation).
  *
  * The structures here are structural twins of protocol/rct.ts's parsed RingCT (crypto/ imports
@@ -12,9 +12,10 @@ import { verifyBorromeanRange } from "./borromean.js";
 import { type BulletproofProof, bulletproofVerify } from "./bulletproof.js";
 import { type BulletproofPlusProof, bulletproofPlusVerify } from "./bulletproof-plus.js";
 import { type ClsagSignature, clsagVerify } from "./clsag.js";
-import { type MlsagSignature, mlsagVerifySimple } from "./mlsag.js";
+import { type MlsagSignature, mlsagVerify, mlsagVerifySimple } from "./mlsag.js";
 import { concatBytes, equalBytes, H, IDENTITY, INV_EIGHT, u64Scalar } from "./scalar.js";
 
+export const RCT_TYPE_FULL = 1;
 export const RCT_TYPE_SIMPLE = 2;
 export const RCT_TYPE_BULLETPROOF = 3;
 export const RCT_TYPE_BULLETPROOF2 = 4;
@@ -131,11 +132,17 @@ export function verifyRctSemantics(b: CryptoBackend, rcts: readonly RctSigLike[]
   const bp: BulletproofProof[] = [];
   const borromean: { C: Bytes; sig: RctRangeSig }[] = [];
   for (const rv of rcts) {
-    if (!isSimple(rv.type)) return false;
     const p = rv.prunable;
     if (!p) return false;
     const nOut = rv.outPk.length;
     if (rv.ecdhInfo.length !== nOut) return false;
+    if (rv.type === RCT_TYPE_FULL) {
+      // verRct(semantics): Borromean proofs only; the balance is inside the one MLSAG
+      if (p.rangeSigs.length !== nOut || p.MGs.length !== 1) return false;
+      for (let i = 0; i < nOut; i++) borromean.push({ C: rv.outPk[i], sig: p.rangeSigs[i] });
+      continue;
+    }
+    if (!isSimple(rv.type)) return false;
     let pseudoOuts: Bytes[];
     if (isBulletproof(rv.type) || isBulletproofPlus(rv.type)) {
       // one aggregate proof covering exactly the outputs (expand_transaction_1 + n_bulletproof_*_amounts)
@@ -174,9 +181,48 @@ export function verifyRctSemantics(b: CryptoBackend, rcts: readonly RctSigLike[]
   return true;
 }
 
-/** verRctNonSemanticsSimple: each input's CLSAG (or MLSAG) against its ring. Never throws on bad data. */
+/**
+ * The key matrix of an RCTTypeFull transaction (verRctMG): column i holds ring member i's key for
+ * every input, then Σ_inputs C − Σ outPk − fee·H. `mixRing` is per input, as in RctVerifyItem;
+ * every input must have the same ring size. Null when a commitment does not decode.
+ */
+export function fullRctMatrix(b: CryptoBackend, mixRing: readonly (readonly CtKey[])[], outPk: readonly Bytes[], fee: bigint): Bytes[][] | null {
+  const rows = mixRing.length;
+  if (rows === 0) return null;
+  const cols = mixRing[0].length;
+  if (cols === 0 || mixRing.some((r) => r.length !== cols)) return null;
+  const feeH = b.scalarMult(u64Scalar(fee), H);
+  const outs = sumPoints(b, outPk);
+  if (feeH === null || outs === null) return null;
+  const minus = b.pointAdd(outs, feeH);
+  if (minus === null) return null;
+  const M: Bytes[][] = [];
+  for (let i = 0; i < cols; i++) {
+    const col: Bytes[] = [];
+    for (let j = 0; j < rows; j++) col.push(mixRing[j][i].dest);
+    const sum = sumPoints(b, mixRing.map((r) => r[i].mask));
+    if (sum === null) return null;
+    const last = b.pointSub(sum, minus);
+    if (last === null) return null;
+    col.push(last);
+    M.push(col);
+  }
+  return M;
+}
+
+/**
+ * verRctNonSemanticsSimple: each input's CLSAG (or MLSAG) against its ring; for RCTTypeFull the
+ * single MLSAG over all inputs (verRct, non-semantics half). Never throws on bad data.
+ */
 export function verifyRctNonSemantics(b: CryptoBackend, item: RctVerifyItem): boolean {
   const rv = item.rct;
+  if (rv.type === RCT_TYPE_FULL) {
+    const p = rv.prunable;
+    if (!p || p.MGs.length !== 1 || rv.fee < 0n || rv.fee >= 1n << 64n) return false;
+    if (item.keyImages.length !== item.mixRing.length) return false;
+    const M = fullRctMatrix(b, item.mixRing, rv.outPk, rv.fee);
+    return M !== null && mlsagVerify(b, item.message, M, p.MGs[0], item.keyImages, item.mixRing.length);
+  }
   if (!isSimple(rv.type) || !rv.prunable) return false;
   const p = rv.prunable;
   const pseudoOuts = isBulletproof(rv.type) || isBulletproofPlus(rv.type) ? p.pseudoOuts : rv.pseudoOuts;
