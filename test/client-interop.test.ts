@@ -34,10 +34,8 @@ interface Daemon {
   output: string[];
 }
 
-function startMonerod(rpcPort: number, p2pPort: number, extra: string[] = []): Daemon {
-  const dir = mkdtempSync(join(tmpdir(), "tsmonero-monerod-"));
-  const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2pPort), "--no-zmq", "--non-interactive", "--log-level", "0", ...extra];
-  const proc = spawn("/usr/bin/monerod", args, { stdio: ["ignore", "pipe", "pipe"] });
+function startProcess(bin: string, args: string[], dir: string, url: string): Daemon {
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());
@@ -45,15 +43,21 @@ function startMonerod(rpcPort: number, p2pPort: number, extra: string[] = []): D
   };
   proc.stdout?.on("data", keep);
   proc.stderr?.on("data", keep);
-  return { proc, dir, url: `http://127.0.0.1:${rpcPort}`, output };
+  return { proc, dir, url, output };
 }
 
-async function waitReady(d: Daemon, client: NodeClient, ms = 30_000): Promise<void> {
+function startMonerod(rpcPort: number, p2pPort: number, extra: string[] = []): Daemon {
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-monerod-"));
+  const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2pPort), "--no-zmq", "--non-interactive", "--log-level", "0", ...extra];
+  return startProcess("/usr/bin/monerod", args, dir, `http://127.0.0.1:${rpcPort}`);
+}
+
+async function waitReady(d: Daemon, client: NodeClient, ms = 30_000, probe = (): Promise<unknown> => client.getHeight({ timeoutMs: 1000 })): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    if (d.proc.exitCode !== null) throw new Error(`monerod exited ${d.proc.exitCode}: ${d.output.join("").slice(-2000)}`);
+    if (d.proc.exitCode !== null) throw new Error(`process exited ${d.proc.exitCode}: ${d.output.join("").slice(-2000)}`);
     try {
-      await client.getHeight({ timeoutMs: 1000 });
+      await probe();
       return;
     } catch (e) {
       if (!(e instanceof NoDaemonConnectionError) || Date.now() > deadline) throw e;
@@ -224,6 +228,52 @@ describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
     await assert.rejects(none.getInfo(), /requires a login/);
     wrong.close();
     none.close();
+  });
+
+  describe("with a transaction in the pool (made by monero-wallet-rpc, sent by us)", { skip: needPackage("monero") }, () => {
+    let wallet: Daemon | undefined;
+    let w: NodeClient;
+    let tx: { tx_blob: string; tx_hash: string };
+
+    before(async () => {
+      const dir = mkdtempSync(join(tmpdir(), "tsmonero-wallet-"));
+      const args = ["--wallet-dir", dir, "--daemon-address", "127.0.0.1:28440", "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", "28444", "--disable-rpc-login", "--trusted-daemon", "--log-level", "0"];
+      wallet = startProcess("/usr/bin/monero-wallet-rpc", args, dir, "http://127.0.0.1:28444");
+      w = new NodeClient({ url: wallet.url, timeoutMs: 30_000 });
+      await waitReady(wallet, w, 30_000, () => w.jsonRpc("get_version", undefined, { timeoutMs: 1000 }));
+      await w.jsonRpc("create_wallet", { filename: "w", language: "English" }, { idempotent: false });
+      const addr = (await w.jsonRpc("get_address", { account_index: 0 })) as { address: string };
+      // coinbase unlocks after 60 blocks, and a ring of 16 needs 16 unlocked outputs on the chain
+      await c.jsonRpc("generateblocks", { amount_of_blocks: 75, wallet_address: addr.address }, { idempotent: false });
+      await w.jsonRpc("refresh", {}, { idempotent: false });
+      tx = (await w.jsonRpc("transfer", { destinations: [{ amount: 1_000_000_000n, address: addr.address }], do_not_relay: true, get_tx_hex: true }, { idempotent: false })) as typeof tx;
+    });
+
+    after(async () => {
+      w?.close();
+      await stop(wallet);
+    });
+
+    it("send_raw_transaction accepts it; both pool-hash paths and get_transactions see it; a block takes it", async () => {
+      const sent = await c.sendRawTransaction(tx.tx_blob);
+      assert.equal(sent.status, "OK", sent.reason);
+      assert.deepEqual((await c.getTransactionPoolHashes()).tx_hashes, [tx.tx_hash]);
+      // monerod's .bin here is JSON with the ids as raw bytes in one string (NUL and control bytes unescaped)
+      assert.deepEqual((await c.getTransactionPoolHashesBin()).tx_hashes.map(hex), [tx.tx_hash]);
+      const inPool = await c.getTransactions([tx.tx_hash]);
+      assert.equal(inPool.txs[0].in_pool, true);
+      assert.equal(inPool.txs[0].as_hex, tx.tx_blob);
+      const again = await c.sendRawTransaction(tx.tx_blob);
+      assert.equal(again.status, "OK", "a tx already in the pool is accepted again");
+      await c.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS }, { idempotent: false });
+      assert.deepEqual((await c.getTransactionPoolHashes()).tx_hashes, []);
+      const mined = await c.getTransactions([tx.tx_hash]);
+      assert.equal(mined.txs[0].in_pool, false);
+      assert.equal(mined.txs[0].block_height, (await c.getHeight()).height - 1n);
+      const top = await c.getBlocksBin({ block_ids: [Buffer.from((await c.getBlockHeaderByHeight(0)).block_header.hash, "hex")], start_height: mined.txs[0].block_height, prune: true });
+      assert.equal(top.blocks[0].txs.length, 1, "the tx rides in get_blocks.bin, pruned");
+      assert.equal(top.blocks[0].pruned, true);
+    });
   });
 
   it("no node: NoDaemonConnectionError after bounded retries", async () => {
