@@ -213,3 +213,39 @@ test("verification in worker threads: the chain's blocks verify while the event 
     await pool.close();
   }
 });
+
+test("flipping any bit-0 of the RingCT bytes of a recorded transaction is rejected (parse or verify)", () => {
+  // every STRIDE-th byte by default (TSMONERO_RINGCT_EVERY_BYTE=1: every byte) of rct base + prunable
+  const stride = process.env.TSMONERO_RINGCT_EVERY_BYTE === "1" ? 1 : 8;
+  const { txs } = getChain();
+  const t = txs.find((x) => x.item.keyImages.length >= 2 && x.item.rct.outPk.length >= 2) ?? txs[0];
+  const rec = recordedTxs().find((r) => r.tx_hash === t.hash);
+  assert.ok(rec);
+  const blob = fromHex(rec.as_hex);
+  const { layout } = txHashesFromBlob(blob, be);
+  let rejected = 0;
+  let tried = 0;
+  for (let at = layout.prefixSize; at < blob.length; at += stride) {
+    const bad = blob.slice();
+    bad[at] ^= 1;
+    tried++;
+    let parsed: ReturnType<typeof txHashesFromBlob>;
+    try {
+      parsed = txHashesFromBlob(bad, be);
+    } catch {
+      rejected++;
+      continue;
+    }
+    const { tx, prefixHash } = parsed;
+    if (!tx.rct?.prunable) {
+      rejected++;
+      continue;
+    }
+    const message = preMlsagHash(be, prefixHash, bad.subarray(parsed.layout.prefixSize, parsed.layout.unprunableSize), tx.rct);
+    const ok = verifyRctSimple(be, { ...t.item, rct: tx.rct, message });
+    assert.equal(ok, false, `byte ${at - layout.prefixSize} of the RingCT part flipped and still verified`);
+    rejected++;
+  }
+  assert.equal(rejected, tried);
+  assert.ok(tried > 500 / stride);
+});
