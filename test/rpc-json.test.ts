@@ -129,3 +129,26 @@ describe("rpc/json epee style", () => {
     assert.deepEqual(parseJson(text), { s });
   });
 });
+
+describe("rpc/methods OpenRPC", () => {
+  it("documents each method once from its declaration, u64 bounds exact, restricted ones left out on request", async () => {
+    const { MethodTable } = await import("../src/rpc/methods.js");
+    const t = new MethodTable()
+      .addJsonRpc({ name: "get_block_header_by_height", aliases: ["getblockheaderbyheight"], summary: "a header", params: object({ height: required(u64), fill_pow_hash: bool }), handler: () => null })
+      .addJsonRpc({ name: "generateblocks", restricted: true, params: object({ amount_of_blocks: u64 }), handler: () => null })
+      .addJsonPath({ path: "/get_height", aliases: ["/getheight"], params: object({}), handler: () => null });
+    const doc = parseJson(stringifyJson(t.openRpc({ title: "node", version: "0.18" }))) as {
+      openrpc: string;
+      methods: { name: string; params: { name: string; required: boolean; schema: { maximum?: string } }[]; "x-aliases": string[] }[];
+      "x-paths": { path: string }[];
+    };
+    assert.equal(doc.openrpc, "1.2.6");
+    assert.deepEqual(doc.methods.map((m) => m.name), ["get_block_header_by_height", "generateblocks"]);
+    assert.deepEqual(doc.methods[0]["x-aliases"], ["getblockheaderbyheight"]);
+    assert.deepEqual(doc.methods[0].params.map((p) => [p.name, p.required]), [["height", true], ["fill_pow_hash", false]]);
+    assert.equal(doc.methods[0].params[0].schema.maximum, "18446744073709551615");
+    assert.deepEqual(doc["x-paths"].map((p) => p.path), ["/get_height"]);
+    const hidden = t.openRpc({ title: "node", version: "0.18" }, true) as { methods: { name: string }[] };
+    assert.deepEqual(hidden.methods.map((m) => m.name), ["get_block_header_by_height"]);
+  });
+});

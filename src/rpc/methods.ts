@@ -6,7 +6,7 @@
  */
 import type { EpeeObjectCodec } from "../codec/epee-map.js";
 import type { JsonWritable } from "./json.js";
-import type { Schema, SchemaError } from "./schema.js";
+import type { JsonSchema, Schema, SchemaError } from "./schema.js";
 
 /** What a handler knows about the call. */
 export interface RpcContext {
@@ -36,6 +36,8 @@ export interface JsonRpcMethod<P> {
   /** Hidden on restricted servers (they answer as if the method did not exist, as monerod does). */
   restricted?: boolean;
   summary?: string;
+  /** The result's shape, for generated docs (results are not checked at run time). */
+  result?: { jsonSchema(): JsonSchema };
   handler(params: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
 }
 
@@ -128,6 +130,42 @@ export class MethodTable {
   binPath(path: string, restricted: boolean): AnyBinPath | undefined {
     const d = this.bin.get(path);
     return d && !(restricted && d.restricted) ? d : undefined;
+  }
+
+  /**
+   * An OpenRPC 1.2.6 document of the JSON-RPC methods, generated from the declarations; plain and
+   * .bin paths are listed under "x-paths". On a restricted server, pass restricted = true to leave
+   * out what it hides.
+   */
+  openRpc(info: { title: string; version: string; description?: string }, restricted = false): JsonWritable {
+    const { jsonRpc, json, bin } = this.list();
+    const paramsOf = (schema: { jsonSchema(): JsonSchema }): JsonWritable[] => {
+      const js = schema.jsonSchema();
+      if (js.type === "object" && js.properties) {
+        const req = new Set(js.required ?? []);
+        return Object.entries(js.properties).map(([name, sch]) => ({ name, required: req.has(name), schema: sch as JsonWritable }));
+      }
+      return [{ name: "params", required: false, schema: js as JsonWritable }];
+    };
+    return {
+      openrpc: "1.2.6",
+      info: { title: info.title, version: info.version, description: info.description },
+      methods: jsonRpc
+        .filter((m) => !(restricted && m.restricted))
+        .map((m) => ({
+          name: m.name,
+          summary: m.summary,
+          paramStructure: "by-name",
+          params: paramsOf(m.params),
+          result: { name: "result", schema: (m.result?.jsonSchema() ?? {}) as JsonWritable },
+          "x-aliases": m.aliases ?? [],
+          "x-restricted": m.restricted === true,
+        })),
+      "x-paths": [
+        ...json.map((d) => ({ path: d.path, aliases: d.aliases ?? [], kind: "json", restricted: d.restricted === true, summary: d.summary, params: d.params.jsonSchema() as JsonWritable })),
+        ...bin.map((d) => ({ path: d.path, aliases: d.aliases ?? [], kind: "epee", restricted: d.restricted === true, summary: d.summary })),
+      ].filter((d) => !(restricted && d.restricted)),
+    };
   }
 
   /** Every declaration once (not per alias), for docs. */

@@ -26,6 +26,25 @@ export interface Schema<T> {
   /** Converts T back to JSON (bigint stays bigint; the stringifier writes it as a number). */
   toJson(v: T): JsonWritable;
   describe(): string;
+  /** JSON Schema of the accepted JSON (for generated docs, e.g. OpenRPC). */
+  jsonSchema(): JsonSchema;
+  /** True when an absent value is an error (see `required`). */
+  readonly isRequired?: boolean;
+}
+
+/** The subset of JSON Schema the docs use. */
+export interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  minimum?: number | string;
+  maximum?: number | string;
+  pattern?: string;
+  items?: JsonSchema;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  default?: JsonWritable;
+  [extension: `x-${string}`]: JsonWritable;
 }
 
 function found(v: JsonValue | undefined): string {
@@ -51,6 +70,8 @@ function integer(min: bigint, max: bigint, what: string): Schema<bigint> {
     },
     toJson: (v) => v,
     describe: () => what,
+    // bounds as strings: u64 ones do not fit a JS number; the value itself is a bare JSON integer
+    jsonSchema: () => ({ type: "integer", description: what, minimum: min.toString(), maximum: max.toString() }),
   };
 }
 
@@ -63,7 +84,7 @@ export const i64: Schema<bigint> = integer(-(1n << 63n), (1n << 63n) - 1n, "a si
 
 function smallInt(min: number, max: number, what: string): Schema<number> {
   const big = integer(BigInt(min), BigInt(max), what);
-  return { parse: (v, path) => Number(big.parse(v, path)), toJson: (v) => v, describe: () => what };
+  return { parse: (v, path) => Number(big.parse(v, path)), toJson: (v) => v, describe: () => what, jsonSchema: () => ({ type: "integer", description: what, minimum: min, maximum: max }) };
 }
 export const u32: Schema<number> = smallInt(0, 0xffffffff, "an unsigned 32-bit integer");
 export const i32: Schema<number> = smallInt(-0x80000000, 0x7fffffff, "a signed 32-bit integer");
@@ -79,6 +100,7 @@ export const double: Schema<number> = {
   },
   toJson: (v) => v,
   describe: () => "a number",
+  jsonSchema: () => ({ type: "number" }),
 };
 
 export const bool: Schema<boolean> = {
@@ -92,6 +114,7 @@ export const bool: Schema<boolean> = {
   },
   toJson: (v) => v,
   describe: () => "a boolean",
+  jsonSchema: () => ({ type: "boolean" }),
 };
 
 export const str: Schema<string> = {
@@ -102,6 +125,7 @@ export const str: Schema<string> = {
   },
   toJson: (v) => v,
   describe: () => "a string",
+  jsonSchema: () => ({ type: "string" }),
 };
 
 /** A hex string of exactly `bytes` bytes (or any even length when omitted); empty when absent. */
@@ -117,6 +141,7 @@ export function hex(bytes?: number): Schema<string> {
     },
     toJson: (v) => v,
     describe: () => what,
+    jsonSchema: () => ({ type: "string", description: what, pattern: bytes === undefined ? "^([0-9a-fA-F]{2})*$" : `^[0-9a-fA-F]{${bytes * 2}}$` }),
   };
 }
 
@@ -131,6 +156,7 @@ export function array<T>(item: Schema<T>, opts: { maxItems?: number } = {}): Sch
     },
     toJson: (v) => v.map((x) => item.toJson(x)),
     describe: () => `an array of ${item.describe()}`,
+    jsonSchema: () => (Number.isFinite(maxItems) ? { type: "array", items: item.jsonSchema(), maxItems } : { type: "array", items: item.jsonSchema() }),
   };
 }
 
@@ -140,6 +166,7 @@ export function withDefault<T>(s: Schema<T>, dflt: T): Schema<T> {
     parse: (v, path) => (v === undefined ? dflt : s.parse(v, path)),
     toJson: (v) => s.toJson(v),
     describe: () => `${s.describe()} (default ${String(dflt)})`,
+    jsonSchema: () => ({ ...s.jsonSchema(), default: s.toJson(dflt) }),
   };
 }
 
@@ -152,6 +179,8 @@ export function required<T>(s: Schema<T>): Schema<T> {
     },
     toJson: (v) => s.toJson(v),
     describe: () => s.describe(),
+    jsonSchema: () => s.jsonSchema(),
+    isRequired: true,
   };
 }
 
@@ -161,6 +190,7 @@ export function optional<T>(s: Schema<T>): Schema<T | undefined> {
     parse: (v, path) => (v === undefined ? undefined : s.parse(v, path)),
     toJson: (v) => (v === undefined ? undefined : s.toJson(v)),
     describe: () => `${s.describe()} (optional)`,
+    jsonSchema: () => s.jsonSchema(),
   };
 }
 
@@ -169,6 +199,7 @@ export const anyJson: Schema<JsonValue | undefined> = {
   parse: (v) => v,
   toJson: (v) => v,
   describe: () => "any JSON value",
+  jsonSchema: () => ({}),
 };
 
 export type Fields<T> = { [K in keyof T]-?: Schema<T[K]> };
@@ -206,6 +237,12 @@ export function object<T extends object>(fields: Fields<T>, opts: { arrayIsEmpty
       return o;
     },
     describe: () => `an object {${keys.join(", ")}}`,
+    jsonSchema: () => {
+      const properties: Record<string, JsonSchema> = {};
+      for (const k of keys) properties[k] = fields[k].jsonSchema();
+      const req = keys.filter((k) => fields[k].isRequired === true);
+      return req.length > 0 ? { type: "object", properties, required: req } : { type: "object", properties };
+    },
   };
 }
 
