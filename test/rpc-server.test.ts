@@ -244,6 +244,19 @@ describe("rpc/server: plain and .bin paths", () => {
     assert.match(a.text, /larger than the limit of 4096 bytes/);
     assert.equal((await rpc(s.port, `{"id":1,"method":"get_block_count"}`)).id, 1);
   });
+
+  it("a chunked body (no Content-Length) is counted as it arrives", async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: s.port, path: "/json_rpc", method: "POST", agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      for (let k = 0; k < 10; k++) req.write("x".repeat(1000));
+      req.end();
+    });
+    assert.equal(status, 413);
+  });
 });
 
 describe("rpc/server: restricted mode", () => {

@@ -197,9 +197,10 @@ export class RpcServer {
     const body = await this.readBody(req);
     if (body === "aborted") return;
     if (body === "too large") {
+      // answer, then drop the connection (the rest of the body is not read); monerod drops it unanswered
       res.setHeader("Connection", "close");
+      res.once("finish", () => req.socket.destroy());
       this.send(res, { status: 413, type: "text/plain", body: `request body larger than the limit of ${this.o.maxBodyBytes} bytes\n` });
-      req.destroy();
       return;
     }
     const path = url.split("?")[0];
