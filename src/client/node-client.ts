@@ -487,3 +487,29 @@ export class NodeClient {
     return r;
   }
 }
+
+/**
+ * The calls the wallet makes, as a type: NodeClient implements it over HTTP; the devnet process may
+ * hand the wallet an in-process implementation with the same contract (same results, same errors).
+ */
+export type NodeApi = Pick<
+  NodeClient,
+  | "getInfo"
+  | "getHeight"
+  | "getBlockCount"
+  | "getLastBlockHeader"
+  | "getBlockHeaderByHeight"
+  | "getBlocksBin"
+  | "getOutsBin"
+  | "getTransactions"
+  | "getTransactionPoolHashes"
+  | "getTransactionPoolHashesBin"
+  | "sendRawTransaction"
+  | "getFeeEstimate"
+  | "getVersion"
+  | "getOutputDistribution"
+  | "getOutputDistributionBin"
+  | "jsonRpc"
+  | "json"
+  | "bin"
+>;
