@@ -12,7 +12,7 @@ import { getOutsBinRequest, getOutsBinResponse } from "../src/protocol/rpc-bin.j
 import { DigestClient } from "../src/rpc/digest.js";
 import { CORE_RPC_ERROR, WALLET_RPC_ERROR } from "../src/rpc/error-codes.js";
 import { parseJson } from "../src/rpc/json.js";
-import { MethodTable, RpcError } from "../src/rpc/methods.js";
+import { MethodTable, RpcError, WALLET_RESTRICTED } from "../src/rpc/methods.js";
 import { object, required, str, u32, u64, withDefault } from "../src/rpc/schema.js";
 import { RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
 
@@ -271,6 +271,29 @@ describe("rpc/server: restricted mode", () => {
     assert.equal((await http(s.port, "/stop_daemon", "")).status, 404);
     assert.equal(((await rpc(s.port, `{"id":1,"method":"get_block_count"}`)).result as { count: number }).count, 1);
     assert.equal((await http(s.port, "/get_height", "")).status, 200);
+  });
+});
+
+describe("rpc/server: restricted mode, wallet style", () => {
+  it("answers restricted methods with the wallet's DENIED error after their params load", async () => {
+    const methods = new MethodTable({ restricted: WALLET_RESTRICTED }).addJsonRpc({
+      name: "query_key",
+      restricted: true,
+      params: object({ key_type: required(str) }),
+      handler: () => ({ key: "secret" }),
+    });
+    const server = new RpcServer({ methods, restricted: true, log: () => undefined });
+    const { port } = await server.listen(0);
+    try {
+      assert.deepEqual(await rpc(port, `{"id":1,"method":"query_key","params":{"key_type":"mnemonic"}}`), {
+        error: { code: -7, message: "Command unavailable in restricted mode." },
+        id: 1,
+        jsonrpc: "2.0",
+      });
+      assert.equal(((await rpc(port, `{"id":1,"method":"query_key","params":{}}`)).error as { code: number }).code, -32602);
+    } finally {
+      await server.close();
+    }
   });
 });
 

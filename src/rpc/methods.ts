@@ -83,14 +83,26 @@ type AnyJsonRpc = JsonRpcMethod<unknown>;
 type AnyJsonPath = JsonPath<unknown>;
 type AnyBinPath = BinPath<unknown, unknown>;
 
+/**
+ * What a restricted server does with a restricted JSON-RPC method: monerod hides it ("Method not
+ * found", as if it did not exist); monero-wallet-rpc --restricted-rpc answers it with an error
+ * (WALLET_RPC_ERROR_CODE_DENIED, "Command unavailable in restricted mode.") once its params load.
+ * Restricted paths are always hidden (404).
+ */
+export type RestrictedPolicy = "hide" | { code: number; message: string };
+
+export const WALLET_RESTRICTED: RestrictedPolicy = { code: -7, message: "Command unavailable in restricted mode." };
+
 export class MethodTable {
   private readonly rpc = new Map<string, AnyJsonRpc>();
   private readonly json = new Map<string, AnyJsonPath>();
   private readonly bin = new Map<string, AnyBinPath>();
   readonly errors: ErrorPolicy;
+  readonly restrictedPolicy: RestrictedPolicy;
 
-  constructor(opts: { errors?: ErrorPolicy } = {}) {
+  constructor(opts: { errors?: ErrorPolicy; restricted?: RestrictedPolicy } = {}) {
     this.errors = opts.errors ?? EPEE_ERRORS;
+    this.restrictedPolicy = opts.restricted ?? "hide";
   }
 
   private claim<T>(map: Map<string, T>, names: string[], def: T, what: string): void {
@@ -116,10 +128,15 @@ export class MethodTable {
     return this;
   }
 
-  /** The method by name or alias; undefined when unknown or restricted on a restricted server. */
+  /** The method by name or alias; undefined when unknown, or restricted and hidden on a restricted server. */
   jsonRpc(name: string, restricted: boolean): AnyJsonRpc | undefined {
     const d = this.rpc.get(name);
-    return d && !(restricted && d.restricted) ? d : undefined;
+    return d && !(restricted && d.restricted && this.restrictedPolicy === "hide") ? d : undefined;
+  }
+
+  /** The error a restricted server answers instead of running `def`, if any. */
+  denied(def: AnyJsonRpc, restricted: boolean): { code: number; message: string } | undefined {
+    return restricted && def.restricted && this.restrictedPolicy !== "hide" ? this.restrictedPolicy : undefined;
   }
 
   jsonPath(path: string, restricted: boolean): AnyJsonPath | undefined {

@@ -254,6 +254,8 @@ export class RpcServer {
       if (!(e instanceof SchemaError)) throw e;
       return this.json({ error: table.errors.invalidParams(e, def.name), id, jsonrpc: "2.0" });
     }
+    const denied = table.denied(def, this.o.restricted);
+    if (denied) return this.json({ error: { code: denied.code, message: denied.message }, id, jsonrpc: "2.0" });
     try {
       const result = await def.handler(params, ctx);
       return this.json({ id, jsonrpc: "2.0", result });
