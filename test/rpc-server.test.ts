@@ -392,6 +392,8 @@ describe("rpc/server: connections", () => {
       assert.equal(await closed(sock, 3000), true);
       assert.ok(Date.now() - t0 < 3000);
       assert.equal((await rpc(s.port, `{"id":1,"method":"get_block_count"}`)).id, 1);
+      // but a handler slower than those timeouts still gets its answer out
+      assert.equal((await rpc(s.port, `{"id":2,"method":"sleep","params":{"ms":900}}`)).id, 2);
     } finally {
       await s.server.close();
     }

@@ -204,6 +204,8 @@ export class RpcServer {
       return;
     }
     const path = url.split("?")[0];
+    // the inactivity timer is for clients; a handler may take as long as it takes
+    req.socket.setTimeout(0);
     const ac = new AbortController();
     const onGone = (): void => ac.abort();
     res.once("close", onGone);
@@ -217,6 +219,7 @@ export class RpcServer {
       else reply = { status: 404, type: "text/plain", body: "" };
       if (!res.destroyed) this.send(res, reply);
     } finally {
+      req.socket.setTimeout(this.o.requestTimeoutMs + this.o.idleTimeoutMs);
       this.closing.signal.removeEventListener("abort", onGone);
     }
   }
