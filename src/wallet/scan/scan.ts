@@ -1,0 +1,338 @@
+/**
+ * Output detection over plain block data (src/wallet/wallet2.cpp process_new_transaction,
+ * check_acc_out_precomp, scan_output; src/cryptonote_basic/cryptonote_format_utils.cpp
+ * is_out_to_acc_precomp). Everything here is synchronous and works on structured-cloneable data,
+ * so a `Scanner` can live in a worker thread (worker.ts, pool.ts).
+ *
+ * For each transaction: the derivation 8·a·R for the tx public key R (and for each additional key);
+ * per output, the view tag (when present) is checked first, then D = P − Hs(derivation‖i)·G is looked
+ * up in the subaddress table; on a hit the amount is decoded and checked against its commitment, and
+ * for a full wallet the key image of the one-time key is computed. Inputs' key images are returned
+ * for every transaction: the ledger recognises its spends among them.
+ */
+import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import { defaultBackend } from "../../crypto/index.js";
+import { commit, commitmentMask, decodeLegacyEcdh, decryptAmount } from "../../crypto/ringct/amounts.js";
+import { blockHashesFromBlob } from "../../protocol/block.js";
+import {
+  encryptedPaymentIdFromNonce,
+  extraAdditionalPubKeys,
+  extraNonce,
+  extraTxPubKey,
+  paymentIdFromNonce,
+  parseTxExtra,
+} from "../../protocol/extra.js";
+import { RCT_TYPE, rctCompactEcdh } from "../../protocol/rct.js";
+import { parseTransaction, type Transaction } from "../../protocol/tx.js";
+import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
+
+/** Block version from which unencrypted (long) payment ids are ignored (IGNORE_LONG_PAYMENT_ID_FROM_BLOCK_VERSION). */
+export const IGNORE_LONG_PAYMENT_ID_FROM_BLOCK_VERSION = 12;
+const ENCRYPTED_PAYMENT_ID_TAIL = 0x8d;
+
+/** The keys and subaddress state a scanner needs (plain data, cloneable into a worker). */
+export interface ScanKeys {
+  readonly spendSecretKey: Bytes | null;
+  readonly viewSecretKey: Bytes;
+  readonly spendPublicKey: Bytes;
+  readonly viewPublicKey: Bytes;
+  /** wallet2's m_subaddress_lookahead_major/minor (50, 200 by default). */
+  readonly lookaheadMajor?: number;
+  readonly lookaheadMinor?: number;
+  /** Subaddress count per account already created (wallet2's m_subaddress_labels sizes); default [1]. */
+  readonly subaddressCounts?: readonly number[];
+}
+
+/** One block as /get_blocks.bin gives it. */
+export interface ScanBlockInput {
+  readonly height: number;
+  readonly blockBlob: Bytes;
+  /** The block's transactions in block order (full blobs, or pruned ones with `pruned`). */
+  readonly txBlobs: readonly Bytes[];
+  readonly pruned?: boolean;
+  /** Global output indices per transaction, miner tx first (get_blocks.bin output_indices), if known. */
+  readonly outputIndices?: readonly (readonly bigint[])[];
+}
+
+export interface ReceivedOutput {
+  /** Index of the output in its transaction (m_internal_output_index). */
+  readonly index: number;
+  readonly globalIndex: bigint | null;
+  readonly amount: bigint;
+  /** The one-time output key. */
+  readonly publicKey: Bytes;
+  /** null for a view-only wallet. */
+  readonly keyImage: Bytes | null;
+  readonly subaddress: SubaddressIndex;
+  /** Commitment mask (identity for non-RingCT and coinbase outputs). */
+  readonly mask: Bytes;
+  readonly rct: boolean;
+}
+
+export interface ScannedInput {
+  readonly keyImage: Bytes;
+  /** Non-zero only for pre-RingCT inputs. */
+  readonly amount: bigint;
+}
+
+export interface ScannedTx {
+  readonly txid: Bytes;
+  readonly coinbase: boolean;
+  readonly version: number;
+  readonly unlockTime: bigint;
+  /** RingCT fee, or 0 for coinbase; for v1 the ledger computes inputs − outputs. */
+  readonly rctFee: bigint;
+  /** Sum of the plain output amounts (get_outs_money_amount). */
+  readonly outsMoney: bigint;
+  readonly received: ReceivedOutput[];
+  readonly inputs: ScannedInput[];
+  /** wallet2's payment id as a 32-byte hash (a short id fills the first 8 bytes), or null. */
+  readonly paymentId: Bytes | null;
+  /** Outputs that matched an address but whose amount failed its commitment. */
+  readonly rejected: number;
+}
+
+export interface ScannedBlock {
+  readonly height: number;
+  readonly hash: Bytes;
+  readonly prevHash: Bytes;
+  readonly timestamp: bigint;
+  readonly majorVersion: number;
+  /** Sum of the miner tx outputs (wallet2's m_last_block_reward). */
+  readonly reward: bigint;
+  readonly txs: ScannedTx[];
+}
+
+const IDENTITY: Bytes = (() => {
+  const b = new Uint8Array(32);
+  b[0] = 1;
+  return b;
+})();
+
+const eq = (a: Bytes, b: Bytes) => a.length === b.length && Buffer.compare(a, b) === 0;
+
+/** Detects a wallet's outputs; keeps the subaddress lookahead table and grows it on receipts. */
+export class Scanner {
+  readonly lookahead: SubaddressLookahead;
+  private readonly deriver: SubaddressDeriver;
+  private readonly scratch = new Uint8Array(32);
+
+  constructor(
+    readonly keys: ScanKeys,
+    readonly backend: CryptoBackend = defaultBackend(),
+  ) {
+    this.lookahead = new SubaddressLookahead(keys, keys.lookaheadMajor ?? 50, keys.lookaheadMinor ?? 200, backend);
+    this.deriver = new SubaddressDeriver(keys, backend);
+    const counts = keys.subaddressCounts ?? [1];
+    counts.forEach((n, major) => {
+      if (n > 0) this.lookahead.expand(major, n - 1);
+    });
+  }
+
+  /** expand_subaddresses: the wallet created (major, minor) or received on it. */
+  expand(major: number, minor: number): void {
+    this.lookahead.expand(major, minor);
+  }
+
+  /** Scans one block and its transactions. */
+  scanBlock(input: ScanBlockInput): ScannedBlock {
+    const be = this.backend;
+    const { block, hash, minerTxHash } = blockHashesFromBlob(input.blockBlob, be);
+    if (input.txBlobs.length !== block.txHashes.length) {
+      throw new RangeError(`block ${input.height}: ${input.txBlobs.length} tx blobs for ${block.txHashes.length} tx hashes`);
+    }
+    const txs: ScannedTx[] = [];
+    let reward = 0n;
+    for (const o of block.minerTx.vout) reward += o.amount;
+    txs.push(this.scanTx(block.minerTx, minerTxHash, true, block.majorVersion, input.outputIndices?.[0]));
+    input.txBlobs.forEach((blob, i) => {
+      const tx = parseTransaction(blob, { pruned: input.pruned ?? false });
+      txs.push(this.scanTx(tx, block.txHashes[i], false, block.majorVersion, input.outputIndices?.[i + 1]));
+    });
+    return { height: input.height, hash, prevHash: block.prevId, timestamp: block.timestamp, majorVersion: block.majorVersion, reward, txs };
+  }
+
+  /** Scans a pool transaction (full blob); `txid` is its id. */
+  scanPoolTx(blob: Bytes, txid: Bytes, blockVersion = 16): ScannedTx {
+    return this.scanTx(parseTransaction(blob), txid, false, blockVersion, undefined);
+  }
+
+  /** Scans a parsed transaction. */
+  scanTx(tx: Transaction, txid: Bytes, coinbase: boolean, blockVersion: number, globalIndices: readonly bigint[] | undefined): ScannedTx {
+    const be = this.backend;
+    const a = this.keys.viewSecretKey;
+    const extra = parseTxExtra(tx.extra).fields; // a partly parsed extra still scans (wallet2: "ok if partially parsed")
+    const additional = extraAdditionalPubKeys(extra);
+    const additionalDerivations: (Bytes | null)[] =
+      additional.length === tx.vout.length ? additional.map((k) => be.generateKeyDerivation(k, a)) : [];
+    const received: ReceivedOutput[] = [];
+    const found = new Set<number>();
+    let rejected = 0;
+    let mainPub: Bytes | undefined;
+    // wallet2 tries every tx public key field in turn (pk_index)
+    for (let pk = 0; ; pk++) {
+      const txPub = extraTxPubKey(extra, pk);
+      if (!txPub && pk > 0) break;
+      if (pk === 0) mainPub = txPub;
+      const derivation = txPub ? be.generateKeyDerivation(txPub, a) : null;
+      if (!derivation && additionalDerivations.length === 0) {
+        if (!txPub) break;
+        continue;
+      }
+      for (let i = 0; i < tx.vout.length; i++) {
+        if (found.has(i)) continue;
+        const hit = this.matchOutput(tx, i, derivation, additionalDerivations[i] ?? null);
+        if (!hit) continue;
+        const out = this.takeOutput(tx, i, hit.derivation, hit.index, coinbase, globalIndices);
+        if (out === null) rejected++;
+        else {
+          found.add(i);
+          received.push(out);
+        }
+      }
+      if (!txPub) break;
+    }
+    received.sort((x, y) => x.index - y.index);
+    for (const r of received) this.lookahead.expand(r.subaddress.major, r.subaddress.minor);
+
+    const inputs: ScannedInput[] = [];
+    for (const vin of tx.vin) if (vin.type === "key") inputs.push({ keyImage: vin.keyImage, amount: vin.amount });
+    let outsMoney = 0n;
+    for (const o of tx.vout) outsMoney += o.amount;
+
+    return {
+      txid,
+      coinbase,
+      version: tx.version,
+      unlockTime: tx.unlockTime,
+      rctFee: coinbase || !tx.rct ? 0n : tx.rct.fee,
+      outsMoney,
+      received,
+      inputs,
+      paymentId: received.length > 0 ? this.paymentId(extra, mainPub, blockVersion) : null,
+      rejected,
+    };
+  }
+
+  /** View tag, then the subaddress table, for the main and the additional derivation. */
+  private matchOutput(tx: Transaction, i: number, main: Bytes | null, extraDer: Bytes | null): { derivation: Bytes; index: SubaddressIndex } | null {
+    const be = this.backend;
+    const target = tx.vout[i].target;
+    if (target.type !== "key" && target.type !== "tagged_key") return null;
+    for (const d of [main, extraDer]) {
+      if (!d) continue;
+      if (target.type === "tagged_key" && be.deriveViewTag(d, i) !== target.viewTag) continue;
+      const D = be.deriveSubaddressPublicKey(target.key, d, i, this.scratch);
+      if (!D) continue;
+      const index = this.lookahead.table.get(D);
+      if (index) return { derivation: d, index };
+    }
+    return null;
+  }
+
+  /** Amount, mask, key image of an output found to be ours; null if its amount fails the commitment. */
+  private takeOutput(
+    tx: Transaction,
+    i: number,
+    derivation: Bytes,
+    index: SubaddressIndex,
+    coinbase: boolean,
+    globalIndices: readonly bigint[] | undefined,
+  ): ReceivedOutput | null {
+    const be = this.backend;
+    const out = tx.vout[i];
+    const target = out.target as { key: Bytes };
+    let amount = out.amount;
+    let mask: Bytes = IDENTITY;
+    let rct = false;
+    const rctSig = tx.rct;
+    if (tx.version >= 2 && rctSig && rctSig.type !== RCT_TYPE.Null && out.amount === 0n) {
+      const s = be.derivationToScalar(derivation, i);
+      if (rctCompactEcdh(rctSig.type)) {
+        amount = decryptAmount(be, s, rctSig.ecdhInfo[i].amount);
+        mask = commitmentMask(be, s);
+      } else {
+        const ecdh = rctSig.ecdhInfo[i];
+        if (!ecdh.mask) return null;
+        const dec = decodeLegacyEcdh(be, s, ecdh.mask, ecdh.amount);
+        amount = dec.amount;
+        mask = dec.mask;
+      }
+      if (!eq(commit(be, amount, mask), rctSig.outPk[i])) return null; // tools::decodeRct rejects it
+      rct = true;
+    } else if (coinbase && tx.version === 2) {
+      rct = true; // v2 coinbase outputs are stored as RingCT with an identity mask
+    }
+    let keyImage: Bytes | null = null;
+    const b = this.keys.spendSecretKey;
+    if (b) {
+      // generate_key_image_helper_precomp: x = Hs(derivation‖i) + b (+ m for a subaddress)
+      let x = be.deriveSecretKey(derivation, i, b);
+      if (index.major !== 0 || index.minor !== 0) x = be.scAdd(x, this.deriver.secretKey(index.major, index.minor));
+      const P = be.scalarMultBase(x);
+      if (!eq(P, target.key)) throw new Error(`key image: derived secret does not open output ${i}`);
+      keyImage = be.generateKeyImage(target.key, x);
+    }
+    return {
+      index: i,
+      globalIndex: globalIndices?.[i] ?? null,
+      amount,
+      publicKey: target.key.slice(),
+      keyImage,
+      subaddress: { major: index.major, minor: index.minor },
+      mask,
+      rct,
+    };
+  }
+
+  /** The payment id wallet2 records with an incoming payment. */
+  private paymentId(extra: ReturnType<typeof parseTxExtra>["fields"], txPub: Bytes | undefined, blockVersion: number): Bytes | null {
+    const nonce = extraNonce(extra);
+    if (!nonce) return null;
+    const enc = encryptedPaymentIdFromNonce(nonce);
+    if (enc) {
+      if (!txPub) return null;
+      return decryptPaymentId(this.backend, enc, txPub, this.keys.viewSecretKey);
+    }
+    const long = paymentIdFromNonce(nonce);
+    if (long && blockVersion < IGNORE_LONG_PAYMENT_ID_FROM_BLOCK_VERSION) return long;
+    return null;
+  }
+}
+
+/** device_default::decrypt_payment_id, widened to wallet2's 32-byte form (8 id bytes, 24 zeros). */
+export function decryptPaymentId(be: CryptoBackend, encrypted: Bytes, txPub: Bytes, viewSecret: Bytes): Bytes | null {
+  const derivation = be.generateKeyDerivation(txPub, viewSecret);
+  if (!derivation) return null;
+  const buf = new Uint8Array(33);
+  buf.set(derivation);
+  buf[32] = ENCRYPTED_PAYMENT_ID_TAIL;
+  const pad = be.keccak256(buf);
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 8; i++) out[i] = encrypted[i] ^ pad[i];
+  return out;
+}
+
+/**
+ * Global output indices computed from the chain itself, for when the node gave none: pre-RingCT
+ * outputs count per amount, RingCT and v2 coinbase outputs under amount 0
+ * (src/blockchain_db/blockchain_db.cpp add_transaction). Feed every block from genesis in order.
+ */
+export class OutputIndexer {
+  private readonly counts = new Map<bigint, bigint>();
+
+  /** Indices for one transaction's outputs, advancing the counters. */
+  next(tx: Transaction): bigint[] {
+    return tx.vout.map((o) => {
+      const key = tx.version >= 2 ? 0n : o.amount;
+      const n = this.counts.get(key) ?? 0n;
+      this.counts.set(key, n + 1n);
+      return n;
+    });
+  }
+
+  /** Counters as plain data (for the cache). */
+  snapshot(): [bigint, bigint][] {
+    return [...this.counts.entries()];
+  }
+}

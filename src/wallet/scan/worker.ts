@@ -1,0 +1,27 @@
+/**
+ * Worker-thread entry for scanning: holds one wallet's `Scanner` and scans the block batches the
+ * main thread posts (see pool.ts). Messages are plain structured-cloneable data.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { type ScanBlockInput, type ScanKeys, Scanner } from "./scan.js";
+
+export type ScanRequest =
+  | { readonly id: number; readonly op: "blocks"; readonly blocks: readonly ScanBlockInput[] }
+  | { readonly id: number; readonly op: "pool"; readonly txs: readonly { blob: Uint8Array; txid: Uint8Array }[] }
+  | { readonly id: number; readonly op: "expand"; readonly major: number; readonly minor: number };
+
+if (parentPort) {
+  const port = parentPort;
+  const scanner = new Scanner(workerData as ScanKeys);
+  port.on("message", (req: ScanRequest) => {
+    try {
+      let result: unknown = null;
+      if (req.op === "blocks") result = req.blocks.map((b) => scanner.scanBlock(b));
+      else if (req.op === "pool") result = req.txs.map((t) => scanner.scanPoolTx(t.blob, t.txid));
+      else scanner.expand(req.major, req.minor);
+      port.postMessage({ id: req.id, ok: true, result });
+    } catch (e) {
+      port.postMessage({ id: req.id, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    }
+  });
+}
