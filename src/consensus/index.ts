@@ -1,0 +1,10 @@
+/** The pure consensus layer: rules over protocol/ types and a read-only ChainView (no I/O). */
+export * from "./block-rules.js";
+export * from "./chain-view.js";
+export * from "./constants.js";
+export * from "./difficulty.js";
+export * from "./errors.js";
+export * from "./fees.js";
+export * from "./reward.js";
+export * from "./tx-rules.js";
+export * from "./weight.js";
