@@ -383,6 +383,21 @@ describe("rpc/server: connections", () => {
     }
   });
 
+  it("holds the total connection limit too", async () => {
+    const s = await start({ maxConnections: 3, maxConnectionsPerIp: 100 });
+    try {
+      const socks = [await openSocket(s.port), await openSocket(s.port), await openSocket(s.port)];
+      const extra = await openSocket(s.port);
+      assert.equal(await closed(extra, 2000), true, "fourth connection closed");
+      assert.equal(s.server.connections, 3);
+      for (const x of socks) x.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal((await rpc(s.port, `{"id":9,"method":"get_block_count"}`)).id, 9);
+    } finally {
+      await s.server.close();
+    }
+  });
+
   it("drops a slow client that never finishes its request", async () => {
     const s = await start({ requestTimeoutMs: 300, idleTimeoutMs: 300 });
     try {
