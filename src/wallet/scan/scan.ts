@@ -88,6 +88,8 @@ export interface ScannedTx {
   readonly inputs: ScannedInput[];
   /** wallet2's payment id as a 32-byte hash (a short id fills the first 8 bytes), or null. */
   readonly paymentId: Bytes | null;
+  /** An unencrypted 32-byte payment id in the extra nonce (wallet2 keeps it on outgoing txs), or null. */
+  readonly longPaymentId: Bytes | null;
   /** Outputs that matched an address but whose amount failed its commitment. */
   readonly rejected: number;
 }
@@ -210,6 +212,7 @@ export class Scanner {
       received,
       inputs,
       paymentId: received.length > 0 ? this.paymentId(extra, mainPub, blockVersion) : null,
+      longPaymentId: longPaymentIdOf(extra),
       rejected,
     };
   }
@@ -298,6 +301,11 @@ export class Scanner {
     if (long && blockVersion < IGNORE_LONG_PAYMENT_ID_FROM_BLOCK_VERSION) return long;
     return null;
   }
+}
+
+function longPaymentIdOf(extra: ReturnType<typeof parseTxExtra>["fields"]): Bytes | null {
+  const nonce = extraNonce(extra);
+  return (nonce && paymentIdFromNonce(nonce)) ?? null;
 }
 
 /** device_default::decrypt_payment_id, widened to wallet2's 32-byte form (8 id bytes, 24 zeros). */

@@ -1,0 +1,724 @@
+/**
+ * The wallet's ledger (src/wallet/wallet2.cpp: m_transfers, m_payments, m_confirmed_txs,
+ * m_unconfirmed_payments; process_new_transaction, process_outgoing, detach_blockchain,
+ * balance_per_subaddress, unlocked_balance_per_subaddress, is_transfer_unlocked) fed with
+ * `ScannedBlock`s, and the queries monero-wallet-rpc answers from it (wallet_rpc_server.cpp:
+ * get_balance, get_transfers, incoming_transfers, get_payments, get_bulk_payments).
+ *
+ * Its whole state is plain data (`LedgerState`): the wallet cache file stores it as it is.
+ * Keys, key images and tx ids are lower-case hex; amounts, unlock times and timestamps are bigint;
+ * heights are numbers (they stay far below 2^53).
+ */
+import type { SubaddressIndex } from "../keys/subaddress.js";
+import type { ScannedBlock, ScannedTx } from "../scan/scan.js";
+
+/** CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE. */
+export const DEFAULT_TX_SPENDABLE_AGE = 10;
+/** CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_BLOCKS. */
+export const LOCKED_TX_ALLOWED_DELTA_BLOCKS = 1;
+/** CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_SECONDS_V2 (DIFFICULTY_TARGET_V2 × delta blocks). */
+export const LOCKED_TX_ALLOWED_DELTA_SECONDS = 120n;
+/** CRYPTONOTE_MAX_BLOCK_NUMBER: unlock times below it are heights, above it timestamps. */
+export const MAX_BLOCK_NUMBER = 500000000n;
+/** Block hashes kept for reorg detection. */
+export const HASH_TAIL = 1000;
+
+const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+
+/** One owned output (wallet2::transfer_details). */
+export interface TransferDetails {
+  txid: string;
+  blockHeight: number;
+  /** Output index in its transaction. */
+  internalIndex: number;
+  /** -1n when the node gave no output indices. */
+  globalIndex: bigint;
+  amount: bigint;
+  /** "" when unknown (view-only wallet). */
+  keyImage: string;
+  publicKey: string;
+  mask: string;
+  rct: boolean;
+  subaddress: SubaddressIndex;
+  unlockTime: bigint;
+  coinbase: boolean;
+  spent: boolean;
+  /** 0 when unspent, or spent only by an unmined tx. */
+  spentHeight: number;
+  spentTxid: string;
+  frozen: boolean;
+}
+
+/** One incoming payment: a tx's outputs to one subaddress (wallet2::payment_details). */
+export interface PaymentDetails {
+  txid: string;
+  /** 64 hex chars, zeros when none. */
+  paymentId: string;
+  amount: bigint;
+  amounts: bigint[];
+  fee: bigint;
+  blockHeight: number;
+  unlockTime: bigint;
+  timestamp: bigint;
+  coinbase: boolean;
+  subaddress: SubaddressIndex;
+}
+
+/** A mined tx spending our outputs (wallet2::confirmed_transfer_details). */
+export interface OutgoingTransfer {
+  txid: string;
+  amountIn: bigint;
+  amountOut: bigint;
+  /** -1n when unknown. */
+  change: bigint;
+  paymentId: string;
+  account: number;
+  subaddrIndices: number[];
+  blockHeight: number;
+  timestamp: bigint;
+  unlockTime: bigint;
+  /** Known only for txs this wallet built. */
+  destinations: { amount: bigint; address: string }[];
+}
+
+/** An incoming payment seen in the pool (wallet2::pool_payment_details). */
+export interface PoolPayment extends PaymentDetails {
+  doubleSpendSeen: boolean;
+}
+
+/** A tx this wallet sent that is not mined yet (wallet2::unconfirmed_transfer_details). */
+export interface PendingTransfer {
+  txid: string;
+  amountIn: bigint;
+  amountOut: bigint;
+  change: bigint;
+  paymentId: string;
+  account: number;
+  subaddrIndices: number[];
+  timestamp: bigint;
+  unlockTime: bigint;
+  failed: boolean;
+  destinations: { amount: bigint; address: string }[];
+  /** Key images it spends. */
+  keyImages: string[];
+}
+
+/** Everything the cache file holds. */
+export interface LedgerState {
+  version: 1;
+  /** Blocks known: the next block to scan is at this height (wallet2's m_blockchain.size()). */
+  height: number;
+  /** Hashes of blocks hashTailStart..height−1. */
+  hashTailStart: number;
+  hashTail: string[];
+  transfers: TransferDetails[];
+  payments: PaymentDetails[];
+  outgoing: OutgoingTransfer[];
+  pool: PoolPayment[];
+  pending: PendingTransfer[];
+  lastBlockReward: bigint;
+  /** Subaddress count per account, grown by receipts (expand_subaddresses). */
+  subaddressCounts: number[];
+}
+
+export function emptyLedgerState(startHeight = 0): LedgerState {
+  return {
+    version: 1,
+    height: startHeight,
+    hashTailStart: startHeight,
+    hashTail: [],
+    transfers: [],
+    payments: [],
+    outgoing: [],
+    pool: [],
+    pending: [],
+    lastBlockReward: 0n,
+    subaddressCounts: [1],
+  };
+}
+
+/** The block at `height` does not follow the block the ledger has below it, and that one is older than the tail. */
+export class ChainMismatchError extends Error {
+  constructor(readonly height: number) {
+    super(`block ${height} does not follow the wallet's chain and the fork point is outside the kept hashes`);
+    this.name = "ChainMismatchError";
+  }
+}
+
+export interface BalanceResult {
+  balance: bigint;
+  unlockedBalance: bigint;
+  blocksToUnlock: bigint;
+  timeToUnlock: bigint;
+}
+
+export interface SubaddressBalance extends BalanceResult {
+  minor: number;
+  numUnspentOutputs: number;
+}
+
+export type TransferType = "in" | "out" | "pending" | "failed" | "pool" | "block";
+
+/** A get_transfers entry (wallet_rpc::transfer_entry) without the address strings' encoding done. */
+export interface TransferEntry {
+  txid: string;
+  paymentId: string;
+  height: number;
+  timestamp: bigint;
+  amount: bigint;
+  amounts: bigint[];
+  fee: bigint;
+  note: string;
+  destinations: { amount: bigint; address: string }[];
+  type: TransferType;
+  unlockTime: bigint;
+  locked: boolean;
+  subaddrIndex: SubaddressIndex;
+  subaddrIndices: SubaddressIndex[];
+  address: string;
+  doubleSpendSeen: boolean;
+  confirmations: bigint;
+  suggestedConfirmationsThreshold: bigint;
+}
+
+export interface GetTransfersQuery {
+  in?: boolean;
+  out?: boolean;
+  pending?: boolean;
+  failed?: boolean;
+  pool?: boolean;
+  filterByHeight?: boolean;
+  minHeight?: number;
+  maxHeight?: number;
+  accountIndex?: number;
+  subaddrIndices?: readonly number[];
+  allAccounts?: boolean;
+}
+
+export interface QueryEnv {
+  /** Seconds since the epoch (wallet2 uses time(NULL) or the daemon's adjusted time). */
+  now: bigint;
+  address: (index: SubaddressIndex) => string;
+  note?: (txid: string) => string;
+}
+
+export interface GetTransfersResult {
+  in: TransferEntry[];
+  out: TransferEntry[];
+  pending: TransferEntry[];
+  failed: TransferEntry[];
+  pool: TransferEntry[];
+}
+
+/** incoming_transfers entry (wallet_rpc::transfer_details). */
+export interface IncomingTransfer {
+  amount: bigint;
+  spent: boolean;
+  globalIndex: bigint;
+  txHash: string;
+  subaddrIndex: SubaddressIndex;
+  keyImage: string;
+  pubkey: string;
+  blockHeight: number;
+  frozen: boolean;
+  unlocked: boolean;
+}
+
+/** The short form RPC prints when only the first 8 bytes are set. */
+export function paymentIdHex(full: string): string {
+  return /^0*$/.test(full.slice(16)) ? full.slice(0, 16) : full;
+}
+
+const ZERO_PID = "0".repeat(64);
+
+export class Ledger {
+  readonly state: LedgerState;
+  private readonly byKeyImage = new Map<string, number>();
+  private readonly byPubKey = new Map<string, number>();
+
+  constructor(state: LedgerState = emptyLedgerState()) {
+    this.state = state;
+    this.reindex();
+  }
+
+  private reindex(): void {
+    this.byKeyImage.clear();
+    this.byPubKey.clear();
+    this.state.transfers.forEach((t, i) => {
+      if (t.keyImage) this.byKeyImage.set(t.keyImage, i);
+      this.byPubKey.set(t.publicKey, i);
+    });
+  }
+
+  /** Blocks known (wallet2::get_blockchain_current_height). */
+  get height(): number {
+    return this.state.height;
+  }
+
+  /** The kept hash of block `height`, if any. */
+  blockHash(height: number): string | undefined {
+    const i = height - this.state.hashTailStart;
+    return i >= 0 && i < this.state.hashTail.length ? this.state.hashTail[i] : undefined;
+  }
+
+  /**
+   * Applies a scanned block. A block below the ledger's height whose hash differs from the kept one
+   * rolls the ledger back to it first (a reorg); one whose hash matches is ignored. Returns the
+   * height rolled back to, or null.
+   */
+  applyBlock(b: ScannedBlock): number | null {
+    const hash = hex(b.hash);
+    let rolledBack: number | null = null;
+    if (b.height < this.state.height) {
+      const known = this.blockHash(b.height);
+      if (known === hash) return null;
+      if (known === undefined) throw new ChainMismatchError(b.height);
+      this.rollback(b.height);
+      rolledBack = b.height;
+    }
+    if (b.height !== this.state.height) throw new RangeError(`block ${b.height} given at wallet height ${this.state.height}`);
+    const prev = this.blockHash(b.height - 1);
+    if (prev !== undefined && prev !== hex(b.prevHash)) {
+      // the node's chain forked below this block: drop our previous block; the caller refetches from there
+      if (b.height - 1 < this.state.hashTailStart) throw new ChainMismatchError(b.height);
+      this.rollback(b.height - 1);
+      return b.height - 1;
+    }
+    for (const tx of b.txs) this.processTx(tx, b.height, b.timestamp, false, false);
+    this.state.hashTail.push(hash);
+    if (this.state.hashTail.length > HASH_TAIL) {
+      const drop = this.state.hashTail.length - HASH_TAIL;
+      this.state.hashTail.splice(0, drop);
+      this.state.hashTailStart += drop;
+    }
+    this.state.height = b.height + 1;
+    this.state.lastBlockReward = b.reward;
+    // a mined tx leaves the pool lists
+    const mined = new Set(b.txs.map((t) => hex(t.txid)));
+    this.state.pool = this.state.pool.filter((p) => !mined.has(p.txid));
+    this.state.pending = this.state.pending.filter((p) => !mined.has(p.txid));
+    return rolledBack;
+  }
+
+  /** detach_blockchain: forgets blocks ≥ height and everything they brought. */
+  rollback(height: number): void {
+    const s = this.state;
+    if (height >= s.height) return;
+    for (const t of s.transfers) {
+      if (t.spent && t.spentHeight >= height) {
+        t.spent = false;
+        t.spentHeight = 0;
+        t.spentTxid = "";
+      }
+    }
+    s.transfers = s.transfers.filter((t) => t.blockHeight < height);
+    s.payments = s.payments.filter((p) => p.blockHeight < height);
+    s.outgoing = s.outgoing.filter((o) => o.blockHeight < height);
+    s.pool = [];
+    const keep = Math.max(0, height - s.hashTailStart);
+    s.hashTail.splice(keep);
+    s.height = height;
+    this.reindex();
+  }
+
+  /** process_pool_state: the pool's txs that concern us replace the previous pool view. */
+  setPool(txs: readonly ScannedTx[], now: bigint, doubleSpendSeen: ReadonlySet<string> = new Set()): void {
+    this.state.pool = [];
+    for (const tx of txs) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)));
+  }
+
+  /** process_new_transaction for a block (pool = false) or pool (pool = true) transaction. */
+  private processTx(tx: ScannedTx, height: number, timestamp: bigint, pool: boolean, doubleSpend: boolean): void {
+    const s = this.state;
+    const txid = hex(tx.txid);
+    const got = new Map<string, { index: SubaddressIndex; total: bigint; amounts: bigint[] }>();
+    const gotAdd = (index: SubaddressIndex, amount: bigint) => {
+      const k = `${index.major}/${index.minor}`;
+      const g = got.get(k) ?? { index, total: 0n, amounts: [] };
+      g.total += amount;
+      g.amounts.push(amount);
+      got.set(k, g);
+    };
+    for (const r of tx.received) {
+      const pub = hex(r.publicKey);
+      const known = this.byPubKey.get(pub);
+      if (known !== undefined) {
+        const td = s.transfers[known];
+        if (td.spent || td.amount >= r.amount) continue; // burnt duplicate output: ignored
+        // a larger output with a known one-time key replaces the smaller one
+        gotAdd(r.subaddress, r.amount - td.amount);
+        if (!pool) Object.assign(td, this.transferOf(tx, r, txid, height));
+        continue;
+      }
+      gotAdd(r.subaddress, r.amount);
+      if (pool) continue;
+      const td = this.transferOf(tx, r, txid, height);
+      s.transfers.push(td);
+      this.byPubKey.set(pub, s.transfers.length - 1);
+      if (td.keyImage) this.byKeyImage.set(td.keyImage, s.transfers.length - 1);
+      this.expand(r.subaddress);
+    }
+
+    let spent = 0n;
+    let account: number | null = null;
+    const indices = new Set<number>();
+    for (const input of tx.inputs) {
+      const i = this.byKeyImage.get(hex(input.keyImage));
+      if (i === undefined) continue;
+      const td = s.transfers[i];
+      spent += input.amount > 0n ? input.amount : td.amount;
+      account = td.subaddress.major;
+      indices.add(td.subaddress.minor);
+      if (!pool) {
+        td.spent = true;
+        td.spentHeight = height;
+        td.spentTxid = txid;
+      }
+    }
+    const fee = tx.coinbase ? 0n : tx.version === 1 ? spent - tx.outsMoney : tx.rctFee;
+
+    if (spent > 0n && !pool && account !== null) {
+      let selfReceived = 0n;
+      for (const g of got.values()) if (g.index.major === account) selfReceived += g.total;
+      let o = s.outgoing.find((x) => x.txid === txid);
+      if (!o) {
+        o = {
+          txid,
+          amountIn: spent,
+          amountOut: tx.version === 1 ? tx.outsMoney : spent - tx.rctFee,
+          change: selfReceived,
+          paymentId: tx.longPaymentId ? hex(tx.longPaymentId) : ZERO_PID,
+          account,
+          subaddrIndices: [...indices].sort((a, b) => a - b),
+          blockHeight: height,
+          timestamp,
+          unlockTime: tx.unlockTime,
+          destinations: [],
+        };
+        s.outgoing.push(o);
+      }
+      o.blockHeight = height;
+      o.timestamp = timestamp;
+      o.unlockTime = tx.unlockTime;
+      if (spent === selfReceived + fee) o.change = selfReceived;
+    }
+
+    // change to the spending account is not an incoming payment
+    for (const [k, g] of got) if (account !== null && g.index.major === account) got.delete(k);
+    if (got.size === 0) return;
+    const paymentId = tx.paymentId ? hex(tx.paymentId) : ZERO_PID;
+    for (const g of got.values()) {
+      const p: PaymentDetails = {
+        txid,
+        paymentId,
+        amount: g.total,
+        amounts: g.amounts,
+        fee,
+        blockHeight: height,
+        unlockTime: tx.unlockTime,
+        timestamp,
+        coinbase: tx.coinbase,
+        subaddress: g.index,
+      };
+      if (pool) s.pool.push({ ...p, doubleSpendSeen: doubleSpend });
+      else s.payments.push(p);
+    }
+  }
+
+  private transferOf(tx: ScannedTx, r: ScannedTx["received"][number], txid: string, height: number): TransferDetails {
+    return {
+      txid,
+      blockHeight: height,
+      internalIndex: r.index,
+      globalIndex: r.globalIndex ?? -1n,
+      amount: r.amount,
+      keyImage: r.keyImage ? hex(r.keyImage) : "",
+      publicKey: hex(r.publicKey),
+      mask: hex(r.mask),
+      rct: r.rct,
+      subaddress: { major: r.subaddress.major, minor: r.subaddress.minor },
+      unlockTime: tx.unlockTime,
+      coinbase: tx.coinbase,
+      spent: false,
+      spentHeight: 0,
+      spentTxid: "",
+      frozen: false,
+    };
+  }
+
+  /** expand_subaddresses bookkeeping: the account/subaddress counts grow to cover a receipt. */
+  private expand(index: SubaddressIndex): void {
+    const c = this.state.subaddressCounts;
+    while (c.length <= index.major) c.push(1);
+    if (c[index.major] <= index.minor) c[index.major] = index.minor + 1;
+  }
+
+  // ---- locks ----
+
+  /** wallet2::is_tx_spendtime_unlocked. */
+  isSpendtimeUnlocked(unlockTime: bigint, now: bigint): boolean {
+    if (unlockTime < MAX_BLOCK_NUMBER) return BigInt(this.state.height) - 1n + BigInt(LOCKED_TX_ALLOWED_DELTA_BLOCKS) >= unlockTime;
+    return now + LOCKED_TX_ALLOWED_DELTA_SECONDS >= unlockTime;
+  }
+
+  /** wallet2::is_transfer_unlocked. */
+  isUnlocked(unlockTime: bigint, blockHeight: number, now: bigint): boolean {
+    if (!this.isSpendtimeUnlocked(unlockTime, now)) return false;
+    return blockHeight + DEFAULT_TX_SPENDABLE_AGE <= this.state.height;
+  }
+
+  private isSpent(t: TransferDetails, strict: boolean): boolean {
+    return strict ? t.spent && t.spentHeight > 0 : t.spent;
+  }
+
+  // ---- balances ----
+
+  /** balance_per_subaddress + unlocked_balance_per_subaddress for one account, by minor index. */
+  subaddressBalances(account: number, now: bigint, strict = false): SubaddressBalance[] {
+    const by = new Map<number, SubaddressBalance>();
+    const row = (minor: number) => {
+      let r = by.get(minor);
+      if (!r) {
+        r = { minor, balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n, numUnspentOutputs: 0 };
+        by.set(minor, r);
+      }
+      return r;
+    };
+    const chain = BigInt(this.state.height);
+    for (const t of this.state.transfers) {
+      if (t.subaddress.major !== account || this.isSpent(t, strict) || t.frozen) continue;
+      const r = row(t.subaddress.minor);
+      r.balance += t.amount;
+      r.numUnspentOutputs++;
+      if (this.isUnlocked(t.unlockTime, t.blockHeight, now)) r.unlockedBalance += t.amount;
+      else {
+        let unlockHeight = BigInt(t.blockHeight + Math.max(DEFAULT_TX_SPENDABLE_AGE, LOCKED_TX_ALLOWED_DELTA_BLOCKS));
+        if (t.unlockTime < MAX_BLOCK_NUMBER && t.unlockTime > unlockHeight) unlockHeight = t.unlockTime;
+        const unlockTime = t.unlockTime >= MAX_BLOCK_NUMBER ? t.unlockTime : 0n;
+        const blocks = unlockHeight > chain ? unlockHeight - chain : 0n;
+        const secs = unlockTime > now ? unlockTime - now : 0n;
+        if (blocks > r.blocksToUnlock) r.blocksToUnlock = blocks;
+        if (secs > r.timeToUnlock) r.timeToUnlock = secs;
+      }
+    }
+    if (!strict) {
+      for (const p of this.state.pending) {
+        if (p.account !== account || p.failed) continue;
+        row(0).balance += p.change; // change goes to the account's subaddress 0
+      }
+      for (const p of this.state.pool) if (p.subaddress.major === account) row(p.subaddress.minor).balance += p.amount;
+    }
+    return [...by.values()].sort((a, b) => a.minor - b.minor);
+  }
+
+  /** get_balance for one account (wallet2::balance / unlocked_balance). */
+  balance(account: number, now: bigint, strict = false): BalanceResult {
+    const out: BalanceResult = { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
+    for (const r of this.subaddressBalances(account, now, strict)) {
+      out.balance += r.balance;
+      out.unlockedBalance += r.unlockedBalance;
+      if (r.blocksToUnlock > out.blocksToUnlock) out.blocksToUnlock = r.blocksToUnlock;
+      if (r.timeToUnlock > out.timeToUnlock) out.timeToUnlock = r.timeToUnlock;
+    }
+    return out;
+  }
+
+  /** get_balance with all_accounts (balance_all / unlocked_balance_all). */
+  balanceAll(accounts: number, now: bigint, strict = false): BalanceResult {
+    const out: BalanceResult = { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
+    for (let a = 0; a < accounts; a++) {
+      const r = this.balance(a, now, strict);
+      out.balance += r.balance;
+      out.unlockedBalance += r.unlockedBalance;
+      if (r.blocksToUnlock > out.blocksToUnlock) out.blocksToUnlock = r.blocksToUnlock;
+      if (r.timeToUnlock > out.timeToUnlock) out.timeToUnlock = r.timeToUnlock;
+    }
+    return out;
+  }
+
+  // ---- freezing ----
+
+  private byImage(keyImage: string): TransferDetails {
+    const i = this.byKeyImage.get(keyImage.toLowerCase());
+    if (i === undefined) throw new RangeError(`key image ${keyImage} not found`);
+    return this.state.transfers[i];
+  }
+  freeze(keyImage: string): void {
+    this.byImage(keyImage).frozen = true;
+  }
+  thaw(keyImage: string): void {
+    this.byImage(keyImage).frozen = false;
+  }
+  frozen(keyImage: string): boolean {
+    return this.byImage(keyImage).frozen;
+  }
+
+  // ---- queries ----
+
+  /** incoming_transfers, in receipt order (wallet2's m_transfers order). */
+  incomingTransfers(type: "all" | "available" | "unavailable", account: number, subaddrIndices: readonly number[], now: bigint): IncomingTransfer[] {
+    const minors = new Set(subaddrIndices);
+    const out: IncomingTransfer[] = [];
+    for (const t of this.state.transfers) {
+      if (type === "available" && t.spent) continue;
+      if (type === "unavailable" && !t.spent) continue;
+      if (t.subaddress.major !== account || (minors.size > 0 && !minors.has(t.subaddress.minor))) continue;
+      out.push({
+        amount: t.amount,
+        spent: t.spent,
+        globalIndex: t.globalIndex,
+        txHash: t.txid,
+        subaddrIndex: { ...t.subaddress },
+        keyImage: t.keyImage,
+        pubkey: t.publicKey,
+        blockHeight: t.blockHeight,
+        frozen: t.frozen,
+        unlocked: this.isUnlocked(t.unlockTime, t.blockHeight, now),
+      });
+    }
+    return out;
+  }
+
+  /** set_confirmations (wallet_rpc_server.cpp). */
+  private confirm(e: TransferEntry, now: bigint): void {
+    const chain = BigInt(this.state.height);
+    const h = BigInt(e.height);
+    e.confirmations = h >= chain || (e.height === 0 && (e.type === "pending" || e.type === "pool")) ? 0n : chain - h;
+    const reward = this.state.lastBlockReward;
+    e.suggestedConfirmationsThreshold = reward === 0n ? 0n : (e.amount + reward - 1n) / reward;
+    if (e.unlockTime < MAX_BLOCK_NUMBER) {
+      if (e.unlockTime > chain && e.unlockTime - chain > e.suggestedConfirmationsThreshold) e.suggestedConfirmationsThreshold = e.unlockTime - chain;
+    } else if (e.unlockTime > now) {
+      const blocks = (e.unlockTime - now + 119n) / 120n; // DIFFICULTY_TARGET_V2 seconds a block
+      if (blocks > e.suggestedConfirmationsThreshold) e.suggestedConfirmationsThreshold = blocks;
+    }
+  }
+
+  private entryOfPayment(p: PaymentDetails, env: QueryEnv, pool: PoolPayment | null): TransferEntry {
+    const e: TransferEntry = {
+      txid: p.txid,
+      paymentId: paymentIdHex(p.paymentId),
+      height: pool ? 0 : p.blockHeight,
+      timestamp: p.timestamp,
+      amount: p.amount,
+      amounts: [...p.amounts],
+      fee: p.fee,
+      note: env.note?.(p.txid) ?? "",
+      destinations: [],
+      type: pool ? "pool" : p.coinbase ? "block" : "in",
+      unlockTime: p.unlockTime,
+      locked: pool ? true : !this.isUnlocked(p.unlockTime, p.blockHeight, env.now),
+      subaddrIndex: { ...p.subaddress },
+      subaddrIndices: [{ ...p.subaddress }],
+      address: env.address(p.subaddress),
+      doubleSpendSeen: pool?.doubleSpendSeen ?? false,
+      confirmations: 0n,
+      suggestedConfirmationsThreshold: 0n,
+    };
+    this.confirm(e, env.now);
+    return e;
+  }
+
+  private entryOfOutgoing(o: OutgoingTransfer | PendingTransfer, env: QueryEnv): TransferEntry {
+    const pending = "failed" in o;
+    const fee = o.amountIn - o.amountOut;
+    const change = o.change === -1n ? 0n : o.change;
+    const e: TransferEntry = {
+      txid: o.txid,
+      paymentId: paymentIdHex(o.paymentId),
+      height: pending ? 0 : o.blockHeight,
+      timestamp: o.timestamp,
+      amount: o.amountIn - change - fee,
+      amounts: [],
+      fee,
+      note: env.note?.(o.txid) ?? "",
+      destinations: o.destinations.map((d) => ({ ...d })),
+      type: pending ? (o.failed ? "failed" : "pending") : "out",
+      unlockTime: o.unlockTime,
+      locked: pending ? true : !this.isUnlocked(o.unlockTime, o.blockHeight, env.now),
+      subaddrIndex: { major: o.account, minor: 0 },
+      subaddrIndices: o.subaddrIndices.map((minor) => ({ major: o.account, minor })),
+      address: env.address({ major: o.account, minor: 0 }),
+      doubleSpendSeen: false,
+      confirmations: 0n,
+      suggestedConfirmationsThreshold: 0n,
+    };
+    this.confirm(e, env.now);
+    return e;
+  }
+
+  /**
+   * get_transfers. monero-wallet-rpc lists its unordered containers as they iterate; we order by
+   * height, then timestamp, then txid (and subaddress), which is stable across runs.
+   */
+  getTransfers(q: GetTransfersQuery, env: QueryEnv): GetTransfersResult {
+    let minHeight = 0;
+    let maxHeight = Number(MAX_BLOCK_NUMBER);
+    if (q.filterByHeight) {
+      minHeight = q.minHeight ?? 0;
+      maxHeight = Math.min(q.maxHeight ?? maxHeight, maxHeight);
+    }
+    const account = q.allAccounts ? null : (q.accountIndex ?? 0);
+    const minors = new Set(q.allAccounts ? [] : (q.subaddrIndices ?? []));
+    const accountOk = (major: number) => account === null || account === major;
+    const minorOk = (m: number) => minors.size === 0 || minors.has(m);
+    const res: GetTransfersResult = { in: [], out: [], pending: [], failed: [], pool: [] };
+    const order = (a: TransferEntry, b: TransferEntry) =>
+      a.height - b.height ||
+      (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0) ||
+      a.txid.localeCompare(b.txid) ||
+      a.subaddrIndex.major - b.subaddrIndex.major ||
+      a.subaddrIndex.minor - b.subaddrIndex.minor;
+    if (q.in) {
+      for (const p of this.state.payments) {
+        if (minHeight < p.blockHeight && maxHeight >= p.blockHeight && accountOk(p.subaddress.major) && minorOk(p.subaddress.minor))
+          res.in.push(this.entryOfPayment(p, env, null));
+      }
+      res.in.sort(order);
+    }
+    if (q.out) {
+      for (const o of this.state.outgoing) {
+        if (o.blockHeight <= minHeight || o.blockHeight > maxHeight || !accountOk(o.account)) continue;
+        if (minors.size > 0 && !o.subaddrIndices.some((m) => minors.has(m))) continue;
+        res.out.push(this.entryOfOutgoing(o, env));
+      }
+      res.out.sort(order);
+    }
+    if (q.pending || q.failed) {
+      for (const p of this.state.pending) {
+        if (!accountOk(p.account) || (minors.size > 0 && !p.subaddrIndices.some((m) => minors.has(m)))) continue;
+        if (p.failed ? q.failed : q.pending) (p.failed ? res.failed : res.pending).push(this.entryOfOutgoing(p, env));
+      }
+      res.pending.sort(order);
+      res.failed.sort(order);
+    }
+    if (q.pool) {
+      for (const p of this.state.pool) {
+        if (accountOk(p.subaddress.major) && minorOk(p.subaddress.minor)) res.pool.push(this.entryOfPayment(p, env, p));
+      }
+      res.pool.sort(order);
+    }
+    return res;
+  }
+
+  /** get_payments / get_bulk_payments: confirmed payments with these ids above minHeight. */
+  payments(paymentIds: readonly string[], minHeight = 0): PaymentDetails[] {
+    const want = new Set(paymentIds.map((p) => (p.length === 16 ? p + "0".repeat(48) : p).toLowerCase()));
+    return this.state.payments.filter((p) => want.has(p.paymentId) && p.blockHeight > minHeight);
+  }
+
+  /** Records a tx this wallet just sent (add_unconfirmed_tx); its key images count as spent at height 0. */
+  addPending(p: PendingTransfer): void {
+    this.state.pending.push(p);
+    for (const ki of p.keyImages) {
+      const i = this.byKeyImage.get(ki);
+      if (i === undefined) continue;
+      const t = this.state.transfers[i];
+      if (!t.spent) {
+        t.spent = true;
+        t.spentHeight = 0;
+        t.spentTxid = p.txid;
+      }
+    }
+  }
+}
