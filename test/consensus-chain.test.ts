@@ -4,6 +4,7 @@
  * long-term weight and reward equal monerod's headers. Then each rule is broken once on a copy.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
   type BlockCheckInput,
@@ -13,6 +14,8 @@ import {
   checkFee,
   checkTxInputsAgainstChain,
   checkTxSemantics,
+  feeEstimateLevels,
+  feeQuantizationMask,
   nextBlockContext,
   type NextBlockContext,
   requiredFee,
@@ -197,6 +200,35 @@ test("every recorded transaction pays at least check_fee's minimum at the chain 
     });
   }
   assert.equal(n, 154);
+});
+
+interface RecordedState {
+  height: number;
+  block_weight_median: number;
+  block_weight_limit: number;
+  fee_estimate_0: { fee: number; fees: number[]; quantization_mask: number };
+  fee_estimate_10: { fee: number; fees: number[]; quantization_mask: number };
+}
+
+test("weight median/limit and get_fee_estimate (grace 0 and 10) equal monerod's at every height", () => {
+  const file = new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url);
+  const states = (JSON.parse(readFileSync(file, "utf8")) as { states: RecordedState[] }).states;
+  assert.equal(states.length, 333);
+  for (const st of states) {
+    const h = st.height;
+    const view = chain.view(h);
+    const ctx = contexts[h] ?? nextBlockContext(view, { fixedDifficulty: 1n });
+    assert.equal(ctx.limits.effectiveMedian, st.block_weight_median, `median at ${h}`);
+    assert.equal(ctx.limits.limit, st.block_weight_limit, `limit at ${h}`);
+    const weights = view.blockWeights(Math.max(0, h - 100), Math.min(h, 100));
+    const longTerm = view.longTermBlockWeights(0, h);
+    for (const [grace, rec] of [[0, st.fee_estimate_0], [10, st.fee_estimate_10]] as const) {
+      const fees = feeEstimateLevels(grace, weights, longTerm, ctx.limits.effectiveMedian, ctx.alreadyGeneratedCoins, ctx.hfVersion);
+      assert.deepEqual(fees.map(Number), rec.fees, `fees at ${h}, grace ${grace}`);
+      assert.equal(Number(fees[0]), rec.fee);
+      assert.equal(Number(feeQuantizationMask()), rec.quantization_mask);
+    }
+  }
 });
 
 // ---- each rule broken once on a copy --------------------------------------------------------

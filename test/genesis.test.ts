@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { blockHash, serializeBlock } from "../src/protocol/block.js";
 import {
@@ -7,7 +8,11 @@ import {
   genesisHash,
   HARD_FORKS,
   hardForkEarliestHeight,
+  HARD_FORK_FORKED_TIME,
+  HARD_FORK_UPDATE_TIME,
   hardForkInfo,
+  type HardForkInfo,
+  hardForkState,
   hardForkVersionAt,
   LATEST_HARD_FORK,
 } from "../src/protocol/genesis.js";
@@ -52,11 +57,28 @@ test("regtest: version 1 at height 0, the latest version from height 1, as every
   assert.equal(hardForkVersionAt(HARD_FORKS.regtest, 10_000_000), LATEST_HARD_FORK);
 });
 
-test("hard_fork_info shape for the next block of the recorded regtest chain", () => {
-  const info = hardForkInfo(HARD_FORKS.regtest, recordedBlocks().length);
-  assert.deepEqual(info, { earliest_height: 1, enabled: true, state: 2, threshold: 0, version: 16, votes: 0, voting: 16, window: 10080 });
-  const old = hardForkInfo(HARD_FORKS.mainnet, 2_000_000);
+test("hard_fork_info: monerod's answers after every block of the recorded regtest chain", () => {
+  const states = (JSON.parse(readFileSync(new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url), "utf8")) as {
+    states: { height: number; hard_fork_info: HardForkInfo }[];
+  }).states;
+  const votes = recordedBlocks().map((b) => (JSON.parse(b.json) as { minor_version: number }).minor_version || 1);
+  assert.equal(states.length, 333);
+  const now = Math.floor(Date.now() / 1000);
+  for (const s of states) assert.deepEqual(hardForkInfo(HARD_FORKS.regtest, s.height, votes.slice(0, s.height), now), s.hard_fork_info, `height ${s.height}`);
+});
+
+test("hard_fork_info on mainnet tables: versions, enabled, state by the last fork's age", () => {
+  const old = hardForkInfo(HARD_FORKS.mainnet, 2_000_000, [], 1_600_000_000);
   assert.equal(old.version, 12);
-  assert.equal(old.state, 1);
-  assert.equal(hardForkInfo(HARD_FORKS.mainnet, 2_000_000, 16).enabled, false);
+  assert.equal(old.voting, 16);
+  assert.equal(old.earliest_height, 1978433);
+  assert.equal(hardForkInfo(HARD_FORKS.mainnet, 2_000_000, [], 0, 16).enabled, false);
+  const last = 1656629118;
+  assert.equal(hardForkState(HARD_FORKS.mainnet, last), 2);
+  assert.equal(hardForkState(HARD_FORKS.mainnet, last + HARD_FORK_UPDATE_TIME), 1);
+  assert.equal(hardForkState(HARD_FORKS.mainnet, last + HARD_FORK_FORKED_TIME), 0);
+  // votes: only the newest 10080 count, and versions above the table's last count as the last
+  const info = hardForkInfo(HARD_FORKS.mainnet, 3_000_000, [...new Array<number>(20000).fill(15), ...new Array<number>(10000).fill(17)], 0);
+  assert.equal(info.window, 10080);
+  assert.equal(info.votes, 10000);
 });

@@ -119,7 +119,7 @@ export function hardForkEarliestHeight(table: readonly HardFork[], version: numb
 export interface HardForkInfo {
   earliest_height: number;
   enabled: boolean;
-  /** HardFork::State: 0 likely forked, 1 update needed, 2 ready. */
+  /** HardFork::State at `now`: 0 likely forked, 1 update needed, 2 ready. */
   state: number;
   threshold: number;
   version: number;
@@ -128,24 +128,53 @@ export interface HardForkInfo {
   window: number;
 }
 
+/** HardFork's DEFAULT_FORKED_TIME (a year) and DEFAULT_UPDATE_TIME (half a year), seconds. */
+export const HARD_FORK_FORKED_TIME = 31557600;
+export const HARD_FORK_UPDATE_TIME = 31557600 / 2;
+
 /**
- * hard_fork_info for `version` (default: the version of the next block) on a chain of `chainHeight`
- * blocks, counting `votes` of the last window for it (the node supplies them; 0 when unknown).
+ * HardFork::get_state: how long ago the table's last fork was finalised. A year or more: "likely
+ * forked" (0, a newer fork may exist that this code does not know); half a year: "update needed" (1).
  */
-export function hardForkInfo(table: readonly HardFork[], chainHeight: number, version?: number, votes = 0): HardForkInfo {
+export function hardForkState(table: readonly HardFork[], now: number): number {
+  const last = table[table.length - 1];
+  if (table.length <= 1 || last === undefined) return 2;
+  if (now >= last.time + HARD_FORK_FORKED_TIME) return 0;
+  if (now >= last.time + HARD_FORK_UPDATE_TIME) return 1;
+  return 2;
+}
+
+/**
+ * hard_fork_info (HardFork::get_voting_info) for `version` (default: the next block's version) on
+ * a chain of `chainHeight` blocks. `votes` are the votes (get_block_vote: minor version, 0 meaning
+ * 1) of the chain's newest blocks, oldest first; the last HARD_FORK_VOTING_WINDOW of them count.
+ * `now` is the local time in seconds.
+ */
+export function hardForkInfo(
+  table: readonly HardFork[],
+  chainHeight: number,
+  votes: readonly number[],
+  now: number,
+  version?: number,
+): HardForkInfo {
   const current = hardForkVersionAt(table, chainHeight);
   const v = version ?? current;
   const last = table[table.length - 1];
-  const known = table.find((f) => f.version === v);
+  const maxVersion = last?.version ?? 1;
+  const window = votes.slice(Math.max(0, votes.length - HARD_FORK_VOTING_WINDOW));
+  let count = 0;
+  for (const vote of window) if (Math.min(vote, maxVersion) >= v) count++;
+  const currentFork = [...table].reverse().find((f) => BigInt(f.height) <= BigInt(chainHeight));
+  const thresholdPercent = currentFork?.threshold ?? 0;
   return {
     earliest_height: hardForkEarliestHeight(table, v) ?? 0,
     enabled: current >= v,
-    state: last !== undefined && current >= last.version ? 2 : 1,
-    threshold: known?.threshold ?? 0,
+    state: hardForkState(table, now),
+    threshold: Math.floor((window.length * thresholdPercent + 99) / 100),
     version: v,
-    votes,
-    voting: current,
-    window: HARD_FORK_VOTING_WINDOW,
+    votes: count,
+    voting: maxVersion,
+    window: window.length,
   };
 }
 

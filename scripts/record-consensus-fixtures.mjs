@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// Records what monerod computes about chain state (fee estimates, weight median/limit, hard-fork
+// info) after every block of the recorded regtest chain (test/fixtures/chain), as the fixtures of
+// test/consensus-state.test.ts. Run: node scripts/record-consensus-fixtures.mjs [outFile]
+//
+// It starts `monerod --regtest --offline --fixed-difficulty 1` on ports 28601/28602 in a temporary
+// directory and replays the recorded chain into it: for each block, send_raw_transaction of its
+// transactions, then submit_block of its blob. Before each block and after the last it records
+// get_fee_estimate (grace 0 and 10), get_info's block_weight_median/limit and hard_fork_info.
+// Then it stops the monerod it started and removes the temporary directory.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const chainDir = join(root, "test", "fixtures", "chain");
+const outFile = process.argv[2] ?? join(root, "test", "fixtures", "consensus", "chain-state.json");
+const RPC = 28601;
+const P2P = 28602;
+
+const load = (name) => JSON.parse(gunzipSync(readFileSync(join(chainDir, name))).toString("utf8"));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmp = mkdtempSync(join(tmpdir(), "tsmonero-consensus-"));
+let child;
+let stopping = false;
+
+async function post(path, body) {
+  const res = await fetch(`http://127.0.0.1:${RPC}${path}`, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/json" },
+    signal: AbortSignal.timeout(120000),
+  });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return res.json();
+}
+async function rpc(method, params = {}) {
+  const j = await post("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }));
+  if (j.error) throw new Error(`${method}: ${j.error.message} (${j.error.code})`);
+  return j.result;
+}
+
+async function snapshot() {
+  const info = await rpc("get_info");
+  const f0 = await rpc("get_fee_estimate", { grace_blocks: 0 });
+  const f10 = await rpc("get_fee_estimate", { grace_blocks: 10 });
+  const hf = await rpc("hard_fork_info");
+  return {
+    height: info.height,
+    block_weight_median: info.block_weight_median,
+    block_weight_limit: info.block_weight_limit,
+    fee_estimate_0: { fee: f0.fee, fees: f0.fees, quantization_mask: f0.quantization_mask },
+    fee_estimate_10: { fee: f10.fee, fees: f10.fees, quantization_mask: f10.quantization_mask },
+    hard_fork_info: {
+      earliest_height: hf.earliest_height,
+      enabled: hf.enabled,
+      state: hf.state,
+      threshold: hf.threshold,
+      version: hf.version,
+      votes: hf.votes,
+      voting: hf.voting,
+      window: hf.window,
+    },
+  };
+}
+
+async function main() {
+  const blocks = load("blocks.json.gz");
+  const txs = new Map(load("txs.json.gz").map((t) => [t.tx_hash, t]));
+  mkdirSync(join(tmp, "node"));
+  child = spawn(
+    "monerod",
+    [
+      "--regtest",
+      "--offline",
+      "--fixed-difficulty",
+      "1",
+      "--data-dir",
+      join(tmp, "node"),
+      "--rpc-bind-port",
+      String(RPC),
+      "--p2p-bind-port",
+      String(P2P),
+      "--no-zmq",
+      "--non-interactive",
+      "--log-file",
+      join(tmp, "monerod.log"),
+    ],
+    { stdio: ["ignore", "ignore", "ignore"] },
+  );
+  child.on("exit", (code, sig) => {
+    if (!stopping) console.error(`monerod exited early (code ${code}, signal ${sig})`);
+  });
+  const deadline = Date.now() + 120000;
+  for (;;) {
+    try {
+      await rpc("get_info");
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await sleep(500);
+    }
+  }
+  const version = await rpc("get_version");
+  const states = [];
+  for (const b of blocks.slice(1)) {
+    states.push(await snapshot());
+    for (const h of b.tx_hashes) {
+      const t = txs.get(h);
+      const r = await post("/send_raw_transaction", JSON.stringify({ tx_as_hex: t.as_hex, do_not_relay: false }));
+      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h} at ${b.height}: ${JSON.stringify(r)}`);
+    }
+    const r = await rpc("submit_block", [b.blob]);
+    if (r.status !== "OK") throw new Error(`submit_block ${b.height}: ${JSON.stringify(r)}`);
+  }
+  states.push(await snapshot());
+  const last = await rpc("get_last_block_header");
+  if (last.block_header.hash !== blocks[blocks.length - 1].hash) throw new Error("replayed chain differs from the recording");
+  mkdirSync(dirname(outFile), { recursive: true });
+  writeFileSync(
+    outFile,
+    JSON.stringify({ recorded_with: "scripts/record-consensus-fixtures.mjs", monerod_version: version.version, states }, null, 1) + "\n",
+  );
+  console.log(`wrote ${states.length} states to ${outFile}`);
+}
+
+try {
+  await main();
+} finally {
+  stopping = true;
+  if (child && child.exitCode === null) {
+    child.kill("SIGTERM");
+    for (let i = 0; i < 75 && child.exitCode === null && child.signalCode === null; i++) await sleep(200);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
+}
