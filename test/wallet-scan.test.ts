@@ -1,0 +1,275 @@
+// Scanning the recorded regtest chain (test/fixtures/chain, scripts/record-chain.mjs) with the three
+// wallets restored from their seeds, and checking the ledger against facts the chain itself gives:
+// who mined each block, who sent each transfer (its shape), output indices from monerod's
+// /get_blocks.bin, and the shapes' destinations.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { defaultBackend } from "../src/crypto/index.js";
+import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
+import { decodeEpee } from "../src/codec/epee-map.js";
+import { getBlocksBinResponse } from "../src/protocol/rpc-bin.js";
+import { parseBlock } from "../src/protocol/block.js";
+import { parseTransaction } from "../src/protocol/tx.js";
+import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/account.js";
+import { Ledger } from "../src/wallet/ledger/ledger.js";
+import { OutputIndexer, type ScanBlockInput, type ScannedBlock, Scanner } from "../src/wallet/scan/scan.js";
+import { ScanWorker } from "../src/wallet/scan/pool.js";
+import { fromHex, readChainFile, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const be = defaultBackend();
+// scripts/record-chain.mjs restores the wallets from these seeds
+const SEEDS = {
+  alice:
+    "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer",
+  bob: "catch weavers linen olympics ramped lagoon galaxy locker gusts roles love peculiar eels dejected talent legion cause toffee diet duplex upcoming dodge taboo umbrella cause",
+  carol:
+    "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
+} as const;
+type Name = keyof typeof SEEDS;
+const NAMES: Name[] = ["alice", "bob", "carol"];
+const SENDER: Record<string, Name> = {
+  "from-bob": "bob",
+  sweep_all: "bob",
+  "sweep_all-to-subaddress": "bob",
+  "from-carol": "carol",
+  "from-carol-account1": "carol",
+  "sweep_all-subaddr": "carol",
+};
+const senderOf = (shape: string): Name => SENDER[shape] ?? "alice";
+
+const blocks = recordedBlocks();
+const txs = recordedTxs();
+const txById = new Map(txs.map((t) => [t.tx_hash, t]));
+
+function account(name: Name): AccountKeys {
+  return accountFromRecoveryKey(wordsToBytes(SEEDS[name]).bytes, be);
+}
+
+/** Every block with its txs' full blobs and the output indices computed from the chain. */
+function inputs(): ScanBlockInput[] {
+  const indexer = new OutputIndexer();
+  return blocks.map((b) => {
+    const block = parseBlock(fromHex(b.blob));
+    const txBlobs = b.tx_hashes.map((h) => {
+      const t = txById.get(h);
+      if (!t) throw new Error(`tx ${h} of block ${b.height} is missing from the fixture`);
+      return fromHex(t.as_hex);
+    });
+    const outputIndices = [indexer.next(block.minerTx), ...txBlobs.map((blob) => indexer.next(parseTransaction(blob)))];
+    return { height: b.height, blockBlob: fromHex(b.blob), txBlobs, outputIndices };
+  });
+}
+
+let cache: { input: ScanBlockInput[]; scanned: Record<Name, ScannedBlock[]>; ledgers: Record<Name, Ledger> } | undefined;
+function scanAll() {
+  if (cache) return cache;
+  const input = inputs();
+  const scanned = {} as Record<Name, ScannedBlock[]>;
+  const ledgers = {} as Record<Name, Ledger>;
+  for (const n of NAMES) {
+    const scanner = new Scanner(account(n), be);
+    const ledger = new Ledger();
+    scanned[n] = input.map((b) => scanner.scanBlock(b));
+    for (const s of scanned[n]) ledger.applyBlock(s);
+    ledgers[n] = ledger;
+  }
+  cache = { input, scanned, ledgers };
+  return cache;
+}
+
+test("the fixture holds every non-coinbase tx of the chain", () => {
+  const ids = blocks.flatMap((b) => b.tx_hashes);
+  assert.equal(ids.length, 487 - 333);
+  for (const id of ids) assert.ok(txById.get(id)?.as_hex, `tx ${id} has its full blob`);
+});
+
+test("output indices computed from the chain equal monerod's /get_blocks.bin output_indices", () => {
+  const res = decodeEpee(getBlocksBinResponse, readChainFile("get_blocks.bin"));
+  const { input } = scanAll();
+  const start = Number(res.start_height);
+  assert.ok(res.output_indices.length > 100, `get_blocks.bin covers ${res.output_indices.length} blocks`);
+  res.output_indices.forEach((bi, k) => {
+    const ours = input[start + k].outputIndices!;
+    assert.deepEqual(
+      ours.map((x) => x.map(String)),
+      bi.indices.map((t) => t.indices.map(String)),
+      `block ${start + k}`,
+    );
+  });
+});
+
+test("every block's coinbase output belongs to exactly one of the three wallets, with the plain amount", () => {
+  const { scanned } = scanAll();
+  for (let h = 1; h < blocks.length; h++) {
+    const owners = NAMES.filter((n) => scanned[n][h].txs[0].received.length > 0);
+    assert.equal(owners.length, 1, `block ${h} coinbase owners: ${owners.join(",")}`);
+    const cb = scanned[owners[0]][h].txs[0];
+    assert.equal(cb.received[0].amount, scanned[owners[0]][h].reward);
+    assert.ok(cb.coinbase && cb.received[0].rct, "v2 coinbase is stored as RingCT");
+  }
+  // record-chain.mjs: blocks 1-100 to alice, 101-140 to bob, 141-160 to carol
+  assert.equal(scanned.alice[1].txs[0].received.length, 1);
+  assert.equal(scanned.bob[120].txs[0].received.length, 1);
+  assert.equal(scanned.carol[150].txs[0].received.length, 1);
+});
+
+test("each transfer is recognised as outgoing by its sender only, and all its inputs are the sender's outputs", () => {
+  const { scanned, ledgers } = scanAll();
+  let n = 0;
+  for (const b of blocks) {
+    b.tx_hashes.forEach((id, i) => {
+      const rec = txById.get(id)!;
+      const sender = senderOf(rec.shape);
+      for (const w of NAMES) {
+        const out = ledgers[w].state.outgoing.find((o) => o.txid === id);
+        if (w === sender) {
+          assert.ok(out, `${sender} sent ${id} (${rec.shape})`);
+          assert.equal(out.blockHeight, b.height);
+          const stx = scanned[w][b.height].txs[i + 1];
+          const spentHere = ledgers[w].state.transfers.filter((t) => t.spentTxid === id);
+          assert.equal(spentHere.length, stx.inputs.length, `every input of ${id} is one of ${w}'s key images`);
+          assert.equal(out.amountIn, spentHere.reduce((s, t) => s + t.amount, 0n));
+          assert.equal(out.amountIn - out.amountOut, stx.rctFee);
+        } else assert.equal(out, undefined, `${w} did not send ${id}`);
+      }
+      n++;
+    });
+  }
+  assert.equal(n, 154);
+});
+
+test("every output of every transfer is found by exactly one wallet, except sweeps' dummy outputs", () => {
+  const { scanned } = scanAll();
+  let unowned = 0;
+  for (const b of blocks) {
+    b.tx_hashes.forEach((id, i) => {
+      const tx = parseTransaction(fromHex(txById.get(id)!.as_hex));
+      for (let o = 0; o < tx.vout.length; o++) {
+        const owners = NAMES.filter((w) => scanned[w][b.height].txs[i + 1].received.some((r) => r.index === o));
+        assert.ok(owners.length <= 1, `output ${o} of ${id} claimed twice`);
+        if (owners.length === 0) unowned++;
+      }
+      for (const w of NAMES) assert.equal(scanned[w][b.height].txs[i + 1].rejected, 0);
+    });
+  }
+  assert.ok(unowned <= 3, `${unowned} outputs owned by nobody (three sweeps may add a dummy output)`);
+});
+
+test("shapes land where they were sent: subaddresses, account 1, integrated payment ids, unlock times", () => {
+  const { ledgers } = scanAll();
+  const bob = ledgers.bob.state;
+  const carol = ledgers.carol.state;
+  const shape = (id: string) => txById.get(id)?.shape;
+  // alice → bob.subs[round % 4] (minors 1..4) and carol.account1 (1, 0)
+  for (const p of bob.payments.filter((x) => shape(x.txid) === "subaddress")) assert.equal(p.subaddress.major, 0);
+  assert.ok(bob.payments.filter((x) => shape(x.txid) === "subaddress").every((p) => p.subaddress.minor >= 1 && p.subaddress.minor <= 4));
+  const acct1 = carol.payments.filter((x) => shape(x.txid) === "subaddress-account1");
+  assert.equal(acct1.length, 9);
+  for (const p of acct1) assert.deepEqual(p.subaddress, { major: 1, minor: 0 });
+  assert.equal(carol.subaddressCounts.length >= 2, true);
+  // carol → bob.subs[3] is minor 4
+  for (const p of bob.payments.filter((x) => shape(x.txid) === "from-carol")) assert.deepEqual(p.subaddress, { major: 0, minor: 4 });
+  // integrated: one short payment id per receiver, the same in every round
+  for (const w of [bob, carol]) {
+    const ids = new Set(w.payments.filter((x) => shape(x.txid) === "integrated").map((p) => p.paymentId));
+    assert.equal(ids.size, 1);
+    const [pid] = ids;
+    assert.match(pid, /^[0-9a-f]{16}0{48}$/);
+    assert.notEqual(pid, "0".repeat(64));
+  }
+  // unlock-time: 400 + round × 10 on bob's transfers
+  const locks = bob.payments.filter((x) => shape(x.txid) === "unlock-time").map((p) => p.unlockTime);
+  assert.deepEqual(
+    locks.map(String),
+    Array.from({ length: 9 }, (_, r) => String(400 + r * 10)),
+  );
+});
+
+test("balances add up: unspent outputs = received − spent, per wallet and per subaddress", () => {
+  const { ledgers } = scanAll();
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  for (const w of NAMES) {
+    const l = ledgers[w];
+    const received = l.state.transfers.reduce((s, t) => s + t.amount, 0n);
+    const spent = l.state.transfers.filter((t) => t.spent).reduce((s, t) => s + t.amount, 0n);
+    const accounts = l.state.subaddressCounts.length;
+    const all = l.balanceAll(accounts, now);
+    assert.equal(all.balance, received - spent, w);
+    assert.ok(all.unlockedBalance <= all.balance);
+    let perSub = 0n;
+    for (let a = 0; a < accounts; a++) for (const r of l.subaddressBalances(a, now)) perSub += r.balance;
+    assert.equal(perSub, all.balance);
+    // incoming_transfers available/unavailable partition the outputs of account 0
+    const av = l.incomingTransfers("available", 0, [], now);
+    const un = l.incomingTransfers("unavailable", 0, [], now);
+    assert.equal(av.length + un.length, l.incomingTransfers("all", 0, [], now).length);
+    assert.ok(av.every((t) => !t.spent && t.keyImage.length === 64 && t.globalIndex >= 0n));
+  }
+  // bob's unlock-time outputs: 400 + r·10 > chain height 333, so locked, and blocks_to_unlock covers the last
+  const bob = ledgers.bob;
+  const b = bob.balance(0, now);
+  assert.ok(b.blocksToUnlock >= 480n - 333n, `bob blocks_to_unlock ${b.blocksToUnlock}`);
+});
+
+test("a reorg rolls the ledger back to the fork and replays to the same state", () => {
+  const { scanned } = scanAll();
+  const scanner = new Scanner(account("alice"), be);
+  const l = new Ledger();
+  const input = scanAll().input;
+  for (const b of input.slice(0, 300)) l.applyBlock(scanner.scanBlock(b));
+  // wallet2's detach_blockchain keeps m_last_block_reward and the subaddress expansion; so do we
+  const view = () => JSON.stringify({ ...l.state, lastBlockReward: 0n, subaddressCounts: [] }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+  const before = view();
+  for (const b of input.slice(300)) l.applyBlock(scanner.scanBlock(b));
+  // a different block 300 (another hash) at a known height: the ledger rolls back to 300
+  const fake = { ...scanned.alice[300], hash: new Uint8Array(32).fill(7), txs: [] };
+  assert.equal(l.applyBlock(fake), 300);
+  assert.equal(l.height, 301);
+  l.rollback(300);
+  const after = view();
+  assert.ok(after === before, "state after rollback(300) equals the state scanned up to 299");
+  // the same block again is a no-op
+  for (const b of input.slice(300)) l.applyBlock(scanner.scanBlock(b));
+  assert.equal(l.applyBlock(scanned.alice[310]), null);
+  assert.equal(l.height, 333);
+});
+
+test("a scan worker gives the same results as scanning on the main thread", async () => {
+  const { input, scanned } = scanAll();
+  const w = new ScanWorker(account("carol"));
+  try {
+    const got = await w.scanBlocks(input.slice(150, 260));
+    assert.equal(got.length, 110);
+    got.forEach((g, k) => {
+      const want = scanned.carol[150 + k];
+      assert.equal(toHex(g.hash), toHex(want.hash));
+      assert.deepEqual(
+        g.txs.map((t) => t.received.map((r) => `${r.index}:${r.amount}:${toHex(r.keyImage!)}`)),
+        want.txs.map((t) => t.received.map((r) => `${r.index}:${r.amount}:${toHex(r.keyImage!)}`)),
+      );
+    });
+  } finally {
+    await w.close();
+  }
+});
+
+test("pool transactions become pool payments and leave the pool when mined", () => {
+  const { input } = scanAll();
+  const scanner = new Scanner(account("bob"), be);
+  const l = new Ledger();
+  const last = blocks.map((b) => b.tx_hashes.length > 0).lastIndexOf(true);
+  for (const b of input.slice(0, last)) l.applyBlock(scanner.scanBlock(b));
+  const poolTxs = blocks[last].tx_hashes.map((h) => scanner.scanPoolTx(fromHex(txById.get(h)!.as_hex), fromHex(h)));
+  l.setPool(poolTxs, 1n);
+  const addr = () => "addr";
+  const pool = l.getTransfers({ pool: true }, { now: 1n, address: addr }).pool;
+  assert.ok(pool.length > 0, "bob receives in the last block with transfers");
+  for (const e of pool) assert.ok(e.type === "pool" && e.height === 0 && e.locked && e.confirmations === 0n);
+  const strict = l.balance(0, 1n, true).balance;
+  const loose = l.balance(0, 1n, false).balance;
+  assert.equal(loose - strict, pool.filter((e) => e.subaddrIndex.major === 0).reduce((s, e) => s + e.amount, 0n));
+  l.applyBlock(scanner.scanBlock(input[last]));
+  assert.equal(l.getTransfers({ pool: true }, { now: 1n, address: addr }).pool.length, 0);
+  const inEntries = l.getTransfers({ in: true }, { now: 1n, address: addr }).in.filter((e) => e.height === last);
+  assert.ok(inEntries.length > 0);
+});
