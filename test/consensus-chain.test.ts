@@ -13,6 +13,7 @@ import {
   checkBlock,
   checkFee,
   checkTxInputsAgainstChain,
+  checkPoolTx,
   checkTxSemantics,
   feeEstimateLevels,
   feeQuantizationMask,
@@ -21,6 +22,7 @@ import {
   requiredFee,
   txFee,
   type TxRuleError,
+  txWeightLimit,
 } from "../src/consensus/index.js";
 import { defaultBackend } from "../src/crypto/index.js";
 import { zeroCommit } from "../src/crypto/ringct/amounts.js";
@@ -404,6 +406,19 @@ test("tx semantics on their own: key image order, duplicates, mixed rings, fee c
   // the fee: 2% below the minimum is still accepted, more is not
   const ctx = contexts[H];
   const fctx = { version: 16, effectiveMedian: ctx.limits.effectiveMedian, longTermEffectiveMedian: ctx.limits.longTermEffectiveMedian, alreadyGeneratedCoins: ctx.alreadyGeneratedCoins };
+  // the pool: every recorded tx passes at the state it was mined on; tampered fee, size, weight do not
+  const pctx = { hfVersion: 16, blockWeightLimit: ctx.limits.limit, fee: fctx };
+  const blob = serializeTransaction(multi).length;
+  const w = txWeight(multi);
+  assert.equal(checkPoolTx(multi, blob, w, pctx), undefined);
+  assert.equal(txWeightLimit(16), 149400);
+  assert.equal(checkPoolTx(multi, blob, 149401, pctx)?.code, "TOO_BIG");
+  assert.equal(checkPoolTx(multi, 1000001, w, pctx)?.code, "TOO_BIG");
+  const cheap = structuredClone(multi);
+  if (cheap.rct) cheap.rct.fee = requiredFee(w, fctx) / 2n;
+  const low = checkPoolTx(cheap, blob, w, pctx);
+  assert.equal(low?.code, "FEE_TOO_LOW");
+  assert.equal(low?.flag, "fee_too_low");
   const need = requiredFee(3000, fctx);
   assert.ok(checkFee(3000, need - need / 50n, fctx));
   assert.ok(!checkFee(3000, need - need / 50n - 1n, fctx));

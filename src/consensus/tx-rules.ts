@@ -15,6 +15,7 @@ import {
   CRYPTONOTE_COINBASE_BLOB_RESERVED_SIZE,
   CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_BLOCKS,
   CRYPTONOTE_MAX_BLOCK_NUMBER,
+  CRYPTONOTE_MAX_TX_SIZE,
   HF_VERSION_BULLETPROOF_PLUS,
   HF_VERSION_CLSAG,
   HF_VERSION_DETERMINISTIC_UNLOCK_TIME,
@@ -28,9 +29,11 @@ import {
   HF_VERSION_SAME_MIXIN,
   HF_VERSION_SMALLER_BP,
   HF_VERSION_VIEW_TAGS,
+  minBlockWeight,
 } from "./constants.js";
 import { DIFFICULTY_TARGET_V1, DIFFICULTY_TARGET_V2 } from "./difficulty.js";
 import { txError, type TxRuleError } from "./errors.js";
+import { checkFee, type FeeContext, requiredFee } from "./fees.js";
 
 const MAX_U64 = (1n << 64n) - 1n;
 /** CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE */
@@ -321,4 +324,36 @@ export function checkTxInputsAgainstChain(
     return { ok: false, error: txError("RING_MEMBER_TOO_YOUNG", `newest member at height ${maxUsedHeight}, chain height ${view.height()}`) };
   }
   return { ok: true, rings };
+}
+
+/**
+ * tx_pool.cpp get_transaction_weight_limit: from HF 8 a pool transaction may weigh at most half the
+ * full-reward zone less the coinbase reserve (149400 at HF 16).
+ */
+export function txWeightLimit(hfVersion: number): number {
+  const zone = minBlockWeight(hfVersion);
+  return (hfVersion >= 8 ? Math.floor(zone / 2) : zone) - CRYPTONOTE_COINBASE_BLOB_RESERVED_SIZE;
+}
+
+export interface PoolTxContext {
+  hfVersion: number;
+  /** The current block weight limit (WeightLimits.limit). */
+  blockWeightLimit: number;
+  fee: FeeContext;
+}
+
+/**
+ * The rules a transaction meets before it enters the pool (core::handle_incoming_tx_pre and
+ * tx_memory_pool::add_tx): blob size ≤ CRYPTONOTE_MAX_TX_SIZE, the semantic rules, weight within
+ * the pool limit, and the minimum fee. Chain inputs and signatures are checked separately.
+ */
+export function checkPoolTx(tx: Transaction, blobSize: number, weight: number, ctx: PoolTxContext, backend?: CryptoBackend): TxRuleError | undefined {
+  if (blobSize > CRYPTONOTE_MAX_TX_SIZE) return txError("TOO_BIG", `blob of ${blobSize} bytes > ${CRYPTONOTE_MAX_TX_SIZE}`);
+  const sem = checkTxSemantics(tx, ctx.hfVersion, { weight, weightLimit: ctx.blockWeightLimit, ...(backend ? { backend } : {}) });
+  if (sem) return sem;
+  const limit = txWeightLimit(ctx.hfVersion);
+  if (weight > limit) return txError("TOO_BIG", `weight ${weight} > pool limit ${limit}`);
+  const fee = tx.version >= 2 ? (tx.rct?.fee ?? 0n) : 0n;
+  if (!checkFee(weight, fee, ctx.fee)) return txError("FEE_TOO_LOW", `fee ${fee}, needed ${requiredFee(weight, ctx.fee)} (less 2%)`);
+  return undefined;
 }

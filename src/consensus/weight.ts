@@ -72,10 +72,10 @@ export function weightLimits(
   const shortTermMedian = median(lastN(weights, CRYPTONOTE_REWARD_BLOCKS_WINDOW));
   let effectiveMedian: number;
   let ltEffective = 0;
-  if (version < HF_VERSION_LONG_TERM_BLOCK_WEIGHT) {
+  if (version < HF_VERSION_LONG_TERM_BLOCK_WEIGHT || weights.length === 0) {
+    // (an empty chain has no median yet: the full-reward zone applies)
     effectiveMedian = shortTermMedian;
   } else {
-    if (weights.length === 0) throw new RangeError("weightLimits needs at least one block");
     const height = chainHeight;
     const n = longTermWeights.length;
     const tipWeight = weights[weights.length - 1];
