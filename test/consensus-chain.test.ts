@@ -22,6 +22,7 @@ import {
   requiredFee,
   txFee,
   type TxRuleError,
+  txError,
   txWeightLimit,
 } from "../src/consensus/index.js";
 import { defaultBackend } from "../src/crypto/index.js";
@@ -29,7 +30,8 @@ import { zeroCommit } from "../src/crypto/ringct/amounts.js";
 import { type Block, parseBlock } from "../src/protocol/block.js";
 import { HARD_FORKS, hardForkVersionAt } from "../src/protocol/genesis.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
-import { txHash } from "../src/protocol/tx-hash.js";
+import { preMlsagHash, verifyRctNonSemantics } from "../src/crypto/ringct/verify.js";
+import { txHash, txHashesFromBlob } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 
@@ -134,12 +136,28 @@ class RecordedChain {
 /** The local time a block was received: monerod accepted each block within seconds of its timestamp. */
 const receivedAt = (cb: ChainBlock): bigint => cb.block.timestamp + 1n;
 
-function txChecker(view: ChainView, ctx: NextBlockContext, now: bigint): (tx: Transaction, i: number) => TxRuleError | undefined {
+let signaturesVerified = 0;
+
+/**
+ * What the node's block check will run per transaction: semantics, chain inputs, then the RingCT
+ * signatures (crypto/ringct) over the ring members the ChainView returned.
+ */
+function txChecker(view: ChainView, ctx: NextBlockContext, now: bigint, verifySignatures = false): (tx: Transaction, i: number) => TxRuleError | undefined {
   return (tx) => {
     const sem = checkTxSemantics(tx, ctx.hfVersion, { keptByBlock: true });
     if (sem) return sem;
     const inputs = checkTxInputsAgainstChain(tx, view, ctx.hfVersion, now);
-    return inputs.ok ? undefined : inputs.error;
+    if (!inputs.ok) return inputs.error;
+    if (verifySignatures && tx.rct) {
+      const blob = serializeTransaction(tx);
+      const { layout, prefixHash } = txHashesFromBlob(blob, backend);
+      const message = preMlsagHash(backend, prefixHash, blob.subarray(layout.prefixSize, layout.unprunableSize), tx.rct);
+      const keyImages = tx.vin.map((i) => (i.type === "key" ? i.keyImage : new Uint8Array(32)));
+      const mixRing = inputs.rings.map((r) => r.map((m) => ({ dest: m.key, mask: m.commitment })));
+      if (!verifyRctNonSemantics(backend, { rct: tx.rct, message, keyImages, mixRing })) return txError("INVALID_SIGNATURES");
+      signaturesVerified++;
+    }
+    return undefined;
   };
 }
 
@@ -167,7 +185,7 @@ test("every recorded block passes, and difficulty, weights and reward equal mone
     const view = chain.view(h);
     const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
     contexts[h] = ctx;
-    const r = checkBlock(view, ctx, inputFor(cb, view, ctx));
+    const r = checkBlock(view, ctx, inputFor(cb, view, ctx, { checkTx: txChecker(view, ctx, receivedAt(cb), true) }));
     if (!r.ok) assert.fail(`height ${h}: ${r.error.code} ${r.error.message}`);
     const a = r.accepted;
     assert.equal(a.height, h);
@@ -182,6 +200,7 @@ test("every recorded block passes, and difficulty, weights and reward equal mone
   }
   assert.equal(contexts.length, 333);
   assert.ok(withTxs >= 10);
+  assert.equal(signaturesVerified, 154);
 });
 
 test("every recorded transaction pays at least check_fee's minimum at the chain state it was mined on", () => {
@@ -245,7 +264,7 @@ function tamper(
   const txs = structuredClone(cb.txs);
   const view = chain.view(h);
   const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
-  const base = inputFor(cb, view, ctx, { block, txs });
+  const base = inputFor(cb, view, ctx, { block, txs, checkTx: txChecker(view, ctx, receivedAt(cb), true) });
   const patch = mutate(block, txs, base) ?? {};
   const r = checkBlock(view, ctx, { ...base, ...patch });
   assert.ok(!r.ok, "tampered block must fail");
@@ -370,6 +389,15 @@ test("transaction rules inside a block: each broken once gives its precise reaso
   // key image already spent in the chain: reuse one spent in an earlier block
   const earlier = chain.blocks.slice(0, H).flatMap((c) => c.txs).map((t) => keyIn(t).keyImage);
   assert.equal(viaBlock((tx) => void (keyIn(tx).keyImage = earlier[0])), "KEY_IMAGE_SPENT");
+  // a different (existing, unlocked) ring member: the rules pass, the CLSAG over the view's ring does not
+  assert.equal(
+    viaBlock((tx) => {
+      const i = keyIn(tx);
+      i.keyOffsets[0] -= 1n;
+      i.keyOffsets[1] += 1n;
+    }),
+    "INVALID_SIGNATURES",
+  );
   // ring member beyond the outputs that exist
   assert.equal(viaBlock((tx) => void (keyIn(tx).keyOffsets[15] += 1_000_000n)), "RING_MEMBER_MISSING");
 });

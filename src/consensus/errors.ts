@@ -44,6 +44,8 @@ export const TX_ERRORS = {
   RING_MEMBER_LOCKED: { flag: "verification_failed", message: "ring member output is still locked" },
   RING_MEMBER_TOO_YOUNG: { flag: "verification_failed", message: "ring member output younger than 10 blocks" },
   FEE_TOO_LOW: { flag: "fee_too_low", message: "fee below the minimum for the transaction weight" },
+  /** For callers that verify RingCT (crypto/ringct) after these rules: expand_transaction_2 + verRctNonSemanticsSimple. */
+  INVALID_SIGNATURES: { flag: "verification_failed", message: "ring signatures or range proofs do not verify" },
 } as const satisfies Record<string, { flag: TxFlag; message: string }>;
 
 export const BLOCK_ERRORS = {
