@@ -16,6 +16,7 @@ import {
   checkPoolTx,
   checkTxSemantics,
   feeEstimateLevels,
+  isValidDecomposedAmount,
   feeQuantizationMask,
   nextBlockContext,
   type NextBlockContext,
@@ -423,6 +424,23 @@ test("tx semantics on their own: key image order, duplicates, mixed rings, fee c
   const noIn = structuredClone(multi);
   noIn.vin = [];
   assert.equal(checkTxSemantics(noIn, 16)?.code, "NO_INPUTS");
+  // legacy inputs: a v1 tx spending "unmixable" pre-RingCT amounts may use a ring of 1 even at HF 16
+  const legacy = structuredClone(multi);
+  legacy.version = 1;
+  delete legacy.rct;
+  legacy.vin = legacy.vin.slice(0, 2).map((i, n) => (i.type === "key" ? { ...i, amount: 1000000000000n, keyOffsets: [BigInt(n + 1)] } : i));
+  legacy.vout = legacy.vout.map((o) => ({ ...o, amount: 100000000000n }));
+  assert.equal(checkTxSemantics(legacy, 16, { numOutputs: () => 3n }), undefined);
+  assert.equal(checkTxSemantics(legacy, 16)?.code, "BAD_RING_SIZE", "mixable without the chain's output counts");
+  assert.equal(checkTxSemantics(legacy, 16, { numOutputs: () => 16n })?.code, "BAD_RING_SIZE");
+  legacy.vout[0].amount = 123n;
+  assert.equal(checkTxSemantics(legacy, 16, { numOutputs: () => 3n })?.code, "BAD_OUTPUT_AMOUNT");
+  assert.ok(isValidDecomposedAmount(10000000000000000000n) && isValidDecomposedAmount(7n) && isValidDecomposedAmount(900n));
+  assert.ok(!isValidDecomposedAmount(0n) && !isValidDecomposedAmount(11n) && !isValidDecomposedAmount(20000000000000000000n));
+  // a Bulletproof+ whose rounds do not match the output count
+  const rounds = structuredClone(multi);
+  rounds.rct?.prunable?.bulletproofsPlus[0].L.pop();
+  assert.equal(checkTxSemantics(rounds, 16)?.code, "RCT_SHAPE");
   // pool-only size rule: weight ≥ limit − 600
   assert.equal(checkTxSemantics(multi, 16, { weight: 599401, weightLimit: 600000 })?.code, "TOO_BIG");
   assert.equal(checkTxSemantics(multi, 16, { weight: 599399, weightLimit: 600000 }), undefined);

@@ -8,7 +8,9 @@ import {
   difficultyWindow,
   hashToBigint,
   nextDifficulty,
+  wideDifficulty,
 } from "../src/consensus/difficulty.js";
+import { recordedBlocks } from "./helpers/chain.js";
 import { MONERO_TESTDATA, needPackage } from "./helpers/packages.js";
 
 const DATA = `${MONERO_TESTDATA}/difficulty/data.txt`;
@@ -75,4 +77,19 @@ test("check_hash: hash × difficulty < 2^256, hash read little-endian", () => {
   const max = ((1n << 256n) - 1n) / 3n;
   assert.ok(checkHash(small, max));
   assert.ok(!checkHash(small, max + 1n));
+});
+
+test("wide difficulty fields as monerod's headers spell them", () => {
+  for (const b of recordedBlocks()) {
+    const h = b.header as unknown as Record<string, number | string>;
+    const cum = wideDifficulty(BigInt(h.cumulative_difficulty));
+    assert.equal(cum.wide, h.wide_cumulative_difficulty);
+    assert.equal(Number(cum.top64), h.cumulative_difficulty_top64);
+    const d = wideDifficulty(BigInt(h.difficulty));
+    assert.equal(d.wide, h.wide_difficulty);
+    assert.equal(Number(d.top64), h.difficulty_top64);
+  }
+  const big = wideDifficulty((5n << 64n) + 7n);
+  assert.deepEqual(big, { low: 7n, top64: 5n, wide: "0x50000000000000007" });
+  assert.throws(() => wideDifficulty(1n << 128n), RangeError);
 });

@@ -84,3 +84,12 @@ export function difficultyWindow(chainHeight: number): { begin: number; end: num
   const end = chainHeight - DIFFICULTY_LAG;
   return { begin: end - DIFFICULTY_WINDOW, end };
 }
+
+/**
+ * A 128-bit difficulty as monerod's RPC spells it: `difficulty` (low 64 bits), `difficulty_top64`
+ * and `wide_difficulty` (0x-hex without leading zeros); the same for cumulative difficulty.
+ */
+export function wideDifficulty(d: bigint): { low: bigint; top64: bigint; wide: string } {
+  if (d < 0n || d > MAX_U128) throw new RangeError("difficulty out of 128-bit range");
+  return { low: d & MAX_U64, top64: d >> 64n, wide: `0x${d.toString(16)}` };
+}

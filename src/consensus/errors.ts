@@ -25,6 +25,7 @@ export const TX_ERRORS = {
   BAD_VERSION: { flag: "verification_failed", message: "transaction version not allowed at this hard fork" },
   BAD_OUTPUT_KEY: { flag: "invalid_output", message: "output public key is not a valid point" },
   BAD_OUTPUT_TYPE: { flag: "invalid_output", message: "output target type not allowed (view tags required)" },
+  BAD_OUTPUT_AMOUNT: { flag: "invalid_output", message: "v1 output amount is not a single digit times a power of ten" },
   NONZERO_OUTPUT_AMOUNT: { flag: "invalid_output", message: "RingCT transaction with a nonzero output amount" },
   BAD_RCT_TYPE: { flag: "invalid_output", message: "RingCT type not allowed at this hard fork" },
   OUTPK_MISMATCH: { flag: "verification_failed", message: "outPk count differs from output count" },

@@ -107,6 +107,12 @@ export interface TxSemanticsOptions {
   weightLimit?: number;
   /** True for transactions checked as part of a block (kept_by_block): no pool-only size check. */
   keptByBlock?: boolean;
+  /**
+   * How many outputs of a pre-RingCT `amount` the chain has (BlockchainDB::get_num_outputs). Inputs
+   * of such amounts with at most min-mixin outputs are "unmixable" and may use smaller rings (and a
+   * v1 tx). Without it every input counts as mixable, which is exact for RingCT inputs (amount 0).
+   */
+  numOutputs?: (amount: bigint) => bigint;
   backend?: CryptoBackend;
 }
 
@@ -180,22 +186,30 @@ export function checkTxSemantics(tx: Transaction, hfVersion: number, opts: TxSem
     const mixins = tx.vin.map((i) => (i.type === "key" ? i.keyOffsets.length - 1 : 0));
     const lo = Math.min(...mixins);
     const hi = Math.max(...mixins);
-    if (hfVersion >= HF_VERSION_SAME_MIXIN && lo !== hi) return txError("MIXED_RING_SIZES", `ring sizes ${lo + 1} to ${hi + 1}`);
-    // From HF 6 every input is RingCT (amount 0) and so "mixable"; unmixable pre-RingCT amounts
-    // need the chain's output counts and are not modelled here.
     const minM = minMixin(hfVersion);
-    const tooLow = lo < minM && !(hfVersion === HF_VERSION_MIN_MIXIN_15 && lo === 10);
+    let unmixable = 0;
+    let mixable = 0;
+    for (const i of tx.vin) {
+      if (i.type !== "key") continue;
+      if (i.amount === 0n || !opts.numOutputs || opts.numOutputs(i.amount) > BigInt(minM)) mixable++;
+      else unmixable++;
+    }
+    if (hfVersion >= HF_VERSION_SAME_MIXIN && lo !== hi) return txError("MIXED_RING_SIZES", `ring sizes ${lo + 1} to ${hi + 1}`);
+    // a small ring is allowed only when spending unmixable outputs, with at most one mixable input
+    const below = lo < minM && !(hfVersion === HF_VERSION_MIN_MIXIN_15 && lo === 10);
+    const tooLow = below && (unmixable === 0 || mixable > 1);
     const tooHigh =
-      (hfVersion > HF_VERSION_MIN_MIXIN_15 && lo > 15) ||
+      !below &&
+      ((hfVersion > HF_VERSION_MIN_MIXIN_15 && lo > 15) ||
       (hfVersion === HF_VERSION_MIN_MIXIN_15 && lo !== 15 && lo !== 10) ||
       (hfVersion < HF_VERSION_MIN_MIXIN_15 && hfVersion >= HF_VERSION_MIN_MIXIN_10 + 2 && lo > 10) ||
-      ((hfVersion === HF_VERSION_MIN_MIXIN_10 || hfVersion === HF_VERSION_MIN_MIXIN_10 + 1) && lo !== 10);
+      ((hfVersion === HF_VERSION_MIN_MIXIN_10 || hfVersion === HF_VERSION_MIN_MIXIN_10 + 1) && lo !== 10));
     if (tooLow || tooHigh) {
       const idx = mixins.indexOf(lo);
       return txError("BAD_RING_SIZE", `ring size ${lo + 1} at hard fork ${hfVersion}`, idx);
     }
     const maxVersion = hfVersion <= 3 ? 1 : 2;
-    const minVersion = hfVersion >= HF_VERSION_ENFORCE_RCT ? 2 : 1;
+    const minVersion = unmixable > 0 ? 1 : hfVersion >= HF_VERSION_ENFORCE_RCT ? 2 : 1;
     if (tx.version > maxVersion || tx.version < minVersion) return txError("BAD_VERSION", `version ${tx.version} at hard fork ${hfVersion}`);
   }
   if (hfVersion >= 7) {
@@ -211,8 +225,24 @@ export function checkTxSemantics(tx: Transaction, hfVersion: number, opts: TxSem
   return checkRctShape(tx);
 }
 
+/**
+ * is_valid_decomposed_amount (cryptonote_format_utils.cpp): one nonzero digit followed by zeros
+ * (d·10^k), the only amounts v1 outputs may have from HF 2.
+ */
+export function isValidDecomposedAmount(amount: bigint): boolean {
+  if (amount <= 0n || amount > MAX_U64) return false;
+  let a = amount;
+  while (a % 10n === 0n) a /= 10n;
+  return a <= 9n;
+}
+
 /** Blockchain::check_tx_outputs: output amounts, RingCT types allowed at the hard fork. */
 export function checkTxOutputs(tx: Transaction, hfVersion: number): TxRuleError | undefined {
+  if (hfVersion >= 2 && tx.version === 1) {
+    for (let i = 0; i < tx.vout.length; i++) {
+      if (!isValidDecomposedAmount(tx.vout[i].amount)) return txError("BAD_OUTPUT_AMOUNT", `output ${i}: ${tx.vout[i].amount}`, i);
+    }
+  }
   if (hfVersion >= 3 && tx.version >= 2) {
     for (let i = 0; i < tx.vout.length; i++) if (tx.vout[i].amount !== 0n) return txError("NONZERO_OUTPUT_AMOUNT", `output ${i}`, i);
   }
@@ -247,6 +277,13 @@ export function checkRctShape(tx: Transaction): TxRuleError | undefined {
   if (!p || tx.pruned) return undefined;
   if (rctIsBulletproofPlus(rct.type)) {
     if (p.bulletproofsPlus.length !== 1) return txError("RCT_SHAPE", `${p.bulletproofsPlus.length} Bulletproof+ proofs`);
+    // the proof covers the outputs padded to a power of two: L and R hold 6 + log2(padded) points
+    let logM = 0;
+    while (1 << logM < tx.vout.length) logM++;
+    const bpp = p.bulletproofsPlus[0];
+    if (bpp.L.length !== 6 + logM || bpp.R.length !== 6 + logM) {
+      return txError("RCT_SHAPE", `Bulletproof+ with ${bpp.L.length} rounds for ${tx.vout.length} outputs`);
+    }
     if (p.CLSAGs.length !== tx.vin.length) return txError("RCT_SHAPE", `${p.CLSAGs.length} CLSAGs for ${tx.vin.length} inputs`);
     if (p.pseudoOuts.length !== tx.vin.length) return txError("RCT_SHAPE", `${p.pseudoOuts.length} pseudo outputs for ${tx.vin.length} inputs`);
     for (let i = 0; i < tx.vin.length; i++) {
