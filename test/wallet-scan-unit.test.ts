@@ -1,0 +1,120 @@
+// Scanner paths the recorded chains do not exercise: legacy (32-byte) ecdhInfo, a receipt deep in
+// the subaddress range growing the lookahead, view tags that reject, encrypted payment ids, and
+// commitments that do not match.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { defaultBackend } from "../src/crypto/index.js";
+import { randomScalar } from "../src/crypto/random.js";
+import { commit, commitmentMask, encodeLegacyEcdh, encryptAmount } from "../src/crypto/ringct/amounts.js";
+import { nonceWithEncryptedPaymentId, serializeTxExtra, type ExtraField } from "../src/protocol/extra.js";
+import { RCT_TYPE } from "../src/protocol/rct.js";
+import type { Transaction } from "../src/protocol/tx.js";
+import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
+import { SubaddressDeriver } from "../src/wallet/keys/subaddress.js";
+import { decryptPaymentId, Scanner } from "../src/wallet/scan/scan.js";
+
+const be = defaultBackend();
+const acct = accountFromRecoveryKey(new Uint8Array(32).fill(3), be);
+const deriver = new SubaddressDeriver(acct, be);
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+/** A tx paying `amounts` to subaddress (major, minor) of acct, built as a sender would. */
+function payTo(major: number, minor: number, amounts: bigint[], opts: { rctType: number; tagged: boolean; extra?: ExtraField[] }) {
+  const { spendPublicKey: D } = deriver.publicKeys(major, minor);
+  const r = randomScalar(be);
+  const R = major === 0 && minor === 0 ? be.scalarMultBase(r) : be.scalarMult(r, D)!;
+  const senderDerivation = be.generateKeyDerivation(major === 0 && minor === 0 ? acct.viewPublicKey : deriver.publicKeys(major, minor).viewPublicKey, r)!;
+  const vout: Transaction["vout"] = [];
+  const ecdhInfo: { mask?: Uint8Array; amount: Uint8Array }[] = [];
+  const outPk: Uint8Array[] = [];
+  amounts.forEach((amount, i) => {
+    const P = be.derivePublicKey(senderDerivation, i, D)!;
+    vout.push({ amount: 0n, target: opts.tagged ? { type: "tagged_key", key: P, viewTag: be.deriveViewTag(senderDerivation, i) } : { type: "key", key: P } });
+    const s = be.derivationToScalar(senderDerivation, i);
+    if (opts.rctType >= RCT_TYPE.Bulletproof2) {
+      const mask = commitmentMask(be, s);
+      ecdhInfo.push({ amount: encryptAmount(be, s, amount) });
+      outPk.push(commit(be, amount, mask));
+    } else {
+      const mask = randomScalar(be);
+      ecdhInfo.push(encodeLegacyEcdh(be, s, mask, amount));
+      outPk.push(commit(be, amount, mask));
+    }
+  });
+  const extra = serializeTxExtra([{ type: "pubkey", key: R }, ...(opts.extra ?? [])]);
+  const tx: Transaction = {
+    version: 2,
+    unlockTime: 0n,
+    vin: [{ type: "key", amount: 0n, keyOffsets: [1n], keyImage: new Uint8Array(32).fill(5) }],
+    vout,
+    extra,
+    signatures: [],
+    rct: { type: opts.rctType, fee: 1000n, pseudoOuts: [], ecdhInfo, outPk },
+    pruned: true,
+  };
+  return { tx, R };
+}
+
+test("legacy ecdhInfo (RingCT types 1-3) decodes and checks against the commitment", () => {
+  const scanner = new Scanner(acct, be);
+  const { tx } = payTo(0, 0, [123456789n, 5n], { rctType: RCT_TYPE.Bulletproof, tagged: false });
+  const got = scanner.scanTx(tx, new Uint8Array(32), false, 8, [10n, 11n]);
+  assert.deepEqual(
+    got.received.map((r) => [r.index, r.amount, r.globalIndex]),
+    [
+      [0, 123456789n, 10n],
+      [1, 5n, 11n],
+    ],
+  );
+  assert.equal(got.rctFee, 1000n);
+  assert.equal(got.rejected, 0);
+  // a key image opens: it is x·Hp(P) with x·G = P (checked inside), and differs per output
+  assert.notEqual(hex(got.received[0].keyImage!), hex(got.received[1].keyImage!));
+});
+
+test("an amount that does not match its commitment is rejected, not credited", () => {
+  const scanner = new Scanner(acct, be);
+  const { tx } = payTo(0, 0, [1000n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true });
+  tx.rct!.outPk[0] = commit(be, 999n, randomScalar(be));
+  const got = scanner.scanTx(tx, new Uint8Array(32), false, 16, undefined);
+  assert.equal(got.received.length, 0);
+  assert.equal(got.rejected, 1);
+});
+
+test("a receipt at (0, 150) grows the lookahead: (0, 349) is then found, (0, 350) is not yet", () => {
+  const scanner = new Scanner(acct, be);
+  const miss = payTo(0, 250, [7n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true }).tx;
+  assert.equal(scanner.scanTx(miss, new Uint8Array(32), false, 16, undefined).received.length, 0, "minor 250 is beyond 0..199");
+  const hit = scanner.scanTx(payTo(0, 150, [8n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true }).tx, new Uint8Array(32), false, 16, undefined);
+  assert.deepEqual(hit.received[0].subaddress, { major: 0, minor: 150 });
+  assert.equal(scanner.lookahead.subaddressCount(0), 151);
+  const beyond = payTo(0, 350, [9n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true }).tx;
+  assert.equal(scanner.scanTx(beyond, new Uint8Array(32), false, 16, undefined).received.length, 0, "150 + 200 is the end");
+  const deep = scanner.scanTx(payTo(0, 349, [9n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true }).tx, new Uint8Array(32), false, 16, undefined);
+  assert.deepEqual(deep.received[0].subaddress, { major: 0, minor: 349 });
+  // a new account deep in the major range
+  const acct49 = scanner.scanTx(payTo(49, 3, [1n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true }).tx, new Uint8Array(32), false, 16, undefined);
+  assert.deepEqual(acct49.received[0].subaddress, { major: 49, minor: 3 });
+  assert.equal(scanner.lookahead.accountCount, 50);
+});
+
+test("a wrong view tag skips the output", () => {
+  const scanner = new Scanner(acct, be);
+  const { tx } = payTo(0, 0, [42n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true });
+  const t = tx.vout[0].target;
+  if (t.type !== "tagged_key") throw new Error("tagged");
+  tx.vout[0].target = { ...t, viewTag: (t.viewTag + 1) & 0xff };
+  assert.equal(scanner.scanTx(tx, new Uint8Array(32), false, 16, undefined).received.length, 0);
+});
+
+test("an encrypted payment id decrypts with the tx key derivation (wallet2 keeps 8 bytes + 24 zeros)", () => {
+  const scanner = new Scanner(acct, be);
+  const pid = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
+  const { tx, R } = payTo(0, 0, [1n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true });
+  // encryption is the same XOR pad (keccak(derivation ‖ 0x8d)), so decrypting the plain id encrypts it
+  const enc = decryptPaymentId(be, pid, R, acct.viewSecretKey)!.subarray(0, 8);
+  assert.notEqual(hex(enc), hex(pid));
+  tx.extra = serializeTxExtra([{ type: "pubkey", key: R }, { type: "nonce", nonce: nonceWithEncryptedPaymentId(enc) }]);
+  const got = scanner.scanTx(tx, new Uint8Array(32), false, 16, undefined);
+  assert.equal(hex(got.paymentId!), "0102030405060708" + "0".repeat(48));
+});
