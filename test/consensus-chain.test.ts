@@ -460,6 +460,11 @@ test("tx semantics on their own: key image order, duplicates, mixed rings, fee c
   assert.equal(txWeightLimit(16), 149400);
   assert.equal(checkPoolTx(multi, blob, 149401, pctx)?.code, "TOO_BIG");
   assert.equal(checkPoolTx(multi, 1000001, w, pctx)?.code, "TOO_BIG");
+  const padded = structuredClone(multi);
+  padded.extra = new Uint8Array(1061);
+  assert.equal(checkPoolTx(padded, blob, w, pctx)?.flag, "tx_extra_too_big");
+  padded.extra = new Uint8Array(1060);
+  assert.equal(checkPoolTx(padded, blob, w, pctx), undefined);
   const cheap = structuredClone(multi);
   if (cheap.rct) cheap.rct.fee = requiredFee(w, fctx) / 2n;
   const low = checkPoolTx(cheap, blob, w, pctx);

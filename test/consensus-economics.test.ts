@@ -95,6 +95,7 @@ test("per-byte fee: HF 8–14 is 0.2·R·3000/(300000·M); HF 15+ is 0.95·R·30
   const lo = (R * 3000n) / 300000n / 300000n;
   assert.equal(dynamicBaseFee(R, 300000, 16), lo - lo / 20n);
   assert.equal(dynamicBaseFee(R, 1000, 16), lo - lo / 20n, "median clamped to the zone");
+  assert.equal(dynamicBaseFee(1n, 300000, 16), 1n, "never 0 (v0.18.2.2+)");
   // check_fee rounds weight × per-byte up to 10^4 atomic units
   const ctx = { version: 16, effectiveMedian: 300000, longTermEffectiveMedian: 300000, alreadyGeneratedCoins: MONEY_SUPPLY };
   const perByte = dynamicBaseFee(600000000000n, 300000, 16);
@@ -130,7 +131,7 @@ class Sim {
     readonly window: number,
   ) {}
   limits(): ReturnType<typeof weightLimits> {
-    return weightLimits(this.weights.slice(-100), this.longTerm.slice(-(this.window + 1)), this.hf, this.window, this.weights.length);
+    return weightLimits(this.weights.slice(-100), this.longTerm.slice(-this.window), this.hf, this.window);
   }
   add(w: number): void {
     const ltw = nextLongTermBlockWeight(w, this.longTerm.slice(-this.window), this.hf, this.window);

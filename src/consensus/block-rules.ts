@@ -147,9 +147,9 @@ export function nextBlockContext(view: ChainView, opts: { fixedDifficulty?: bigi
   const prevCum = height > 0 ? view.cumulativeDifficulties(height - 1, 1)[0] : 0n;
   const ltWindow = opts.longTermWindow ?? CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE;
   const weights = view.blockWeights(Math.max(0, height - CRYPTONOTE_REWARD_BLOCKS_WINDOW), Math.min(height, CRYPTONOTE_REWARD_BLOCKS_WINDOW));
-  const ltStart = Math.max(0, height - ltWindow - 1);
+  const ltStart = Math.max(0, height - ltWindow);
   const longTerm = view.longTermBlockWeights(ltStart, height - ltStart);
-  const limits = height === 0 ? weightLimits([], [], 1, ltWindow, 0) : weightLimits(weights, longTerm, hfVersion, ltWindow, height);
+  const limits = height === 0 ? weightLimits([], [], 1, ltWindow) : weightLimits(weights, longTerm, hfVersion, ltWindow);
   const penaltyMedian = hfVersion >= HF_VERSION_EFFECTIVE_SHORT_TERM_MEDIAN_IN_PENALTY ? limits.effectiveMedian : median(weights);
   const tsStart = Math.max(0, height - BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW);
   return {

@@ -28,6 +28,8 @@ export const PER_KB_FEE_QUANTIZATION_DECIMALS = 8;
 export const CRYPTONOTE_DISPLAY_DECIMAL_POINT = 12;
 export const CRYPTONOTE_SCALING_2021_FEE_ROUNDING_PLACES = 2;
 export const BULLETPROOF_PLUS_MAX_OUTPUTS = 16;
+/** Pool-only limit on tx extra (v0.18.2.0+; not in v0.18.0.0, not applied to block txs). */
+export const MAX_TX_EXTRA_SIZE = 1060;
 
 export const HF_VERSION_DYNAMIC_FEE = 4;
 export const HF_VERSION_MIN_MIXIN_4 = 6;

@@ -14,7 +14,8 @@ export type TxFlag =
   | "too_big"
   | "overspend"
   | "fee_too_low"
-  | "too_few_outputs";
+  | "too_few_outputs"
+  | "tx_extra_too_big";
 
 export type BlockFlag = "verification_failed" | "marked_as_orphaned" | "bad_pow" | "missing_txs";
 
@@ -44,6 +45,7 @@ export const TX_ERRORS = {
   RING_MEMBER_MISSING: { flag: "verification_failed", message: "ring member refers to an output that does not exist" },
   RING_MEMBER_LOCKED: { flag: "verification_failed", message: "ring member output is still locked" },
   RING_MEMBER_TOO_YOUNG: { flag: "verification_failed", message: "ring member output younger than 10 blocks" },
+  EXTRA_TOO_BIG: { flag: "tx_extra_too_big", message: "tx extra larger than 1060 bytes (pool rule, v0.18.2+)" },
   FEE_TOO_LOW: { flag: "fee_too_low", message: "fee below the minimum for the transaction weight" },
   /** For callers that verify RingCT (crypto/ringct) after these rules: expand_transaction_2 + verRctNonSemanticsSimple. */
   INVALID_SIGNATURES: { flag: "verification_failed", message: "ring signatures or range proofs do not verify" },

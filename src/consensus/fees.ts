@@ -38,7 +38,9 @@ export function dynamicBaseFee(blockRewardAmount: bigint, medianBlockWeight: num
     const perMedian = (blockRewardAmount * DYNAMIC_FEE_REFERENCE_TRANSACTION_WEIGHT) / m;
     if (version >= HF_VERSION_2021_SCALING) {
       const lo = perMedian / m;
-      return lo - lo / 20n;
+      // never 0 (v0.18.2.2+, "ensure base fee cannot reach 0")
+      const fee = lo - lo / 20n;
+      return fee === 0n ? 1n : fee;
     }
     return perMedian / BigInt(minWeight) / 5n;
   }

@@ -29,6 +29,7 @@ import {
   HF_VERSION_SAME_MIXIN,
   HF_VERSION_SMALLER_BP,
   HF_VERSION_VIEW_TAGS,
+  MAX_TX_EXTRA_SIZE,
   minBlockWeight,
 } from "./constants.js";
 import { DIFFICULTY_TARGET_V1, DIFFICULTY_TARGET_V2 } from "./difficulty.js";
@@ -381,11 +382,12 @@ export interface PoolTxContext {
 
 /**
  * The rules a transaction meets before it enters the pool (core::handle_incoming_tx_pre and
- * tx_memory_pool::add_tx): blob size ≤ CRYPTONOTE_MAX_TX_SIZE, the semantic rules, weight within
+ * tx_memory_pool::add_tx): blob size ≤ CRYPTONOTE_MAX_TX_SIZE, extra ≤ 1060 bytes, the semantic rules, weight within
  * the pool limit, and the minimum fee. Chain inputs and signatures are checked separately.
  */
 export function checkPoolTx(tx: Transaction, blobSize: number, weight: number, ctx: PoolTxContext, backend?: CryptoBackend): TxRuleError | undefined {
   if (blobSize > CRYPTONOTE_MAX_TX_SIZE) return txError("TOO_BIG", `blob of ${blobSize} bytes > ${CRYPTONOTE_MAX_TX_SIZE}`);
+  if (tx.extra.length > MAX_TX_EXTRA_SIZE) return txError("EXTRA_TOO_BIG", `${tx.extra.length} bytes`);
   const sem = checkTxSemantics(tx, ctx.hfVersion, { weight, weightLimit: ctx.blockWeightLimit, ...(backend ? { backend } : {}) });
   if (sem) return sem;
   const limit = txWeightLimit(ctx.hfVersion);

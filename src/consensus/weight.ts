@@ -57,16 +57,15 @@ export interface WeightLimits {
 }
 
 /**
- * update_next_cumulative_weight_limit for a chain of `chainHeight` blocks whose newest blocks have
- * `weights` (at least the last 100) and `longTermWeights` (at least the last window + 1), oldest
- * first, both ending at the tip, under hard-fork `version` (the next block's version).
+ * update_next_cumulative_weight_limit for a chain whose newest blocks have `weights` (at least the
+ * last 100) and stored `longTermWeights` (at least the last `window`), oldest first, both ending at
+ * the tip, under hard-fork `version` (the next block's version).
  */
 export function weightLimits(
   weights: readonly number[],
   longTermWeights: readonly number[],
   version: number,
   window = CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE,
-  chainHeight = longTermWeights.length,
 ): WeightLimits {
   const fullRewardZone = minBlockWeight(version);
   const shortTermMedian = median(lastN(weights, CRYPTONOTE_REWARD_BLOCKS_WINDOW));
@@ -76,17 +75,11 @@ export function weightLimits(
     // (an empty chain has no median yet: the full-reward zone applies)
     effectiveMedian = shortTermMedian;
   } else {
-    const height = chainHeight;
-    const n = longTermWeights.length;
-    const tipWeight = weights[weights.length - 1];
-    // The median over the long-term weights before the tip; the tip's own long-term weight is
-    // recomputed from its weight with only the upper bound (Monero's rolling median does so).
-    const before = lastN(longTermWeights.slice(0, Math.max(0, n - 1)), window);
-    const ltMedianBefore = height <= 1 ? ZONE_V5 : median(before);
-    ltEffective = Math.max(ZONE_V5, ltMedianBefore);
-    const tipLongTerm = Math.min(tipWeight, shortTermConstraint(ltEffective, version));
-    const ltMedian = height <= 1 ? tipLongTerm : median([...lastN(before, window - 1), tipLongTerm]);
-    ltEffective = Math.max(ZONE_V5, ltMedian);
+    // v0.18.3.1+ (monero#9013, "Fix ltw cache"): the median of the stored long-term weights of the
+    // last min(window, height) blocks. v0.18.0.0 recomputed the tip's long-term weight without the
+    // HF 15 lower bound and depended on cache state; the two agree whenever the long-term
+    // effective median is the 300000 floor (every block of the recorded regtest chain).
+    ltEffective = Math.max(ZONE_V5, median(lastN(longTermWeights, window)));
     const surge = CRYPTONOTE_SHORT_TERM_BLOCK_WEIGHT_SURGE_FACTOR * ltEffective;
     effectiveMedian =
       version >= HF_VERSION_2021_SCALING
