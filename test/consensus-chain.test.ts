@@ -12,6 +12,7 @@ import {
   type ChainView,
   checkBlock,
   checkFee,
+  checkIncomingBlockSize,
   checkTxInputsAgainstChain,
   checkPoolTx,
   checkTxSemantics,
@@ -317,6 +318,8 @@ test("block rules: each broken once gives its precise reason", () => {
   assert.equal(tamper((_b, _t, i) => ({ txWeights: [600001, ...i.txWeights.slice(1)] })).code, "TOO_HEAVY");
   // heavier than the median: the penalty lowers the reward, so the recorded coinbase claims too much
   assert.equal(tamper((_b, _t, i) => ({ txWeights: [400000, ...i.txWeights.slice(1)] })).code, "REWARD_TOO_HIGH");
+  assert.equal(checkIncomingBlockSize(600100, 600000), undefined);
+  assert.equal(checkIncomingBlockSize(600101, 600000)?.code, "TOO_HEAVY");
   // PoW: a hash of all ones fails difficulty 2 but passes difficulty 1
   const ones = new Uint8Array(32).fill(0xff);
   const view = chain.view(H);

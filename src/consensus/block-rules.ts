@@ -56,6 +56,18 @@ export function checkBlockTimestamp(timestamp: bigint, recent: readonly bigint[]
   return undefined;
 }
 
+/** BLOCK_SIZE_SANITY_LEEWAY (cryptonote_core.cpp). */
+export const BLOCK_SIZE_SANITY_LEEWAY = 100;
+
+/**
+ * core::check_incoming_block_size: a block blob longer than the weight limit + 100 is rejected
+ * before parsing (its weight is at least its blob size).
+ */
+export function checkIncomingBlockSize(blobSize: number, weightLimit: number): BlockRuleError | undefined {
+  if (blobSize > weightLimit + BLOCK_SIZE_SANITY_LEEWAY) return blockError("TOO_HEAVY", `blob of ${blobSize} bytes, limit ${weightLimit} + ${BLOCK_SIZE_SANITY_LEEWAY}`);
+  return undefined;
+}
+
 /** prevalidate_miner_transaction plus the output-key check, for a coinbase at `height` under `hfVersion`. */
 export function checkMinerTxShape(minerTx: Transaction, height: number, hfVersion: number, backend: CryptoBackend = defaultBackend()): BlockRuleError | undefined {
   if (minerTx.vin.length !== 1) return blockError("MINER_TX_INPUTS", `${minerTx.vin.length} inputs`);
