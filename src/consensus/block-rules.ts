@@ -144,6 +144,8 @@ export interface NextBlockContext {
   penaltyMedian: number;
   recentTimestamps: bigint[];
   alreadyGeneratedCoins: bigint;
+  /** The long-term weight window (100000; tests of Monero's scaling use smaller ones). */
+  longTermWindow: number;
 }
 
 /** Reads everything the next block's checks need from the chain view. */
@@ -173,6 +175,7 @@ export function nextBlockContext(view: ChainView, opts: { fixedDifficulty?: bigi
     penaltyMedian,
     recentTimestamps: view.timestamps(tsStart, height - tsStart),
     alreadyGeneratedCoins: height > 0 ? view.alreadyGeneratedCoins() : 0n,
+    longTermWindow: ltWindow,
   };
 }
 
@@ -253,8 +256,8 @@ export function checkBlock(
   }
   const reward = checkMinerReward(block.minerTx, weight, fees, ctx.penaltyMedian, ctx.alreadyGeneratedCoins, ctx.hfVersion);
   if (!reward.ok) return reward;
-  const ltStart = Math.max(0, height - CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE);
-  const longTermWeight = nextLongTermBlockWeight(weight, view.longTermBlockWeights(ltStart, height - ltStart), ctx.hfVersion);
+  const ltStart = Math.max(0, height - ctx.longTermWindow);
+  const longTermWeight = nextLongTermBlockWeight(weight, view.longTermBlockWeights(ltStart, height - ltStart), ctx.hfVersion, ctx.longTermWindow);
   let claimed = 0n;
   for (const o of block.minerTx.vout) claimed += o.amount;
   return {
