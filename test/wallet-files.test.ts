@@ -206,6 +206,7 @@ test("a writer killed with SIGKILL leaves old or new files, never half-written o
     assert.ok(cg === printed || cg === printed + 1, `round ${round}: cache generation ${cg}, last reported ${printed}`);
     assert.ok(cg <= kg && kg <= cg + 1, "keys are stored before the cache in each generation");
     generation = Math.max(kg, cg);
+    assert.deepEqual(readdirSync(dir).filter((f) => f.includes(".tmp-")), [], "open removed the killed writer's temporary files");
   }
   assert.ok(generation >= 20);
 });

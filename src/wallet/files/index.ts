@@ -3,7 +3,7 @@
  * `DIR/NAME.keys` holds the account keys and the user's data, `DIR/NAME` the scan cache. Both are
  * encrypted containers (container.ts) keyed by one password-derived key; each write is atomic.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Network } from "../../protocol/network.js";
 import { decodePayload, encodePayload } from "./codec.js";
@@ -138,6 +138,7 @@ export class WalletFiles<Cache = unknown> {
   /** Opens existing files: returns them with the keys data. Wrong password → WrongPasswordError. */
   static async open<C>(dir: string, name: string, password: string): Promise<{ files: WalletFiles<C>; keys: WalletKeysData }> {
     const p = walletPaths(dir, name);
+    removeStaleTemps(dir, name);
     const data = readWholeFile(p.keys);
     const header = readHeader(data, p.keys, "keys");
     const key = await deriveFileKey(password, header.salt, header.kdf);
@@ -180,6 +181,36 @@ export class WalletFiles<Cache = unknown> {
       this.key = old;
       throw e;
     }
+  }
+}
+
+/** Deletes temporary files a killed writer left (writeFileAtomic's `.NAME.tmp-PID-…`), if PID is gone. */
+function removeStaleTemps(dir: string, name: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const m = /^\.(.+)\.tmp-(\d+)-[0-9a-f]{8}$/.exec(e);
+    if (!m || (m[1] !== name && m[1] !== `${name}.keys`)) continue;
+    const pid = Number(m[2]);
+    if (pid !== process.pid && pidAlive(pid)) continue;
+    try {
+      unlinkSync(join(dir, e));
+    } catch {
+      // another opener removed it first
+    }
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
