@@ -3,7 +3,9 @@
 // chain, with two transfers left in the pool. Our scan + ledger over the same blocks and pool must
 // give the same get_balance, get_transfers, incoming_transfers and get_bulk_payments, field for field.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { defaultBackend } from "../src/crypto/index.js";
@@ -12,7 +14,8 @@ import { parseBlock } from "../src/protocol/block.js";
 import { parseTransaction } from "../src/protocol/tx.js";
 import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
 import { SubaddressDeriver, type SubaddressIndex } from "../src/wallet/keys/subaddress.js";
-import { Ledger } from "../src/wallet/ledger/ledger.js";
+import { emptyUserData, WalletFiles } from "../src/wallet/files/index.js";
+import { Ledger, type LedgerState } from "../src/wallet/ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../src/wallet/ledger/rpc-shape.js";
 import { OutputIndexer, Scanner } from "../src/wallet/scan/scan.js";
 
@@ -156,3 +159,27 @@ for (const name of Object.keys(SEEDS) as Name[]) {
     if (name === "bob") assert.ok(mine.length === 3, "bob received three integrated payments");
   });
 }
+
+test("a ledger stored in the wallet cache and opened again answers the same", async () => {
+  const { ledger, now, address } = restore("carol");
+  const keys = accountFromRecoveryKey(wordsToBytes(SEEDS.carol).bytes, be);
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-ledger-"));
+  try {
+    const data = { network: "regtest" as const, ...keys, seedLanguage: "English", restoreHeight: 0n, createdAt: 0n, user: emptyUserData() };
+    const files = await WalletFiles.create<LedgerState>(dir, "carol", "pw", data, { log2N: 10, r: 8, p: 1 });
+    files.storeCache(ledger.state);
+    const { files: f2 } = await WalletFiles.open<LedgerState>(dir, "carol", "pw");
+    const again = new Ledger((await f2.loadCache())!);
+    const q = { in: true, out: true, pool: true, allAccounts: true };
+    assert.deepEqual(again.getTransfers(q, { now, address }), ledger.getTransfers(q, { now, address }));
+    assert.deepEqual(again.incomingTransfers("all", 1, [], now), ledger.incomingTransfers("all", 1, [], now));
+    assert.deepEqual(again.balanceAll(2, now), ledger.balanceAll(2, now));
+    // key images are indexed again: freezing by key image works on the reopened ledger
+    const ki = again.state.transfers.find((t) => !t.spent)!.keyImage;
+    again.freeze(ki);
+    assert.ok(again.frozen(ki));
+    assert.equal(again.balanceAll(2, now).balance, ledger.balanceAll(2, now).balance - again.state.transfers.find((t) => t.keyImage === ki)!.amount);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -273,3 +273,48 @@ test("pool transactions become pool payments and leave the pool when mined", () 
   const inEntries = l.getTransfers({ in: true }, { now: 1n, address: addr }).in.filter((e) => e.height === last);
   assert.ok(inEntries.length > 0);
 });
+
+test("pruned /get_blocks.bin entries (monerod's own response, with its output indices) scan like full blobs", () => {
+  const { scanned } = scanAll();
+  const res = decodeEpee(getBlocksBinResponse, readChainFile("get_blocks_pruned.bin"));
+  const start = Number(res.start_height);
+  assert.ok(res.blocks.length > 50 && res.blocks.every((b) => b.pruned));
+  for (const name of NAMES) {
+    const scanner = new Scanner(account(name), be);
+    let found = 0;
+    res.blocks.forEach((entry, k) => {
+      const got = scanner.scanBlock({
+        height: start + k,
+        blockBlob: entry.block,
+        txBlobs: entry.txs.map((t) => t.blob),
+        pruned: true,
+        outputIndices: res.output_indices[k].indices.map((t) => t.indices),
+      });
+      const want = scanned[name][start + k];
+      assert.equal(toHex(got.hash), toHex(want.hash));
+      const sig = (b: ScannedBlock) =>
+        b.txs.map((t) => [toHex(t.txid), t.inputs.length, ...t.received.map((r) => `${r.index}:${r.amount}:${r.globalIndex}:${toHex(r.keyImage!)}`)].join(" "));
+      assert.deepEqual(sig(got), sig(want), `${name} block ${start + k}`);
+      found += got.txs.reduce((s, t) => s + t.received.length, 0);
+    });
+    assert.ok(found > 0, `${name} receives in blocks ${start}..`);
+  }
+});
+
+test("the event loop keeps running while a worker scans the whole chain", async () => {
+  const { input } = scanAll();
+  const w = new ScanWorker(account("alice"));
+  try {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const t0 = Date.now();
+    const got = await w.scanBlocks(input);
+    const elapsed = Date.now() - t0;
+    clearInterval(timer);
+    assert.equal(got.length, input.length);
+    // a blocked loop would tick about once; a free one about elapsed/5 times
+    assert.ok(ticks >= Math.min(5, Math.floor(elapsed / 20)), `${ticks} ticks in ${elapsed} ms`);
+  } finally {
+    await w.close();
+  }
+});
