@@ -58,7 +58,7 @@ const norm = (v: unknown): Json => big(JSON.parse(JSON.stringify(v, (_k, x: unkn
 function restore(name: Name) {
   const keys = accountFromRecoveryKey(wordsToBytes(SEEDS[name]).bytes, be);
   const scanner = new Scanner(keys, be);
-  const ledger = new Ledger();
+  const ledger = new Ledger(undefined, "regtest");
   const indexer = new OutputIndexer();
   for (const b of chain.blocks) {
     const block = parseBlock(fromHex(b.blob));
@@ -182,4 +182,19 @@ test("a ledger stored in the wallet cache and opened again answers the same", as
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("is_tx_spendtime_unlocked: height locks with one block of leeway; timestamp locks with 60 s before the v2 height, 120 s after", () => {
+  const l = new Ledger(undefined, "regtest");
+  l.state.height = 100;
+  assert.ok(l.isSpendtimeUnlocked(100n, 50, 0n), "unlock_time 100 at chain height 100 (height − 1 + 1)");
+  assert.ok(!l.isSpendtimeUnlocked(101n, 50, 0n));
+  const t = 1_700_000_000n;
+  assert.ok(l.isSpendtimeUnlocked(t, 50, t - 60n));
+  assert.ok(!l.isSpendtimeUnlocked(t, 50, t - 61n));
+  assert.ok(l.isSpendtimeUnlocked(t, 2_000_000, t - 120n), "after mainnet's v2 height the leeway is 120 s");
+  const stagenet = new Ledger(undefined, "stagenet");
+  assert.ok(stagenet.isSpendtimeUnlocked(t, 40_000, t - 120n) && !stagenet.isSpendtimeUnlocked(t, 31_999, t - 120n));
+  // spendable age: 10 blocks after the including block
+  assert.ok(!l.isUnlocked(0n, 91, t) && l.isUnlocked(0n, 90, t));
 });

@@ -9,6 +9,7 @@
  * Keys, key images and tx ids are lower-case hex; amounts, unlock times and timestamps are bigint;
  * heights are numbers (they stay far below 2^53).
  */
+import type { Network } from "../../protocol/network.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { ScannedBlock, ScannedTx } from "../scan/scan.js";
 
@@ -16,8 +17,11 @@ import type { ScannedBlock, ScannedTx } from "../scan/scan.js";
 export const DEFAULT_TX_SPENDABLE_AGE = 10;
 /** CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_BLOCKS. */
 export const LOCKED_TX_ALLOWED_DELTA_BLOCKS = 1;
-/** CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_SECONDS_V2 (DIFFICULTY_TARGET_V2 × delta blocks). */
-export const LOCKED_TX_ALLOWED_DELTA_SECONDS = 120n;
+/** CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_SECONDS_V1/_V2 (DIFFICULTY_TARGET_V1/V2 × delta blocks). */
+export const LOCKED_TX_ALLOWED_DELTA_SECONDS_V1 = 60n;
+export const LOCKED_TX_ALLOWED_DELTA_SECONDS_V2 = 120n;
+/** Heights wallet2::is_tx_spendtime_unlocked takes as the v2 fork (regtest uses mainnet's). */
+const V2_HEIGHT: Record<Network, number> = { mainnet: 1009827, testnet: 624634, stagenet: 32000, regtest: 1009827 };
 /** CRYPTONOTE_MAX_BLOCK_NUMBER: unlock times below it are heights, above it timestamps. */
 export const MAX_BLOCK_NUMBER = 500000000n;
 /** Block hashes kept for reorg detection. */
@@ -236,7 +240,11 @@ export class Ledger {
   private readonly byKeyImage = new Map<string, number>();
   private readonly byPubKey = new Map<string, number>();
 
-  constructor(state: LedgerState = emptyLedgerState()) {
+  /** The network decides the timestamp-lock leeway (wallet2 reads m_nettype). */
+  constructor(
+    state: LedgerState = emptyLedgerState(),
+    readonly network: Network = "mainnet",
+  ) {
     this.state = state;
     this.reindex();
   }
@@ -456,14 +464,15 @@ export class Ledger {
   // ---- locks ----
 
   /** wallet2::is_tx_spendtime_unlocked. */
-  isSpendtimeUnlocked(unlockTime: bigint, now: bigint): boolean {
+  isSpendtimeUnlocked(unlockTime: bigint, blockHeight: number, now: bigint): boolean {
     if (unlockTime < MAX_BLOCK_NUMBER) return BigInt(this.state.height) - 1n + BigInt(LOCKED_TX_ALLOWED_DELTA_BLOCKS) >= unlockTime;
-    return now + LOCKED_TX_ALLOWED_DELTA_SECONDS >= unlockTime;
+    const leeway = blockHeight < V2_HEIGHT[this.network] ? LOCKED_TX_ALLOWED_DELTA_SECONDS_V1 : LOCKED_TX_ALLOWED_DELTA_SECONDS_V2;
+    return now + leeway >= unlockTime;
   }
 
   /** wallet2::is_transfer_unlocked. */
   isUnlocked(unlockTime: bigint, blockHeight: number, now: bigint): boolean {
-    if (!this.isSpendtimeUnlocked(unlockTime, now)) return false;
+    if (!this.isSpendtimeUnlocked(unlockTime, blockHeight, now)) return false;
     return blockHeight + DEFAULT_TX_SPENDABLE_AGE <= this.state.height;
   }
 
