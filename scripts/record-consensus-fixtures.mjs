@@ -7,6 +7,10 @@
 // directory and replays the recorded chain into it: for each block, send_raw_transaction of its
 // transactions, then submit_block of its blob. Before each block and after the last it records
 // get_fee_estimate (grace 0 and 10), get_info's block_weight_median/limit and hard_fork_info.
+// At the tip it then asks monerod for a block template and submits it and variants of it that
+// break one rule each (reward ±1, timestamp around the median and the future limit, versions,
+// coinbase height/unlock/output type/version), recording whether monerod accepted each (an
+// accepted variant is popped again). Tampering uses our own parser (run `npm run build` first).
 // Then it stops the monerod it started and removes the temporary directory.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +18,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { parseBlock, serializeBlock } from "../dist/src/protocol/block.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const chainDir = join(root, "test", "fixtures", "chain");
@@ -65,6 +70,59 @@ async function snapshot() {
       window: hf.window,
     },
   };
+}
+
+const hex = (b) => Buffer.from(b).toString("hex");
+
+/**
+ * Submits the template and one-rule-broken variants; returns [{ name, blob, now, status, accepted }]:
+ * `status` is submit_block's answer ("OK", or the error message), `accepted` whether the chain grew
+ * (submit_block answers OK for a block it keeps as an orphan too).
+ */
+async function blockVerdicts(blocks, address) {
+  const t = await rpc("get_block_template", { wallet_address: address, reserve_size: 0 });
+  const base = () => parseBlock(Buffer.from(t.blocktemplate_blob, "hex"));
+  const ts = blocks.slice(-60).map((b) => BigInt(JSON.parse(b.json).timestamp)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const median = (ts[29] + ts[30]) / 2n;
+  const variants = {
+    template: () => {},
+    "reward+1": (b) => void (b.minerTx.vout[0].amount += 1n),
+    "reward-1": (b) => void (b.minerTx.vout[0].amount -= 1n),
+    "timestamp=median-1": (b) => void (b.timestamp = median - 1n),
+    "timestamp=median": (b) => void (b.timestamp = median),
+    "timestamp=now+7300": (b) => void (b.timestamp = BigInt(Math.floor(Date.now() / 1000)) + 7300n),
+    "timestamp=now+7000": (b) => void (b.timestamp = BigInt(Math.floor(Date.now() / 1000)) + 7000n),
+    "major=15": (b) => void (b.majorVersion = 15),
+    "minor=15": (b) => void (b.minorVersion = 15),
+    "minor=17": (b) => void (b.minorVersion = 17),
+    "minor=0": (b) => void (b.minorVersion = 0),
+    "gen-height+1": (b) => void (b.minerTx.vin[0].height += 1n),
+    "unlock+1": (b) => void (b.minerTx.unlockTime += 1n),
+    "untagged-output": (b) => void (b.minerTx.vout[0].target = { type: "key", key: b.minerTx.vout[0].target.key }),
+    "prev-id": (b) => void (b.prevId = new Uint8Array(32)),
+  };
+  const out = [];
+  for (const [name, mutate] of Object.entries(variants)) {
+    const b = base();
+    mutate(b);
+    const blob = hex(serializeBlock(b));
+    const now = Math.floor(Date.now() / 1000);
+    const before = (await rpc("get_info")).height;
+    let status;
+    try {
+      status = (await rpc("submit_block", [blob])).status;
+    } catch (e) {
+      status = e.message;
+    }
+    const accepted = (await rpc("get_info")).height > before;
+    if (accepted) {
+      const r = await post("/pop_blocks", JSON.stringify({ nblocks: 1 }));
+      if (r.status !== "OK") throw new Error(`pop_blocks after ${name}: ${JSON.stringify(r)}`);
+    }
+    out.push({ name, blob, now, status, accepted });
+    console.log(`${name}: ${accepted ? "accepted" : "rejected"} (${status})`);
+  }
+  return out;
 }
 
 async function main() {
@@ -119,10 +177,11 @@ async function main() {
   states.push(await snapshot());
   const last = await rpc("get_last_block_header");
   if (last.block_header.hash !== blocks[blocks.length - 1].hash) throw new Error("replayed chain differs from the recording");
+  const verdicts = await blockVerdicts(blocks, JSON.parse(readFileSync(join(chainDir, "meta.json"), "utf8")).wallets.alice);
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(
     outFile,
-    JSON.stringify({ recorded_with: "scripts/record-consensus-fixtures.mjs", monerod_version: version.version, states }, null, 1) + "\n",
+    JSON.stringify({ recorded_with: "scripts/record-consensus-fixtures.mjs", monerod_version: version.version, states, verdicts }, null, 1) + "\n",
   );
   console.log(`wrote ${states.length} states to ${outFile}`);
 }

@@ -254,6 +254,44 @@ test("weight median/limit and get_fee_estimate (grace 0 and 10) equal monerod's 
   }
 });
 
+test("monerod's verdicts on its own block template and one-rule-broken variants match ours", () => {
+  const file = new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url);
+  const verdicts = (JSON.parse(readFileSync(file, "utf8")) as { verdicts: { name: string; blob: string; now: number; status: string; accepted: boolean }[] })
+    .verdicts;
+  const expected: Record<string, string> = {
+    "reward+1": "REWARD_TOO_HIGH",
+    "reward-1": "REWARD_NOT_EXACT",
+    "timestamp=median-1": "TIMESTAMP_TOO_OLD",
+    "timestamp=now+7300": "TIMESTAMP_IN_FUTURE",
+    "major=15": "BAD_MAJOR_VERSION",
+    "minor=15": "BAD_VOTE",
+    "minor=0": "BAD_VOTE",
+    "gen-height+1": "MINER_TX_HEIGHT",
+    "unlock+1": "MINER_TX_UNLOCK_TIME",
+    "untagged-output": "MINER_TX_OUTPUT_TYPE",
+    "prev-id": "PREV_ID_MISMATCH",
+  };
+  assert.equal(verdicts.length, 15);
+  const h = chain.blocks.length;
+  const view = chain.view(h);
+  const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
+  for (const v of verdicts) {
+    const block = parseBlock(fromHex(v.blob));
+    const r = checkBlock(view, ctx, {
+      block,
+      txs: [],
+      txIds: [],
+      txWeights: [],
+      minerTxWeight: serializeTransaction(block.minerTx).length,
+      now: BigInt(v.now),
+    });
+    assert.equal(r.ok, v.accepted, `${v.name}: monerod ${v.accepted ? "accepted" : "rejected"} it`);
+    if (!r.ok) assert.equal(r.error.code, expected[v.name], v.name);
+    // monerod answers OK for a block it keeps as an orphan; our flag says so
+    if (v.name === "prev-id" && !r.ok) assert.ok(v.status === "OK" && r.error.flag === "marked_as_orphaned");
+  }
+});
+
 // ---- each rule broken once on a copy --------------------------------------------------------
 
 const H = chain.blocks.length - 1; // 332: six transactions
