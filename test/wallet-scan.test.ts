@@ -14,6 +14,7 @@ import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/acc
 import { Ledger } from "../src/wallet/ledger/ledger.js";
 import { OutputIndexer, type ScanBlockInput, type ScannedBlock, Scanner } from "../src/wallet/scan/scan.js";
 import { ScanWorker } from "../src/wallet/scan/pool.js";
+import { blockInputsFromResponse } from "../src/wallet/scan/input.js";
 import { fromHex, readChainFile, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 
 const be = defaultBackend();
@@ -282,14 +283,9 @@ test("pruned /get_blocks.bin entries (monerod's own response, with its output in
   for (const name of NAMES) {
     const scanner = new Scanner(account(name), be);
     let found = 0;
-    res.blocks.forEach((entry, k) => {
-      const got = scanner.scanBlock({
-        height: start + k,
-        blockBlob: entry.block,
-        txBlobs: entry.txs.map((t) => t.blob),
-        pruned: true,
-        outputIndices: res.output_indices[k].indices.map((t) => t.indices),
-      });
+    blockInputsFromResponse(res).forEach((input, k) => {
+      assert.equal(input.height, start + k);
+      const got = scanner.scanBlock(input);
       const want = scanned[name][start + k];
       assert.equal(toHex(got.hash), toHex(want.hash));
       const sig = (b: ScannedBlock) =>
