@@ -19,6 +19,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { parseBlock, serializeBlock } from "../dist/src/protocol/block.js";
+import { parseTransaction, serializeTransaction } from "../dist/src/protocol/tx.js";
+import { txHash } from "../dist/src/protocol/tx-hash.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const chainDir = join(root, "test", "fixtures", "chain");
@@ -73,6 +75,68 @@ async function snapshot() {
 }
 
 const hex = (b) => Buffer.from(b).toString("hex");
+
+/**
+ * Before the last block's transactions enter the pool: send_raw_transaction of variants of its
+ * first transaction that break one rule each; returns [{ name, blob, response }] with monerod's
+ * flags and reason. An accepted variant is flushed from the pool again.
+ */
+async function txVerdicts(txHex, blocks, txs) {
+  const base = () => parseTransaction(Buffer.from(txHex, "hex"));
+  const key = (tx, i = 0) => tx.vin[i];
+  const spent = txs.get(blocks.find((b) => b.tx_hashes.length > 0).tx_hashes[0]);
+  const spentKi = parseTransaction(Buffer.from(spent.as_hex, "hex")).vin[0].keyImage;
+  const torsion = Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 0xec : i === 31 ? 0x7f : 0xff));
+  const variants = {
+    original: () => {},
+    "ring-15": (tx) => {
+      tx.vin.forEach((i) => i.keyOffsets.pop());
+      tx.rct.prunable.CLSAGs.forEach((c) => c.s.pop());
+    },
+    "ring-17": (tx) => {
+      tx.vin.forEach((i) => i.keyOffsets.push(1n));
+      tx.rct.prunable.CLSAGs.forEach((c) => c.s.push(c.s[0]));
+    },
+    "duplicate-ring-member": (tx) => void (key(tx).keyOffsets[3] = 0n),
+    "one-output": (tx) => {
+      tx.vout.pop();
+      tx.rct.outPk.pop();
+      tx.rct.ecdhInfo.pop();
+    },
+    "untagged-output": (tx) => void (tx.vout[0].target = { type: "key", key: tx.vout[0].target.key }),
+    "bad-output-key": (tx) => void (tx.vout[0].target.key = Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 2 : 0))),
+    "nonzero-output-amount": (tx) => void (tx.vout[1].amount = 5n),
+    "rct-type-5": (tx) => void (tx.rct.type = 5),
+    "torsion-key-image": (tx) => void (key(tx).keyImage = torsion),
+    "spent-key-image": (tx) => void (key(tx).keyImage = spentKi),
+    "missing-ring-member": (tx) => void (key(tx).keyOffsets[15] += 1000000n),
+    "shifted-ring-member": (tx) => {
+      key(tx).keyOffsets[0] -= 1n;
+      key(tx).keyOffsets[1] += 1n;
+    },
+    "low-fee": (tx) => void (tx.rct.fee = tx.rct.fee / 4n),
+    "unsorted-key-images": (tx) => {
+      if (tx.vin.length >= 2) [tx.vin[0], tx.vin[1]] = [tx.vin[1], tx.vin[0]];
+    },
+  };
+  const out = [];
+  for (const [name, mutate] of Object.entries(variants)) {
+    const tx = base();
+    mutate(tx);
+    const blob = serializeTransaction(tx);
+    const response = await post("/send_raw_transaction", JSON.stringify({ tx_as_hex: hex(blob), do_not_relay: true }));
+    if (response.status === "OK") {
+      const r = await rpc("flush_txpool", { txids: [hex(txHash(tx))] });
+      if (r.status !== "OK") throw new Error(`flush_txpool after ${name}`);
+    }
+    delete response.credits;
+    delete response.top_hash;
+    delete response.untrusted;
+    out.push({ name, inputs: tx.vin.length, blob: hex(blob), response });
+    console.log(`${name}: ${response.status} ${response.reason ?? ""}`);
+  }
+  return out;
+}
 
 /**
  * Submits the template and one-rule-broken variants; returns [{ name, blob, now, status, accepted }]:
@@ -164,8 +228,10 @@ async function main() {
   }
   const version = await rpc("get_version");
   const states = [];
+  let txVerdictList = [];
   for (const b of blocks.slice(1)) {
     states.push(await snapshot());
+    if (b.height === blocks.length - 1) txVerdictList = await txVerdicts(txs.get(b.tx_hashes[0]).as_hex, blocks, txs);
     for (const h of b.tx_hashes) {
       const t = txs.get(h);
       const r = await post("/send_raw_transaction", JSON.stringify({ tx_as_hex: t.as_hex, do_not_relay: false }));
@@ -181,7 +247,7 @@ async function main() {
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(
     outFile,
-    JSON.stringify({ recorded_with: "scripts/record-consensus-fixtures.mjs", monerod_version: version.version, states, verdicts }, null, 1) + "\n",
+    JSON.stringify({ recorded_with: "scripts/record-consensus-fixtures.mjs", monerod_version: version.version, states, verdicts, tx_verdicts: txVerdictList }, null, 1) + "\n",
   );
   console.log(`wrote ${states.length} states to ${outFile}`);
 }

@@ -32,7 +32,7 @@ import { zeroCommit } from "../src/crypto/ringct/amounts.js";
 import { type Block, parseBlock } from "../src/protocol/block.js";
 import { HARD_FORKS, hardForkVersionAt } from "../src/protocol/genesis.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
-import { preMlsagHash, verifyRctNonSemantics } from "../src/crypto/ringct/verify.js";
+import { preMlsagHash, verifyRctNonSemantics, verifyRctSemantics } from "../src/crypto/ringct/verify.js";
 import { txHash, txHashesFromBlob } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
@@ -292,6 +292,56 @@ test("monerod's verdicts on its own block template and one-rule-broken variants 
   }
 });
 
+test("monerod's send_raw_transaction flags on one-rule-broken variants of a real tx equal our first error's flags", () => {
+  const file = new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url);
+  const verdicts = (JSON.parse(readFileSync(file, "utf8")) as { tx_verdicts: { name: string; blob: string; response: Record<string, unknown> }[] }).tx_verdicts;
+  assert.equal(verdicts.length, 15);
+  const h = chain.blocks.length - 1; // the variants were sent before the last block's txs
+  const view = chain.view(h);
+  const ctx = contexts[h];
+  const now = receivedAt(chain.blocks[h]);
+  const fctx = { version: ctx.hfVersion, effectiveMedian: ctx.limits.effectiveMedian, longTermEffectiveMedian: ctx.limits.longTermEffectiveMedian, alreadyGeneratedCoins: ctx.alreadyGeneratedCoins };
+  const pctx = {
+    hfVersion: ctx.hfVersion,
+    blockWeightLimit: ctx.limits.limit,
+    fee: fctx,
+    verifyRctSemantics: (tx: Transaction) => tx.rct === undefined || verifyRctSemantics(backend, [tx.rct]),
+  };
+  // what the node's send_raw_transaction will run, in monerod's order
+  const pipeline = (blob: Uint8Array): TxRuleError | undefined => {
+    const tx = parseTransaction(blob);
+    const pool = checkPoolTx(tx, blob.length, txWeight(tx), pctx);
+    if (pool) return pool;
+    const inputs = checkTxInputsAgainstChain(tx, view, ctx.hfVersion, now);
+    if (!inputs.ok) return inputs.error;
+    if (!tx.rct) return undefined;
+    const { layout, prefixHash } = txHashesFromBlob(blob, backend);
+    const message = preMlsagHash(backend, prefixHash, blob.subarray(layout.prefixSize, layout.unprunableSize), tx.rct);
+    const keyImages = tx.vin.map((i) => (i.type === "key" ? i.keyImage : new Uint8Array(32)));
+    const mixRing = inputs.rings.map((r) => r.map((m) => ({ dest: m.key, mask: m.commitment })));
+    return verifyRctNonSemantics(backend, { rct: tx.rct, message, keyImages, mixRing }) ? undefined : txError("INVALID_SIGNATURES");
+  };
+  const FLAGS = ["double_spend", "fee_too_low", "invalid_input", "invalid_output", "low_mixin", "overspend", "too_big", "too_few_outputs", "tx_extra_too_big"];
+  for (const v of verdicts) {
+    if (v.response.sanity_check_failed === true) {
+      // rct-type-5: monerod's RPC sanity check (tx_sanity_check, not consensus) answers first; we
+      // reject it as well, already when parsing (a type-5 prunable part without Bulletproofs)
+      assert.throws(() => pipeline(fromHex(v.blob)), /proofs cover fewer/);
+      continue;
+    }
+    const ours = pipeline(fromHex(v.blob));
+    if (v.name === "original") {
+      assert.equal(ours, undefined, "the untampered tx passes");
+      assert.equal(v.response.status, "OK");
+      continue;
+    }
+    assert.ok(ours, `${v.name}: we reject it too`);
+    assert.equal(v.response.status, "Failed", v.name);
+    const theirs = FLAGS.filter((f) => v.response[f] === true).sort();
+    assert.deepEqual([...ours.flags].sort(), theirs, `${v.name}: ours ${ours.code}`);
+  }
+});
+
 // ---- each rule broken once on a copy --------------------------------------------------------
 
 const H = chain.blocks.length - 1; // 332: six transactions
@@ -352,10 +402,14 @@ test("block rules: each broken once gives its precise reason", () => {
   );
   assert.equal(tamper((b) => void b.txHashes.push(b.txHashes[0])).code, "DUPLICATE_TX");
   assert.equal(tamper((_b, txs) => ({ txs: txs.slice(1) })).code, "MISSING_TX");
-  // a block heavier than twice the effective median (300000): pretend one tx weighs 600001
-  assert.equal(tamper((_b, _t, i) => ({ txWeights: [600001, ...i.txWeights.slice(1)] })).code, "TOO_HEAVY");
+  // a block heavier than twice the effective median (300000): pretend its six txs weigh 100001 each
+  assert.equal(tamper((_b, _t, i) => ({ txWeights: i.txWeights.map(() => 100001) })).code, "TOO_HEAVY");
   // heavier than the median: the penalty lowers the reward, so the recorded coinbase claims too much
-  assert.equal(tamper((_b, _t, i) => ({ txWeights: [400000, ...i.txWeights.slice(1)] })).code, "REWARD_TOO_HIGH");
+  assert.equal(tamper((_b, _t, i) => ({ txWeights: i.txWeights.map(() => 70000) })).code, "REWARD_TOO_HIGH");
+  // no tx in a block may weigh more than the pool limit (149400 at HF 16)
+  const heavy = tamper((_b, _t, i) => ({ txWeights: [149401, ...i.txWeights.slice(1)] }));
+  assert.equal(heavy.code, "BAD_TX");
+  assert.equal(heavy.txCode, "TOO_BIG");
   assert.equal(checkIncomingBlockSize(600100, 600000), undefined);
   assert.equal(checkIncomingBlockSize(600101, 600000)?.code, "TOO_HEAVY");
   // PoW: a hash of all ones fails difficulty 2 but passes difficulty 1
@@ -395,12 +449,19 @@ test("transaction rules inside a block: each broken once gives its precise reaso
   );
   // duplicate ring member
   assert.equal(viaBlock((tx) => void (keyIn(tx).keyOffsets[3] = 0n)), "DUPLICATE_RING_MEMBER");
-  // one output
+  // one output: with the proof still sized for two, the RingCT shape fails first (as in monerod)
+  const oneOutput = (tx: Transaction): void => {
+    tx.vout.pop();
+    tx.rct?.outPk.pop();
+    tx.rct?.ecdhInfo.pop();
+  };
+  assert.equal(viaBlock(oneOutput), "RCT_SHAPE");
   assert.equal(
     viaBlock((tx) => {
-      tx.vout.pop();
-      tx.rct?.outPk.pop();
-      tx.rct?.ecdhInfo.pop();
+      oneOutput(tx);
+      const bp = tx.rct?.prunable?.bulletproofsPlus[0];
+      bp?.L.pop();
+      bp?.R.pop();
     }),
     "TOO_FEW_OUTPUTS",
   );
@@ -499,7 +560,10 @@ test("tx semantics on their own: key image order, duplicates, mixed rings, fee c
   const w = txWeight(multi);
   assert.equal(checkPoolTx(multi, blob, w, pctx), undefined);
   assert.equal(txWeightLimit(16), 149400);
-  assert.equal(checkPoolTx(multi, blob, 149401, pctx)?.code, "TOO_BIG");
+  const rich = structuredClone(multi);
+  if (rich.rct) rich.rct.fee = 10n ** 12n;
+  assert.equal(checkPoolTx(rich, blob, 149401, pctx)?.code, "TOO_BIG");
+  assert.equal(checkPoolTx(multi, blob, 149401, pctx)?.code, "FEE_TOO_LOW", "the fee is checked before the weight");
   assert.equal(checkPoolTx(multi, 1000001, w, pctx)?.code, "TOO_BIG");
   const padded = structuredClone(multi);
   padded.extra = new Uint8Array(1061);

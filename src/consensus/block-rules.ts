@@ -19,13 +19,14 @@ import {
   HF_VERSION_EFFECTIVE_SHORT_TERM_MEDIAN_IN_PENALTY,
   HF_VERSION_EXACT_COINBASE,
   HF_VERSION_MIN_V2_COINBASE_TX,
+  HF_VERSION_PER_BYTE_FEE,
   HF_VERSION_REJECT_SIGS_IN_COINBASE,
   median,
 } from "./constants.js";
 import { checkHash, difficultyTarget, difficultyWindow, nextDifficulty } from "./difficulty.js";
-import { blockError, type BlockRuleError, type TxRuleError } from "./errors.js";
+import { blockError, type BlockRuleError, txError, type TxRuleError } from "./errors.js";
 import { blockReward, nextAlreadyGeneratedCoins } from "./reward.js";
-import { checkOutputTypes, medianBigint } from "./tx-rules.js";
+import { checkOutputTypes, medianBigint, txWeightLimit } from "./tx-rules.js";
 import { nextLongTermBlockWeight, type WeightLimits, weightLimits } from "./weight.js";
 
 const MAX_U64 = (1n << 64n) - 1n;
@@ -248,7 +249,13 @@ export function checkBlock(
   }
   let fees = 0n;
   let weight = input.minerTxWeight;
+  const txLimit = txWeightLimit(ctx.hfVersion);
   for (let i = 0; i < input.txs.length; i++) {
+    // tx_memory_pool::add_tx applies the tx weight limit to a block's txs too from HF 8
+    if (ctx.hfVersion >= HF_VERSION_PER_BYTE_FEE && input.txWeights[i] > txLimit) {
+      const e = txError("TOO_BIG", `weight ${input.txWeights[i]} > ${txLimit}`);
+      return fail(blockError("BAD_TX", `tx ${i}: ${e.message}`, { txIndex: i, txError: e }));
+    }
     const e = input.checkTx?.(input.txs[i], i);
     if (e) return fail(blockError("BAD_TX", `tx ${i}: ${e.message}`, { txIndex: i, txError: e }));
     fees += txFee(input.txs[i]);

@@ -19,37 +19,44 @@ export type TxFlag =
 
 export type BlockFlag = "verification_failed" | "marked_as_orphaned" | "bad_pow" | "missing_txs";
 
+/**
+ * Per code: `flag`, the rule's own tvc flag, and `flags`, the set monerod's send_raw_transaction
+ * reports when this is the first rule a transaction breaks (check_tx_semantic failures set none;
+ * any check_tx_inputs failure adds invalid_input) — recorded in test/fixtures/consensus.
+ */
 export const TX_ERRORS = {
-  NO_INPUTS: { flag: "verification_failed", message: "tx with empty inputs" },
-  BAD_INPUT_TYPE: { flag: "invalid_input", message: "unsupported input type (only to_key inputs)" },
-  EMPTY_RING: { flag: "invalid_input", message: "input with no key offsets" },
-  BAD_VERSION: { flag: "verification_failed", message: "transaction version not allowed at this hard fork" },
-  BAD_OUTPUT_KEY: { flag: "invalid_output", message: "output public key is not a valid point" },
-  BAD_OUTPUT_TYPE: { flag: "invalid_output", message: "output target type not allowed (view tags required)" },
-  BAD_OUTPUT_AMOUNT: { flag: "invalid_output", message: "v1 output amount is not a single digit times a power of ten" },
-  NONZERO_OUTPUT_AMOUNT: { flag: "invalid_output", message: "RingCT transaction with a nonzero output amount" },
-  BAD_RCT_TYPE: { flag: "invalid_output", message: "RingCT type not allowed at this hard fork" },
-  OUTPK_MISMATCH: { flag: "verification_failed", message: "outPk count differs from output count" },
-  RCT_SHAPE: { flag: "verification_failed", message: "RingCT signature shape does not match the inputs and outputs" },
-  TOO_MANY_OUTPUTS: { flag: "verification_failed", message: "more outputs than one Bulletproof+ covers (16)" },
-  MONEY_OVERFLOW: { flag: "verification_failed", message: "sum of amounts overflows 64 bits" },
-  TOO_BIG: { flag: "too_big", message: "transaction weight above the limit" },
-  DUPLICATE_KEY_IMAGE: { flag: "verification_failed", message: "the same key image is used twice in the transaction" },
-  DUPLICATE_RING_MEMBER: { flag: "verification_failed", message: "duplicate ring member (zero relative key offset)" },
-  KEY_IMAGE_DOMAIN: { flag: "verification_failed", message: "key image is not in the prime-order subgroup" },
-  TOO_FEW_OUTPUTS: { flag: "too_few_outputs", message: "fewer than 2 outputs" },
-  MIXED_RING_SIZES: { flag: "low_mixin", message: "inputs with different ring sizes" },
-  BAD_RING_SIZE: { flag: "low_mixin", message: "ring size must be 16" },
-  UNSORTED_KEY_IMAGES: { flag: "verification_failed", message: "inputs not sorted by key image (descending)" },
-  KEY_IMAGE_SPENT: { flag: "double_spend", message: "key image already spent" },
-  RING_MEMBER_MISSING: { flag: "verification_failed", message: "ring member refers to an output that does not exist" },
-  RING_MEMBER_LOCKED: { flag: "verification_failed", message: "ring member output is still locked" },
-  RING_MEMBER_TOO_YOUNG: { flag: "verification_failed", message: "ring member output younger than 10 blocks" },
-  EXTRA_TOO_BIG: { flag: "tx_extra_too_big", message: "tx extra larger than 1060 bytes (pool rule, v0.18.2+)" },
-  FEE_TOO_LOW: { flag: "fee_too_low", message: "fee below the minimum for the transaction weight" },
+  NO_INPUTS: { flag: "verification_failed", message: "tx with empty inputs", flags: [] },
+  BAD_INPUT_TYPE: { flag: "invalid_input", message: "unsupported input type (only to_key inputs)", flags: [] },
+  EMPTY_RING: { flag: "invalid_input", message: "input with no key offsets", flags: ["invalid_input"] },
+  BAD_VERSION: { flag: "verification_failed", message: "transaction version not allowed at this hard fork", flags: ["invalid_input"] },
+  BAD_OUTPUT_KEY: { flag: "invalid_output", message: "output public key is not a valid point", flags: [] },
+  BAD_OUTPUT_TYPE: { flag: "invalid_output", message: "output target type not allowed (view tags required)", flags: [] },
+  BAD_OUTPUT_AMOUNT: { flag: "invalid_output", message: "v1 output amount is not a single digit times a power of ten", flags: ["invalid_output"] },
+  NONZERO_OUTPUT_AMOUNT: { flag: "invalid_output", message: "RingCT transaction with a nonzero output amount", flags: ["invalid_output"] },
+  BAD_RCT_TYPE: { flag: "invalid_output", message: "RingCT type not allowed at this hard fork", flags: ["invalid_output"] },
+  OUTPK_MISMATCH: { flag: "verification_failed", message: "outPk count differs from output count", flags: [] },
+  RCT_SHAPE: { flag: "verification_failed", message: "RingCT signature shape does not match the inputs and outputs", flags: [] },
+  TOO_MANY_OUTPUTS: { flag: "verification_failed", message: "more outputs than one Bulletproof+ covers (16)", flags: [] },
+  MONEY_OVERFLOW: { flag: "verification_failed", message: "sum of amounts overflows 64 bits", flags: [] },
+  TOO_BIG: { flag: "too_big", message: "transaction weight above the limit", flags: ["too_big"] },
+  DUPLICATE_KEY_IMAGE: { flag: "verification_failed", message: "the same key image is used twice in the transaction", flags: [] },
+  DUPLICATE_RING_MEMBER: { flag: "verification_failed", message: "duplicate ring member (zero relative key offset)", flags: [] },
+  KEY_IMAGE_DOMAIN: { flag: "verification_failed", message: "key image is not in the prime-order subgroup", flags: [] },
+  TOO_FEW_OUTPUTS: { flag: "too_few_outputs", message: "fewer than 2 outputs", flags: ["invalid_input", "too_few_outputs"] },
+  MIXED_RING_SIZES: { flag: "low_mixin", message: "inputs with different ring sizes", flags: ["invalid_input", "low_mixin"] },
+  BAD_RING_SIZE: { flag: "low_mixin", message: "ring size must be 16", flags: ["invalid_input", "low_mixin"] },
+  UNSORTED_KEY_IMAGES: { flag: "verification_failed", message: "inputs not sorted by key image (descending)", flags: ["invalid_input"] },
+  KEY_IMAGE_SPENT: { flag: "double_spend", message: "key image already spent", flags: ["double_spend", "invalid_input"] },
+  RING_MEMBER_MISSING: { flag: "verification_failed", message: "ring member refers to an output that does not exist", flags: ["invalid_input"] },
+  RING_MEMBER_LOCKED: { flag: "verification_failed", message: "ring member output is still locked", flags: ["invalid_input"] },
+  RING_MEMBER_TOO_YOUNG: { flag: "verification_failed", message: "ring member output younger than 10 blocks", flags: ["invalid_input"] },
+  EXTRA_TOO_BIG: { flag: "tx_extra_too_big", message: "tx extra larger than 1060 bytes (pool rule, v0.18.2+)", flags: ["tx_extra_too_big"] },
+  FEE_TOO_LOW: { flag: "fee_too_low", message: "fee below the minimum for the transaction weight", flags: ["fee_too_low"] },
   /** For callers that verify RingCT (crypto/ringct) after these rules: expand_transaction_2 + verRctNonSemanticsSimple. */
-  INVALID_SIGNATURES: { flag: "verification_failed", message: "ring signatures or range proofs do not verify" },
-} as const satisfies Record<string, { flag: TxFlag; message: string }>;
+  RCT_SEMANTICS: { flag: "verification_failed", message: "RingCT balance or range proofs do not verify", flags: [] },
+  SIGNATURE_SHAPE: { flag: "invalid_input", message: "CLSAG count or size does not match the inputs' rings", flags: ["invalid_input"] },
+  INVALID_SIGNATURES: { flag: "verification_failed", message: "ring signatures or range proofs do not verify", flags: ["invalid_input"] },
+} as const satisfies Record<string, { flag: TxFlag; message: string; flags: readonly TxFlag[] }>;
 
 export const BLOCK_ERRORS = {
   BAD_MAJOR_VERSION: { flag: "verification_failed", message: "block major version differs from the hard fork version at its height" },
@@ -82,6 +89,8 @@ export interface TxRuleError {
   readonly kind: "tx";
   readonly code: TxErrorCode;
   readonly flag: TxFlag;
+  /** The flags monerod's send_raw_transaction sets for this failure (TX_ERRORS[code].flags). */
+  readonly flags: readonly TxFlag[];
   /** The fixed message plus specifics (index, values). */
   readonly message: string;
   /** Index of the offending input or output, when there is one. */
@@ -100,7 +109,7 @@ export interface BlockRuleError {
 
 export function txError(code: TxErrorCode, detail?: string, index?: number): TxRuleError {
   const e = TX_ERRORS[code];
-  return { kind: "tx", code, flag: e.flag, message: detail ? `${e.message}: ${detail}` : e.message, ...(index === undefined ? {} : { index }) };
+  return { kind: "tx", code, flag: e.flag, flags: e.flags, message: detail ? `${e.message}: ${detail}` : e.message, ...(index === undefined ? {} : { index }) };
 }
 
 export function blockError(code: BlockErrorCode, detail?: string, extra: { txIndex?: number; txError?: TxRuleError } = {}): BlockRuleError {

@@ -118,11 +118,20 @@ export interface TxSemanticsOptions {
 }
 
 /**
- * The chain-free rules for a non-coinbase transaction at hard fork `hfVersion`: input and output
- * types, output keys, amounts, RingCT type and shape, ring sizes, key image order, uniqueness and
- * domain, 2+ outputs. Returns the first rule broken, or undefined.
+ * The chain-free rules for a non-coinbase transaction at hard fork `hfVersion`, in monerod's order:
+ * checkTxCoreSemantics (core::check_tx_semantic and the RingCT shape), then checkTxInputShape
+ * (check_tx_outputs and the chain-free part of check_tx_inputs). Returns the first rule broken.
  */
 export function checkTxSemantics(tx: Transaction, hfVersion: number, opts: TxSemanticsOptions = {}): TxRuleError | undefined {
+  return checkTxCoreSemantics(tx, hfVersion, opts) ?? checkTxInputShape(tx, hfVersion, opts);
+}
+
+/**
+ * core::check_tx_semantic plus the structure ver_rct_semantics_simple checks: input and output
+ * types, output keys, amounts, outPk count, size against the block limit (pool only), key image
+ * uniqueness and domain, zero ring offsets, output types, RingCT shape.
+ */
+export function checkTxCoreSemantics(tx: Transaction, hfVersion: number, opts: TxSemanticsOptions = {}): TxRuleError | undefined {
   const backend = opts.backend ?? defaultBackend();
   // core::check_tx_semantic
   if (tx.vin.length === 0) return txError("NO_INPUTS");
@@ -174,8 +183,15 @@ export function checkTxSemantics(tx: Transaction, hfVersion: number, opts: TxSem
   }
   const badType = checkOutputTypes(tx.vout, hfVersion);
   if (badType !== undefined) return txError("BAD_OUTPUT_TYPE", `output ${badType} is ${tx.vout[badType].target.type}`, badType);
+  // core::handle_incoming_tx_accumulated_batch: RingCT semantics before the pool's rules
+  return checkRctShape(tx);
+}
 
-  // Blockchain::check_tx_outputs
+/**
+ * Blockchain::check_tx_outputs (amounts, RingCT type at the fork) and the chain-free part of
+ * Blockchain::check_tx_inputs: 2+ outputs, ring sizes, tx version, key images sorted.
+ */
+export function checkTxInputShape(tx: Transaction, hfVersion: number, opts: TxSemanticsOptions = {}): TxRuleError | undefined {
   const outputError = checkTxOutputs(tx, hfVersion);
   if (outputError) return outputError;
 
@@ -223,7 +239,7 @@ export function checkTxSemantics(tx: Transaction, hfVersion: number, opts: TxSem
       }
     }
   }
-  return checkRctShape(tx);
+  return checkRingSignatureShape(tx);
 }
 
 /**
@@ -265,7 +281,7 @@ export function checkTxOutputs(tx: Transaction, hfVersion: number): TxRuleError 
 
 /**
  * The structural part of ver_rct_semantics_simple for Bulletproof+/CLSAG (rctSigs.cpp): one proof
- * covering at most 16 outputs, one CLSAG and one pseudo output per input, one ecdhInfo per output.
+ * covering at most 16 outputs with matching rounds, one pseudo output per CLSAG, one ecdhInfo per output.
  */
 export function checkRctShape(tx: Transaction): TxRuleError | undefined {
   if (tx.version < 2 || !tx.rct) return undefined;
@@ -285,13 +301,23 @@ export function checkRctShape(tx: Transaction): TxRuleError | undefined {
     if (bpp.L.length !== 6 + logM || bpp.R.length !== 6 + logM) {
       return txError("RCT_SHAPE", `Bulletproof+ with ${bpp.L.length} rounds for ${tx.vout.length} outputs`);
     }
-    if (p.CLSAGs.length !== tx.vin.length) return txError("RCT_SHAPE", `${p.CLSAGs.length} CLSAGs for ${tx.vin.length} inputs`);
-    if (p.pseudoOuts.length !== tx.vin.length) return txError("RCT_SHAPE", `${p.pseudoOuts.length} pseudo outputs for ${tx.vin.length} inputs`);
-    for (let i = 0; i < tx.vin.length; i++) {
-      const input = tx.vin[i];
-      if (input.type === "key" && p.CLSAGs[i].s.length !== input.keyOffsets.length) {
-        return txError("RCT_SHAPE", `CLSAG ${i} has ${p.CLSAGs[i].s.length} scalars for ring size ${input.keyOffsets.length}`, i);
-      }
+    if (p.pseudoOuts.length !== p.CLSAGs.length) return txError("RCT_SHAPE", `${p.pseudoOuts.length} pseudo outputs for ${p.CLSAGs.length} CLSAGs`);
+  }
+  return undefined;
+}
+
+/**
+ * The signature shape check_tx_inputs/verRctNonSemanticsSimple need before verifying: one CLSAG
+ * per input with one scalar per ring member (a failure there is reported as invalid_input).
+ */
+export function checkRingSignatureShape(tx: Transaction): TxRuleError | undefined {
+  const p = tx.rct?.prunable;
+  if (tx.version < 2 || !p || tx.pruned || !tx.rct || !rctIsBulletproofPlus(tx.rct.type)) return undefined;
+  if (p.CLSAGs.length !== tx.vin.length) return txError("SIGNATURE_SHAPE", `${p.CLSAGs.length} CLSAGs for ${tx.vin.length} inputs`);
+  for (let i = 0; i < tx.vin.length; i++) {
+    const input = tx.vin[i];
+    if (input.type === "key" && p.CLSAGs[i].s.length !== input.keyOffsets.length) {
+      return txError("SIGNATURE_SHAPE", `CLSAG ${i} has ${p.CLSAGs[i].s.length} scalars for ring size ${input.keyOffsets.length}`, i);
     }
   }
   return undefined;
@@ -378,21 +404,32 @@ export interface PoolTxContext {
   /** The current block weight limit (WeightLimits.limit). */
   blockWeightLimit: number;
   fee: FeeContext;
+  /**
+   * RingCT semantics (balance, range proofs: crypto/ringct verifyRctSemantics), which monerod runs
+   * right after check_tx_semantic; given, its failure is reported there as RCT_SEMANTICS.
+   */
+  verifyRctSemantics?: (tx: Transaction) => boolean;
 }
 
 /**
- * The rules a transaction meets before it enters the pool (core::handle_incoming_tx_pre and
- * tx_memory_pool::add_tx): blob size ≤ CRYPTONOTE_MAX_TX_SIZE, extra ≤ 1060 bytes, the semantic rules, weight within
- * the pool limit, and the minimum fee. Chain inputs and signatures are checked separately.
+ * The rules a transaction meets before it enters the pool, in monerod's order (handle_incoming_tx_pre,
+ * check_tx_semantic, RingCT shape, tx_memory_pool::add_tx): blob size ≤ CRYPTONOTE_MAX_TX_SIZE, core
+ * semantics, the minimum fee, weight within the pool limit, extra ≤ 1060 bytes, output and input
+ * shape. Then the caller runs checkTxInputsAgainstChain and the RingCT signatures. Pass
+ * `verifyRctSemantics` to report the same first failure as monerod (a fee changed after signing
+ * breaks the RingCT balance before the fee rule sees it).
  */
 export function checkPoolTx(tx: Transaction, blobSize: number, weight: number, ctx: PoolTxContext, backend?: CryptoBackend): TxRuleError | undefined {
   if (blobSize > CRYPTONOTE_MAX_TX_SIZE) return txError("TOO_BIG", `blob of ${blobSize} bytes > ${CRYPTONOTE_MAX_TX_SIZE}`);
-  if (tx.extra.length > MAX_TX_EXTRA_SIZE) return txError("EXTRA_TOO_BIG", `${tx.extra.length} bytes`);
-  const sem = checkTxSemantics(tx, ctx.hfVersion, { weight, weightLimit: ctx.blockWeightLimit, ...(backend ? { backend } : {}) });
-  if (sem) return sem;
-  const limit = txWeightLimit(ctx.hfVersion);
-  if (weight > limit) return txError("TOO_BIG", `weight ${weight} > pool limit ${limit}`);
+  const opts = { weight, weightLimit: ctx.blockWeightLimit, ...(backend ? { backend } : {}) };
+  const core = checkTxCoreSemantics(tx, ctx.hfVersion, opts);
+  if (core) return core;
+  if (ctx.verifyRctSemantics && !ctx.verifyRctSemantics(tx)) return txError("RCT_SEMANTICS");
+  // tx_memory_pool::add_tx: fee, weight, extra, then check_tx_outputs and check_tx_inputs
   const fee = tx.version >= 2 ? (tx.rct?.fee ?? 0n) : 0n;
   if (!checkFee(weight, fee, ctx.fee)) return txError("FEE_TOO_LOW", `fee ${fee}, needed ${requiredFee(weight, ctx.fee)} (less 2%)`);
-  return undefined;
+  const limit = txWeightLimit(ctx.hfVersion);
+  if (weight > limit) return txError("TOO_BIG", `weight ${weight} > pool limit ${limit}`);
+  if (tx.extra.length > MAX_TX_EXTRA_SIZE) return txError("EXTRA_TOO_BIG", `${tx.extra.length} bytes`);
+  return checkTxInputShape(tx, ctx.hfVersion, opts);
 }
