@@ -1,0 +1,1 @@
+export { type RefreshResult, shortChainHistory, WalletSync, type WalletSyncOptions } from "./sync.js";

@@ -1,0 +1,197 @@
+/**
+ * The wallet's refresh loop (wallet2::refresh → pull_blocks → process_parsed_blocks, and
+ * update_pool_state): fetch pruned /get_blocks.bin batches after the wallet's short chain history,
+ * scan them (in a ScanWorker when given, inline otherwise), apply them to the ledger — which rolls
+ * back on a block that differs from the kept one (a reorg) — then read the pool and hand the
+ * transactions that concern us to `Ledger.setPool`.
+ *
+ * One refresh runs at a time: a second `refresh()` while one runs gets the running one's promise.
+ * The loop awaits between batches (and, inline, between chunks of a batch), so reads on the ledger
+ * are answered while it runs. Errors of the node client (NoDaemonConnectionError, NodeStatusError…)
+ * propagate unchanged.
+ */
+import type { NodeApi } from "../../client/node-client.js";
+import type { Ledger } from "../ledger/ledger.js";
+import { blockInputsFromResponse } from "../scan/input.js";
+import { ScanWorker } from "../scan/pool.js";
+import type { ScanBlockInput, ScannedBlock, ScannedTx, Scanner } from "../scan/scan.js";
+
+/** What monero-wallet-rpc's `refresh` answers. */
+export interface RefreshResult {
+  /** Blocks added to the wallet's chain (after a reorg, the new blocks). */
+  blocks_fetched: number;
+  /** Whether a fetched block brought the wallet an output. */
+  received_money: boolean;
+}
+
+export interface WalletSyncOptions {
+  readonly node: NodeApi;
+  readonly ledger: Ledger;
+  /** The wallet's scanner: a ScanWorker scans off the main thread; a Scanner scans inline. */
+  readonly scanner: Scanner | ScanWorker;
+  /**
+   * Blocks below this are never fetched (wallet2's refresh-from-block-height). Used when the
+   * ledger holds no block yet; a ledger already past it continues from its own height.
+   */
+  readonly restoreHeight?: number;
+  /** Wall-clock seconds for the pool's timestamps; default Date.now(). */
+  readonly now?: () => bigint;
+  /** Blocks scanned and applied at a time; the loop yields to the event loop between chunks (default 20). */
+  readonly chunk?: number;
+  /** Whether refresh also reads the pool (default true). */
+  readonly pool?: boolean;
+}
+
+/** Monero's short chain history: the last 10 kept hashes, then exponentially sparser, the first kept, then genesis. */
+export function shortChainHistory(tailStart: number, tail: readonly string[], genesis: string): string[] {
+  const sz = tail.length;
+  if (sz === 0) return [genesis];
+  const ids: string[] = [];
+  let i = 0;
+  let multiplier = 1;
+  let backOffset = 1;
+  let baseIncluded = false;
+  while (backOffset < sz) {
+    ids.push(tail[sz - backOffset]);
+    if (sz - backOffset === 0) baseIncluded = true;
+    if (i < 10) backOffset++;
+    else backOffset += multiplier *= 2;
+    i++;
+  }
+  if (!baseIncluded) ids.push(tail[0]);
+  if (tailStart !== 0) ids.push(genesis);
+  return ids;
+}
+
+const unhex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
+const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+export class WalletSync {
+  private running: Promise<RefreshResult> | null = null;
+  private genesis: string | null = null;
+  /** Pool transactions already scanned, by id, with the node's double_spend_seen. */
+  private readonly poolSeen = new Map<string, { tx: ScannedTx | null; doubleSpend: boolean }>();
+
+  constructor(readonly opts: WalletSyncOptions) {}
+
+  get ledger(): Ledger {
+    return this.opts.ledger;
+  }
+
+  /** Whether a refresh is under way. */
+  get refreshing(): boolean {
+    return this.running !== null;
+  }
+
+  /** Brings the ledger to the node's top, then reads the pool. Joins a refresh already running. */
+  refresh(): Promise<RefreshResult> {
+    if (this.running) return this.running;
+    const p = this.run().finally(() => {
+      this.running = null;
+    });
+    this.running = p;
+    return p;
+  }
+
+  private async run(): Promise<RefreshResult> {
+    const result = await this.pullBlocks();
+    if (this.opts.pool ?? true) await this.refreshPool();
+    return result;
+  }
+
+  private async genesisHash(): Promise<string> {
+    if (this.genesis === null) {
+      const known = this.ledger.blockHash(0);
+      this.genesis = known ?? (await this.opts.node.getBlockHeaderByHeight(0)).block_header.hash;
+    }
+    return this.genesis;
+  }
+
+  private async scan(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
+    const s = this.opts.scanner;
+    if (s instanceof ScanWorker) return s.scanBlocks(blocks);
+    return blocks.map((b) => s.scanBlock(b));
+  }
+
+  private async scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
+    const s = this.opts.scanner;
+    if (s instanceof ScanWorker) return s.scanPool(txs);
+    return txs.map((t) => s.scanPoolTx(t.blob, t.txid));
+  }
+
+  private async pullBlocks(): Promise<RefreshResult> {
+    const ledger = this.ledger;
+    const st = ledger.state;
+    const restore = this.opts.restoreHeight ?? 0;
+    // a ledger that holds nothing yet starts at the restore height
+    if (st.hashTail.length === 0 && st.transfers.length === 0 && st.height < restore) {
+      st.height = restore;
+      st.hashTailStart = restore;
+    }
+    let fetched = 0;
+    let received = false;
+    for (;;) {
+      const genesis = await this.genesisHash();
+      const ids = shortChainHistory(st.hashTailStart, st.hashTail, genesis);
+      // with no kept hash, ask from the ledger's height (monerod then ignores block_ids)
+      const startHeight = st.hashTail.length === 0 ? ledger.height : 0;
+      if (startHeight > 0) {
+        const top = Number((await this.opts.node.getHeight()).height);
+        if (startHeight >= top) break; // monerod answers "Failed" for a start at or past its top
+      }
+      const res = await this.opts.node.getBlocksBin({ block_ids: ids.map(unhex), start_height: BigInt(startHeight), prune: true });
+      const inputs = blockInputsFromResponse(res);
+      if (inputs.length === 0) break;
+      let progressed = false;
+      let stale = false;
+      const chunk = Math.max(1, this.opts.chunk ?? 20);
+      for (let k = 0; k < inputs.length && !stale; k += chunk) {
+        if (k > 0) await yieldToLoop();
+        const scanned = await this.scan(inputs.slice(k, k + chunk));
+        for (const b of scanned) {
+          const before = ledger.height;
+          const rolledBack = ledger.applyBlock(b);
+          if (rolledBack !== null) progressed = true;
+          if (ledger.height === b.height + 1 && (before <= b.height || rolledBack !== null)) {
+            fetched++;
+            progressed = true;
+            if (b.txs.some((t) => t.received.length > 0)) received = true;
+          } else if (ledger.height <= b.height) {
+            stale = true; // the block did not follow ours (the ledger dropped its top): ask again
+            break;
+          }
+        }
+      }
+      if (!progressed) break;
+      if (ledger.height >= Number(res.current_height)) break;
+      await yieldToLoop();
+    }
+    return { blocks_fetched: fetched, received_money: received };
+  }
+
+  /** update_pool_state: the pool's ids, the txs not seen before, then Ledger.setPool. */
+  private async refreshPool(): Promise<void> {
+    const node = this.opts.node;
+    const ids = (await node.getTransactionPoolHashes()).tx_hashes;
+    const current = new Set(ids);
+    for (const k of [...this.poolSeen.keys()]) if (!current.has(k)) this.poolSeen.delete(k);
+    const unknown = ids.filter((id) => !this.poolSeen.has(id));
+    if (unknown.length > 0) {
+      const r = await node.getTransactions(unknown, { decodeAsJson: false, prune: false });
+      const got = r.txs.filter((t) => t.as_hex.length > 0 && t.in_pool);
+      const scanned = await this.scanPool(got.map((t) => ({ blob: unhex(t.as_hex), txid: unhex(t.tx_hash) })));
+      got.forEach((t, k) => this.poolSeen.set(t.tx_hash, { tx: scanned[k], doubleSpend: t.double_spend_seen }));
+    }
+    // setPool keeps only what concerns the wallet (receipts, spends of our key images)
+    const txs: ScannedTx[] = [];
+    const doubleSpend = new Set<string>();
+    for (const id of ids) {
+      const e = this.poolSeen.get(id);
+      if (!e?.tx) continue;
+      txs.push(e.tx);
+      if (e.doubleSpend) doubleSpend.add(id);
+    }
+    const now = this.opts.now?.() ?? BigInt(Math.floor(Date.now() / 1000));
+    this.ledger.setPool(txs, now, doubleSpend);
+  }
+}

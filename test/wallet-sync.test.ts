@@ -1,0 +1,226 @@
+/**
+ * WalletSync against a real monerod (Debian package `monero`): the recorded regtest chain
+ * (test/fixtures/chain) is replayed into a fresh regtest node (each block's txs through
+ * /send_raw_transaction, then submit_block, as scripts/record-consensus-fixtures.mjs does), the three
+ * recorded wallets refresh through NodeClient, and their ledgers are compared with scanning the
+ * fixture blocks directly. Then monerod pops 5 blocks and mines 7 others: the refreshed ledgers
+ * must equal fresh wallets refreshed from scratch.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { NoDaemonConnectionError, NodeClient } from "../src/client/node-client.js";
+import { defaultBackend } from "../src/crypto/index.js";
+import { parseBlock } from "../src/protocol/block.js";
+import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
+import { parseTransaction } from "../src/protocol/tx.js";
+import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/account.js";
+import { emptyLedgerState, Ledger } from "../src/wallet/ledger/ledger.js";
+import { ScanWorker } from "../src/wallet/scan/pool.js";
+import { OutputIndexer, type ScanBlockInput, Scanner } from "../src/wallet/scan/scan.js";
+import { shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
+import { fromHex, recordedBlocks, recordedTxs } from "./helpers/chain.js";
+import { needPackage } from "./helpers/packages.js";
+
+const skip = needPackage("monero");
+const be = defaultBackend();
+const RPC_PORT = 28763;
+const P2P_PORT = 28764;
+const URL_ = `http://127.0.0.1:${RPC_PORT}`;
+// an address of no recorded wallet (the one test/client-interop.test.ts mines to)
+const ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+// scripts/record-chain.mjs restores the wallets from these seeds
+const SEEDS = {
+  alice:
+    "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer",
+  bob: "catch weavers linen olympics ramped lagoon galaxy locker gusts roles love peculiar eels dejected talent legion cause toffee diet duplex upcoming dodge taboo umbrella cause",
+  carol:
+    "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
+} as const;
+type Name = keyof typeof SEEDS;
+const NAMES: Name[] = ["alice", "bob", "carol"];
+const NOW = () => BigInt(Math.floor(Date.now() / 1000));
+// the pool's entries carry the refresh's clock: one fixed clock lets two refreshes compare equal
+const CLOCK = NOW();
+
+const account = (n: Name): AccountKeys => accountFromRecoveryKey(wordsToBytes(SEEDS[n]).bytes, be);
+
+/** The fixture's blocks as scanner input (full blobs, output indices counted from the chain). */
+function fixtureInputs(): ScanBlockInput[] {
+  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+  const indexer = new OutputIndexer();
+  return recordedBlocks().map((b) => {
+    const block = parseBlock(fromHex(b.blob));
+    const txBlobs = b.tx_hashes.map((h) => fromHex(txById.get(h)?.as_hex ?? ""));
+    const outputIndices = [indexer.next(block.minerTx), ...txBlobs.map((blob) => indexer.next(parseTransaction(blob)))];
+    return { height: b.height, blockBlob: fromHex(b.blob), txBlobs, outputIndices };
+  });
+}
+
+interface Daemon {
+  proc: ChildProcess;
+  dir: string;
+  output: string[];
+}
+
+function startMonerod(): Daemon {
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-sync-"));
+  const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(RPC_PORT), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(P2P_PORT), "--no-zmq", "--non-interactive", "--log-level", "0"];
+  const proc = spawn("/usr/bin/monerod", args, { stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  const keep = (b: Buffer): void => {
+    output.push(b.toString());
+    if (output.length > 200) output.shift();
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  return { proc, dir, output };
+}
+
+async function stop(d: Daemon | undefined): Promise<void> {
+  if (!d) return;
+  if (d.proc.exitCode === null) {
+    const gone = new Promise((r) => d.proc.once("exit", r));
+    d.proc.kill("SIGTERM");
+    const t = setTimeout(() => d.proc.kill("SIGKILL"), 8000);
+    await gone;
+    clearTimeout(t);
+  }
+  rmSync(d.dir, { recursive: true, force: true });
+}
+
+/** A wallet: ledger + scanner + sync; `worker` scans in a ScanWorker. */
+function wallet(n: Name, node: NodeClient, worker: boolean): { ledger: Ledger; sync: WalletSync; close: () => Promise<void> } {
+  const keys = account(n);
+  const ledger = new Ledger(emptyLedgerState(0), "testnet");
+  const w = worker ? new ScanWorker(keys) : null;
+  const sync = new WalletSync({ node, ledger, scanner: w ?? new Scanner(keys, be), now: () => CLOCK });
+  return { ledger, sync, close: async () => w?.close() };
+}
+
+describe("WalletSync against monerod", { skip }, () => {
+  let d: Daemon | undefined;
+  let node: NodeClient;
+  const closers: (() => Promise<void>)[] = [];
+
+  before(async () => {
+    d = startMonerod();
+    node = new NodeClient({ url: URL_, timeoutMs: 30_000 });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (d.proc.exitCode !== null) throw new Error(`monerod exited ${d.proc.exitCode}: ${d.output.join("").slice(-2000)}`);
+      try {
+        await node.getHeight({ timeoutMs: 1000 });
+        break;
+      } catch (e) {
+        if (!(e instanceof NoDaemonConnectionError) || Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+    for (const b of recordedBlocks().slice(1)) {
+      for (const h of b.tx_hashes) {
+        const r = await node.sendRawTransaction(txById.get(h)?.as_hex ?? "", { doNotRelay: false });
+        assert.equal(r.status, "OK", `send_raw_transaction ${h} at ${b.height}: ${r.reason}`);
+      }
+      const r = await node.jsonRpc("submit_block", [b.blob]);
+      assert.ok(r && typeof r === "object" && !Array.isArray(r) && r.status === "OK", `submit_block ${b.height}`);
+    }
+  });
+
+  after(async () => {
+    for (const c of closers) await c();
+    node?.close();
+    await stop(d);
+  });
+
+  it("short chain history: 10 recent ids, then exponentially sparser, then genesis", () => {
+    const tail = Array.from({ length: 100 }, (_, i) => `h${i}`);
+    const ids = shortChainHistory(0, tail, "G");
+    assert.deepEqual(ids, ["h99", "h98", "h97", "h96", "h95", "h94", "h93", "h92", "h91", "h90", "h89", "h87", "h83", "h75", "h59", "h27", "h0"]);
+    assert.deepEqual(shortChainHistory(500, tail.slice(0, 3), "G"), ["h2", "h1", "h0", "G"]);
+    assert.deepEqual(shortChainHistory(7, [], "G"), ["G"]);
+  });
+
+  const synced = {} as Record<Name, { ledger: Ledger; sync: WalletSync }>;
+
+  it("refresh over the replayed chain gives the ledger that scanning the fixture gives", async () => {
+    const blocks = recordedBlocks();
+    assert.equal(Number((await node.getHeight()).height), blocks.length);
+    const inputs = fixtureInputs();
+    for (const n of NAMES) {
+      const w = wallet(n, node, n === "carol");
+      closers.push(w.close);
+      synced[n] = w;
+      // reads during the refresh: a timer keeps reading the ledger while the refresh runs
+      let readsDuring = 0;
+      const timer = setInterval(() => {
+        if (w.sync.refreshing) {
+          w.ledger.balanceAll(w.ledger.state.subaddressCounts.length, NOW());
+          readsDuring++;
+        }
+      }, 1);
+      const p = w.sync.refresh();
+      assert.equal(w.sync.refresh(), p, "a second refresh joins the running one");
+      const r = await p;
+      clearInterval(timer);
+      assert.equal(r.blocks_fetched, blocks.length, n);
+      assert.equal(r.received_money, true, n);
+      assert.ok(readsDuring > 0, `${n}: the ledger was read while the refresh ran`);
+      assert.equal(w.ledger.height, blocks.length);
+      assert.equal(w.ledger.blockHash(blocks.length - 1), blocks[blocks.length - 1].hash);
+
+      const scanner = new Scanner(account(n), be);
+      const direct = new Ledger(emptyLedgerState(0), "testnet");
+      for (const b of inputs) direct.applyBlock(scanner.scanBlock(b));
+      assert.ok(direct.state.transfers.length > 0, `${n} has transfers`);
+      assert.deepEqual(w.ledger.state.transfers, direct.state.transfers, `${n}: transfers`);
+      assert.deepEqual(w.ledger.state.payments, direct.state.payments, `${n}: payments`);
+      assert.deepEqual(w.ledger.state.outgoing, direct.state.outgoing, `${n}: outgoing`);
+      assert.deepEqual(w.ledger.state.pool, [], `${n}: the replayed pool is empty`);
+      const accounts = direct.state.subaddressCounts.length;
+      const now = NOW();
+      assert.deepEqual(w.ledger.balanceAll(accounts, now), direct.balanceAll(accounts, now), `${n}: balance`);
+
+      const again = await w.sync.refresh();
+      assert.deepEqual(again, { blocks_fetched: 0, received_money: false }, `${n}: nothing new`);
+    }
+  });
+
+  it("after pop_blocks 5 and 7 other blocks, the refreshed ledger equals a fresh wallet's", async () => {
+    const height = recordedBlocks().length;
+    const popped = await node.json("/pop_blocks", { nblocks: 5n });
+    assert.ok(popped && typeof popped === "object" && !Array.isArray(popped) && popped.status === "OK");
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 7n, wallet_address: ADDRESS });
+    assert.equal(Number((await node.getHeight()).height), height + 2);
+    const newHash = (await node.getBlockHeaderByHeight(height - 5)).block_header.hash;
+    assert.notEqual(newHash, recordedBlocks()[height - 5].hash, "the node's block at the fork differs");
+
+    for (const n of NAMES) {
+      const w = synced[n];
+      const before = w.ledger.state.transfers.length;
+      const r = await w.sync.refresh();
+      assert.equal(r.blocks_fetched, 7, `${n}: the 7 new blocks`);
+      assert.equal(w.ledger.height, height + 2);
+      assert.equal(w.ledger.blockHash(height - 5), newHash);
+      const fresh = wallet(n, node, false);
+      closers.push(fresh.close);
+      const rf = await fresh.sync.refresh();
+      assert.equal(rf.blocks_fetched, height + 2);
+      assert.ok(before > 0);
+      assert.deepEqual(w.ledger.state, fresh.ledger.state, `${n}: reorged ledger equals a fresh refresh`);
+    }
+  });
+
+  it("a node that is not there surfaces as NoDaemonConnectionError", async () => {
+    const gone = new NodeClient({ url: "http://127.0.0.1:28799", timeoutMs: 2000, retries: 0 });
+    const ledger = new Ledger(emptyLedgerState(0), "testnet");
+    const sync = new WalletSync({ node: gone, ledger, scanner: new Scanner(account("alice"), be) });
+    await assert.rejects(sync.refresh(), NoDaemonConnectionError);
+    assert.equal(sync.refreshing, false);
+    gone.close();
+  });
+});
