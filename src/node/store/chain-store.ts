@@ -1,0 +1,494 @@
+/**
+ * The node's chain store: blocks, block metadata, transactions, outputs and key images in one
+ * LMDB environment (named databases), read synchronously (it implements consensus's ChainView).
+ *
+ * Every block is applied and popped in ONE write transaction, so a crash leaves the chain at the
+ * previous or the next block, never in between. The default sync mode ("safe") fsyncs every
+ * commit; "fast" leaves flushing to the OS (a process crash is still atomic, an OS crash may lose
+ * the newest blocks, like monerod's --db-sync-mode fast).
+ *
+ * Schema (all integers big-endian; heights u32, amounts and indices u64):
+ *   blocks        height → block blob
+ *   block_heights block id (32) → height
+ *   block_meta    height → BlockMeta (see encodeMeta)
+ *   tx_pruned     tx id → pruned blob (prefix, plus RingCT base for v2)
+ *   tx_prunable   tx id → prunable blob (v1 signatures / RingCT prunable part; empty if stored pruned)
+ *   tx_index      tx id → height, index in block (0 = coinbase), unlock time, pruned flag, global output indices
+ *   outputs       amount ‖ global index → key, commitment, unlock time, height, tx id, coinbase flag
+ *   output_counts amount → number of outputs of that amount (the next global index)
+ *   key_images    key image → height of the block that spent it
+ *   properties    "network", "height" (number of blocks)
+ * RingCT outputs (every output of a version-2 tx, coinbase included) are indexed under amount 0.
+ */
+import { mkdirSync } from "node:fs";
+import { type Database, open, type RootDatabase } from "lmdb";
+import { type BlockAccepted, type ChainOutput, type ChainView, checkBlock, nextBlockContext } from "../../consensus/index.js";
+import { defaultBackend } from "../../crypto/index.js";
+import type { CryptoBackend } from "../../crypto/backend.js";
+import { zeroCommit } from "../../crypto/ringct/amounts.js";
+import { type Block, blockHash, parseBlock, serializeBlock } from "../../protocol/block.js";
+import { genesisBlock, HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
+import type { Network } from "../../protocol/network.js";
+import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
+import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+
+export type SyncMode = "safe" | "fast";
+
+export interface ChainStoreOptions {
+  /** "safe" (default): fsync every block. "fast": no explicit flush (process crashes stay atomic). */
+  sync?: SyncMode;
+  /** LMDB map size in bytes (default 16 GiB; sparse). */
+  mapSize?: number;
+  backend?: CryptoBackend;
+}
+
+/** What the consensus check computed for a block, recorded with it. */
+export type BlockComputed = Pick<
+  BlockAccepted,
+  "difficulty" | "cumulativeDifficulty" | "weight" | "longTermWeight" | "alreadyGeneratedCoins" | "reward"
+>;
+
+export interface BlockMeta {
+  height: number;
+  hash: Bytes;
+  timestamp: bigint;
+  difficulty: bigint;
+  cumulativeDifficulty: bigint;
+  weight: number;
+  longTermWeight: number;
+  /** Coins generated up to and including this block. */
+  alreadyGeneratedCoins: bigint;
+  /** Sum of the coinbase outputs. */
+  reward: bigint;
+  /** Non-coinbase transactions. */
+  txCount: number;
+}
+
+export interface TxLocation {
+  height: number;
+  /** 0 for the coinbase, i + 1 for the block's i-th tx hash. */
+  index: number;
+  unlockTime: bigint;
+  /** Global index of each output (under amount 0 for RingCT, else under its amount). */
+  outputIndices: bigint[];
+  /** True when only the pruned part was stored. */
+  pruned: boolean;
+}
+
+export interface StoredOutput extends ChainOutput {
+  txId: Bytes;
+  coinbase: boolean;
+}
+
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+const U32 = (n: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
+const U64 = (n: bigint): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(n);
+  return b;
+};
+const U128 = (n: bigint): Buffer => Buffer.concat([U64(n >> 64n), U64(n & 0xffffffffffffffffn)]);
+const rdU128 = (b: Buffer, o: number): bigint => (b.readBigUInt64BE(o) << 64n) | b.readBigUInt64BE(o + 8);
+const buf = (b: Bytes): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+const bytes = (b: Buffer): Bytes => new Uint8Array(b);
+const outKey = (amount: bigint, index: bigint): Buffer => Buffer.concat([U64(amount), U64(index)]);
+
+const META_SIZE = 8 + 16 + 16 + 8 + 8 + 8 + 8 + 4 + 32;
+function encodeMeta(m: BlockMeta): Buffer {
+  return Buffer.concat([
+    U64(m.timestamp),
+    U128(m.cumulativeDifficulty),
+    U128(m.difficulty),
+    U64(BigInt(m.weight)),
+    U64(BigInt(m.longTermWeight)),
+    U64(m.alreadyGeneratedCoins),
+    U64(m.reward),
+    U32(m.txCount),
+    buf(m.hash),
+  ]);
+}
+function decodeMeta(height: number, b: Buffer): BlockMeta {
+  if (b.length !== META_SIZE) throw new StoreError(`block_meta ${height}: ${b.length} bytes`);
+  return {
+    height,
+    timestamp: b.readBigUInt64BE(0),
+    cumulativeDifficulty: rdU128(b, 8),
+    difficulty: rdU128(b, 24),
+    weight: Number(b.readBigUInt64BE(40)),
+    longTermWeight: Number(b.readBigUInt64BE(48)),
+    alreadyGeneratedCoins: b.readBigUInt64BE(56),
+    reward: b.readBigUInt64BE(64),
+    txCount: b.readUInt32BE(72),
+    hash: bytes(b.subarray(76, 108)),
+  };
+}
+
+function encodeLocation(l: TxLocation): Buffer {
+  return Buffer.concat([U32(l.height), U32(l.index), U64(l.unlockTime), Buffer.of(l.pruned ? 1 : 0), U32(l.outputIndices.length), ...l.outputIndices.map(U64)]);
+}
+function decodeLocation(b: Buffer): TxLocation {
+  const n = b.readUInt32BE(17);
+  return {
+    height: b.readUInt32BE(0),
+    index: b.readUInt32BE(4),
+    unlockTime: b.readBigUInt64BE(8),
+    pruned: b[16] === 1,
+    outputIndices: Array.from({ length: n }, (_, i) => b.readBigUInt64BE(21 + 8 * i)),
+  };
+}
+
+function encodeOutput(o: StoredOutput): Buffer {
+  return Buffer.concat([buf(o.key), buf(o.commitment), U64(o.unlockTime), U32(o.height), buf(o.txId), Buffer.of(o.coinbase ? 1 : 0)]);
+}
+function decodeOutput(b: Buffer): StoredOutput {
+  return {
+    key: bytes(b.subarray(0, 32)),
+    commitment: bytes(b.subarray(32, 64)),
+    unlockTime: b.readBigUInt64BE(64),
+    height: b.readUInt32BE(72),
+    txId: bytes(b.subarray(76, 108)),
+    coinbase: b[108] === 1,
+  };
+}
+
+/** Splits a transaction into its stored parts. */
+function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: Buffer; prunable: Buffer; isPruned: boolean } {
+  const blob = serializeTransaction(tx);
+  if (tx.pruned) throw new StoreError("a pruned transaction cannot be hashed from its blob; the store keeps full transactions");
+  const h = txHashesFromBlob(blob, backend);
+  const b = buf(blob);
+  return { id: h.hash, pruned: b.subarray(0, h.layout.unprunableSize), prunable: b.subarray(h.layout.unprunableSize), isPruned: false };
+}
+
+export class ChainStore implements ChainView {
+  readonly network: Network;
+  private readonly env: RootDatabase<Buffer, string>;
+  private readonly blocks: Database<Buffer, number>;
+  private readonly blockHeights: Database<Buffer, Buffer>;
+  private readonly blockMeta: Database<Buffer, number>;
+  private readonly txPruned: Database<Buffer, Buffer>;
+  private readonly txPrunable: Database<Buffer, Buffer>;
+  private readonly txIndex: Database<Buffer, Buffer>;
+  private readonly outputs: Database<Buffer, Buffer>;
+  private readonly amountCounts: Database<Buffer, Buffer>;
+  private readonly keyImages: Database<Buffer, Buffer>;
+  private readonly props: Database<Buffer, string>;
+  private readonly backend: CryptoBackend;
+  private readonly forks;
+  private closed = false;
+
+  private constructor(dir: string, network: Network, opts: ChainStoreOptions) {
+    this.network = network;
+    this.backend = opts.backend ?? defaultBackend();
+    this.forks = HARD_FORKS[network];
+    const fast = opts.sync === "fast";
+    this.env = open<Buffer, string>({
+      path: dir,
+      maxDbs: 16,
+      mapSize: opts.mapSize ?? 16 * 1024 ** 3,
+      encoding: "binary",
+      overlappingSync: false,
+      noSync: fast,
+      noMetaSync: fast,
+    });
+    const db = <K extends number | Buffer | string>(name: string, keyEncoding: "uint32" | "binary" | "ordered-binary") =>
+      this.env.openDB<Buffer, K>(name, { encoding: "binary", keyEncoding });
+    this.blocks = db<number>("blocks", "uint32");
+    this.blockHeights = db<Buffer>("block_heights", "binary");
+    this.blockMeta = db<number>("block_meta", "uint32");
+    this.txPruned = db<Buffer>("tx_pruned", "binary");
+    this.txPrunable = db<Buffer>("tx_prunable", "binary");
+    this.txIndex = db<Buffer>("tx_index", "binary");
+    this.outputs = db<Buffer>("outputs", "binary");
+    this.amountCounts = db<Buffer>("output_counts", "binary");
+    this.keyImages = db<Buffer>("key_images", "binary");
+    this.props = db<string>("properties", "ordered-binary");
+  }
+
+  /**
+   * Opens (creating if needed) the store in `dir` for `network`. An empty store gets the network's
+   * genesis block. A store of another network is refused.
+   */
+  static open(dir: string, network: Network, opts: ChainStoreOptions = {}): ChainStore {
+    mkdirSync(dir, { recursive: true });
+    const s = new ChainStore(dir, network, opts);
+    const stored = s.props.get("network");
+    if (stored !== undefined && stored.toString("utf8") !== network) {
+      void s.close();
+      throw new StoreError(`store in ${dir} is for ${stored.toString("utf8")}, not ${network}`);
+    }
+    if (s.height() === 0) {
+      const g = genesisBlock(network);
+      const ctx = nextBlockContext(s);
+      const r = checkBlock(s, ctx, { block: g, txs: [], txIds: [], txWeights: [], minerTxWeight: serializeTransaction(g.minerTx).length, now: g.timestamp, backend: s.backend });
+      if (!r.ok) throw new StoreError(`genesis block rejected: ${r.error.code} ${r.error.message}`);
+      s.props.putSync("network", Buffer.from(network, "utf8"));
+      s.applyBlock(g, [], r.accepted);
+    }
+    return s;
+  }
+
+  /** Closes the environment (every applied block is already committed). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.env.close();
+  }
+
+  // ---- ChainView ----
+
+  height(): number {
+    const b = this.props.get("height");
+    return b === undefined ? 0 : b.readUInt32BE(0);
+  }
+
+  topHash(): Bytes {
+    const h = this.height();
+    if (h === 0) throw new StoreError("empty chain");
+    return this.meta(h - 1).hash;
+  }
+
+  hardForkVersion(height: number): number {
+    return hardForkVersionAt(this.forks, height);
+  }
+
+  private metas(start: number, count: number): BlockMeta[] {
+    const top = this.height();
+    if (start < 0 || count < 0 || start + count > top) throw new RangeError(`blocks [${start}, ${start + count}) beyond height ${top}`);
+    const out: BlockMeta[] = [];
+    for (const { key, value } of this.blockMeta.getRange({ start, end: start + count })) out.push(decodeMeta(key, value));
+    if (out.length !== count) throw new StoreError(`block_meta [${start}, ${start + count}) has ${out.length} entries`);
+    return out;
+  }
+
+  timestamps(start: number, count: number): bigint[] {
+    return this.metas(start, count).map((m) => m.timestamp);
+  }
+  cumulativeDifficulties(start: number, count: number): bigint[] {
+    return this.metas(start, count).map((m) => m.cumulativeDifficulty);
+  }
+  blockWeights(start: number, count: number): number[] {
+    return this.metas(start, count).map((m) => m.weight);
+  }
+  longTermBlockWeights(start: number, count: number): number[] {
+    return this.metas(start, count).map((m) => m.longTermWeight);
+  }
+  alreadyGeneratedCoins(): bigint {
+    const h = this.height();
+    return h === 0 ? 0n : this.meta(h - 1).alreadyGeneratedCoins;
+  }
+  isKeyImageSpent(keyImage: Bytes): boolean {
+    return this.keyImages.get(buf(keyImage)) !== undefined;
+  }
+  output(amount: bigint, index: bigint): StoredOutput | undefined {
+    const b = this.outputs.get(outKey(amount, index));
+    return b === undefined ? undefined : decodeOutput(b);
+  }
+
+  // ---- reads ----
+
+  meta(height: number): BlockMeta {
+    const b = this.blockMeta.get(height);
+    if (b === undefined) throw new StoreError(`no block at height ${height}`);
+    return decodeMeta(height, b);
+  }
+  blockBlob(height: number): Bytes | undefined {
+    const b = this.blocks.get(height);
+    return b === undefined ? undefined : bytes(b);
+  }
+  block(height: number): Block | undefined {
+    const b = this.blockBlob(height);
+    return b === undefined ? undefined : parseBlock(b);
+  }
+  heightOf(hash: Bytes): number | undefined {
+    const b = this.blockHeights.get(buf(hash));
+    return b === undefined ? undefined : b.readUInt32BE(0);
+  }
+  blockByHash(hash: Bytes): Block | undefined {
+    const h = this.heightOf(hash);
+    return h === undefined ? undefined : this.block(h);
+  }
+  txLocation(txId: Bytes): TxLocation | undefined {
+    const b = this.txIndex.get(buf(txId));
+    return b === undefined ? undefined : decodeLocation(b);
+  }
+  /** The full transaction blob (pruned part + prunable part). */
+  txBlob(txId: Bytes): Bytes | undefined {
+    const p = this.txPruned.get(buf(txId));
+    if (p === undefined) return undefined;
+    const q = this.txPrunable.get(buf(txId)) ?? Buffer.alloc(0);
+    return bytes(Buffer.concat([p, q]));
+  }
+  /** The pruned part (prefix, plus RingCT base for v2). */
+  txPrunedBlob(txId: Bytes): Bytes | undefined {
+    const p = this.txPruned.get(buf(txId));
+    return p === undefined ? undefined : bytes(p);
+  }
+  transaction(txId: Bytes): { tx: Transaction; location: TxLocation } | undefined {
+    const blob = this.txBlob(txId);
+    const location = this.txLocation(txId);
+    if (blob === undefined || location === undefined) return undefined;
+    return { tx: parseTransaction(blob, { pruned: location.pruned }), location };
+  }
+  /** Number of outputs of `amount` (0 for RingCT): the next global index. */
+  outputCount(amount: bigint): bigint {
+    const b = this.amountCounts.get(U64(amount));
+    return b === undefined ? 0n : b.readBigUInt64BE(0);
+  }
+  /** Every amount with at least one output, and its count. */
+  outputCounts(): Map<bigint, bigint> {
+    const m = new Map<bigint, bigint>();
+    for (const { key, value } of this.amountCounts.getRange({})) m.set(key.readBigUInt64BE(0), value.readBigUInt64BE(0));
+    return m;
+  }
+  /** Height of the block that spent `keyImage`, if spent. */
+  keyImageHeight(keyImage: Bytes): number | undefined {
+    const b = this.keyImages.get(buf(keyImage));
+    return b === undefined ? undefined : b.readUInt32BE(0);
+  }
+  keyImageCount(): number {
+    return this.keyImages.getKeysCount();
+  }
+  txCount(): number {
+    return this.txIndex.getKeysCount();
+  }
+
+  // ---- writes ----
+
+  /**
+   * Appends `block` (with its non-coinbase `txs` in tx_hashes order, full) and what consensus
+   * computed for it, in one write transaction. Returns the stored metadata.
+   */
+  applyBlock(block: Block, txs: readonly Transaction[], computed: BlockComputed): BlockMeta {
+    const blob = buf(serializeBlock(block));
+    const hash = blockHash(block, this.backend);
+    const miner = splitTx(block.minerTx, this.backend);
+    const parts = txs.map((t) => splitTx(t, this.backend));
+    if (parts.length !== block.txHashes.length) throw new StoreError(`block has ${block.txHashes.length} tx hashes, ${parts.length} txs given`);
+    parts.forEach((p, i) => {
+      if (!buf(p.id).equals(buf(block.txHashes[i]))) throw new StoreError(`tx ${i} does not match the block's tx hash`);
+    });
+    const reward = block.minerTx.vout.reduce((a, o) => a + o.amount, 0n);
+    let meta: BlockMeta | undefined;
+    this.env.transactionSync(() => {
+      const height = this.height();
+      if (height > 0 && !buf(this.meta(height - 1).hash).equals(buf(block.prevId))) throw new StoreError(`block ${buf(hash).toString("hex")} does not extend the top`);
+      if (this.blockHeights.get(buf(hash)) !== undefined) throw new StoreError("block already stored");
+      const counts = new Map<bigint, bigint>();
+      const nextIndex = (amount: bigint): bigint => {
+        const n = counts.get(amount) ?? this.outputCount(amount);
+        counts.set(amount, n + 1n);
+        return n;
+      };
+      const addTx = (tx: Transaction, p: (typeof parts)[number], index: number): void => {
+        const id = buf(p.id);
+        if (this.txIndex.get(id) !== undefined) throw new StoreError(`tx ${id.toString("hex")} already stored`);
+        const coinbase = index === 0;
+        for (const input of tx.vin) {
+          if (input.type !== "key") continue;
+          const ki = buf(input.keyImage);
+          if (this.keyImages.get(ki) !== undefined) throw new StoreError(`key image ${ki.toString("hex")} already spent`);
+          this.keyImages.putSync(ki, U32(height));
+        }
+        const outputIndices: bigint[] = [];
+        tx.vout.forEach((o, i) => {
+          if (o.target.type !== "key" && o.target.type !== "tagged_key") throw new StoreError(`tx ${id.toString("hex")} output ${i}: ${o.target.type} outputs are not stored`);
+          const rct = tx.version >= 2;
+          const amount = rct ? 0n : o.amount;
+          const commitment = coinbase || !rct ? zeroCommit(this.backend, o.amount) : tx.rct?.outPk[i];
+          if (commitment === undefined) throw new StoreError(`tx ${id.toString("hex")} output ${i} has no commitment`);
+          const gi = nextIndex(amount);
+          outputIndices.push(gi);
+          this.outputs.putSync(outKey(amount, gi), encodeOutput({ key: o.target.key, commitment, unlockTime: tx.unlockTime, height, txId: p.id, coinbase }));
+        });
+        this.txPruned.putSync(id, p.pruned);
+        this.txPrunable.putSync(id, p.prunable);
+        this.txIndex.putSync(id, encodeLocation({ height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
+      };
+      addTx(block.minerTx, miner, 0);
+      txs.forEach((t, i) => addTx(t, parts[i], i + 1));
+      for (const [amount, n] of counts) this.amountCounts.putSync(U64(amount), U64(n));
+      meta = {
+        height,
+        hash,
+        timestamp: block.timestamp,
+        difficulty: computed.difficulty,
+        cumulativeDifficulty: computed.cumulativeDifficulty,
+        weight: computed.weight,
+        longTermWeight: computed.longTermWeight,
+        alreadyGeneratedCoins: computed.alreadyGeneratedCoins,
+        reward,
+        txCount: txs.length,
+      };
+      this.blocks.putSync(height, blob);
+      this.blockHeights.putSync(buf(hash), U32(height));
+      this.blockMeta.putSync(height, encodeMeta(meta));
+      this.props.putSync("height", U32(height + 1));
+    });
+    if (meta === undefined) throw new StoreError("applyBlock: transaction did not run");
+    return meta;
+  }
+
+  /**
+   * Removes the top block (never the genesis) in one write transaction: its txs, outputs, key
+   * images and indices. Returns the block and its non-coinbase txs, for the pool to take back.
+   */
+  popBlock(): { block: Block; txs: Transaction[] } {
+    let result: { block: Block; txs: Transaction[] } | undefined;
+    this.env.transactionSync(() => {
+      const height = this.height();
+      if (height <= 1) throw new StoreError("cannot pop the genesis block");
+      const top = height - 1;
+      const blob = this.blocks.get(top);
+      if (blob === undefined) throw new StoreError(`no block at ${top}`);
+      const block = parseBlock(bytes(blob));
+      const meta = this.meta(top);
+      const ids = [blockMinerTxId(block, this.backend), ...block.txHashes];
+      const txs: Transaction[] = [];
+      const counts = new Map<bigint, bigint>();
+      // remove in reverse order so output counts fall back exactly
+      for (let k = ids.length - 1; k >= 0; k--) {
+        const id = buf(ids[k]);
+        const found = this.transaction(ids[k]);
+        if (found === undefined) throw new StoreError(`tx ${id.toString("hex")} of block ${top} missing`);
+        const { tx, location } = found;
+        if (k > 0) txs.unshift(tx);
+        const rct = tx.version >= 2;
+        for (let i = tx.vout.length - 1; i >= 0; i--) {
+          const amount = rct ? 0n : tx.vout[i].amount;
+          const gi = location.outputIndices[i];
+          const n = counts.get(amount) ?? this.outputCount(amount);
+          if (gi !== n - 1n) throw new StoreError(`output ${amount}/${gi} is not the last of its amount (${n})`);
+          this.outputs.removeSync(outKey(amount, gi));
+          counts.set(amount, gi);
+        }
+        for (const input of tx.vin) if (input.type === "key") this.keyImages.removeSync(buf(input.keyImage));
+        this.txPruned.removeSync(id);
+        this.txPrunable.removeSync(id);
+        this.txIndex.removeSync(id);
+      }
+      for (const [amount, n] of counts) {
+        if (n === 0n) this.amountCounts.removeSync(U64(amount));
+        else this.amountCounts.putSync(U64(amount), U64(n));
+      }
+      this.blocks.removeSync(top);
+      this.blockHeights.removeSync(buf(meta.hash));
+      this.blockMeta.removeSync(top);
+      this.props.putSync("height", U32(top));
+      result = { block, txs };
+    });
+    if (result === undefined) throw new StoreError("popBlock: transaction did not run");
+    return result;
+  }
+}
+
+function blockMinerTxId(block: Block, backend: CryptoBackend): Bytes {
+  return txHashesFromBlob(serializeTransaction(block.minerTx), backend).hash;
+}

@@ -1,0 +1,349 @@
+/**
+ * The node's chain store over real LMDB in temp dirs: the recorded 333-block regtest chain
+ * (test/fixtures/chain) replayed through consensus checkBlock + applyBlock gives monerod's
+ * header values and /get_blocks.bin output indices; popping and re-applying restores identical
+ * state; a failing block leaves nothing behind; SIGKILL at random moments never leaves a partial block.
+ *
+ * Run as a child with TSMONERO_STORE_CRASH_CHILD=<dir>, this file is the crash test's writer.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { decodeEpee } from "../src/codec/epee-map.js";
+import { type ChainView, checkBlock, checkTxInputsAgainstChain, checkTxSemantics, nextBlockContext, type TxRuleError } from "../src/consensus/index.js";
+import { defaultBackend } from "../src/crypto/index.js";
+import { zeroCommit } from "../src/crypto/ringct/amounts.js";
+import { ChainStore, StoreError } from "../src/node/store/index.js";
+import { type Block, parseBlock } from "../src/protocol/block.js";
+import { genesisHash } from "../src/protocol/genesis.js";
+import { getBlocksBinResponse } from "../src/protocol/rpc-bin.js";
+import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
+import { txHash } from "../src/protocol/tx-hash.js";
+import { txWeight } from "../src/protocol/weight.js";
+import { OutputIndexer } from "../src/wallet/scan/scan.js";
+import { fromHex, readChainFile, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const backend = defaultBackend();
+
+interface Header {
+  difficulty: number;
+  cumulative_difficulty: number;
+  block_weight: number;
+  long_term_weight: number;
+  reward: number;
+  timestamp: number;
+}
+interface ChainBlock {
+  block: Block;
+  hash: string;
+  txs: Transaction[];
+  txIds: Bytes[];
+  txWeights: number[];
+  minerTxWeight: number;
+  header: Header;
+}
+
+function loadChain(): ChainBlock[] {
+  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+  return recordedBlocks().map((rb) => {
+    const block = parseBlock(fromHex(rb.blob));
+    const txs = rb.tx_hashes.map((h) => {
+      const t = txById.get(h);
+      if (!t) throw new Error(`tx ${h} missing from the fixture`);
+      return parseTransaction(fromHex(t.as_hex));
+    });
+    return {
+      block,
+      hash: rb.hash,
+      txs,
+      txIds: txs.map((t) => txHash(t)),
+      txWeights: txs.map((t) => txWeight(t)),
+      minerTxWeight: serializeTransaction(block.minerTx).length,
+      header: rb.header as unknown as Header,
+    };
+  });
+}
+
+/** Per-tx rules the node will run (semantics, chain inputs: ring members read from the store). */
+function txChecker(view: ChainView, hf: number, now: bigint): (tx: Transaction) => TxRuleError | undefined {
+  return (tx) => {
+    const sem = checkTxSemantics(tx, hf, { keptByBlock: true });
+    if (sem) return sem;
+    const inputs = checkTxInputsAgainstChain(tx, view, hf, now);
+    return inputs.ok ? undefined : inputs.error;
+  };
+}
+
+/** checkBlock over the store, then applyBlock; the block must pass. */
+function applyChecked(store: ChainStore, cb: ChainBlock, checkTxs = true): void {
+  const ctx = nextBlockContext(store, { fixedDifficulty: 1n });
+  const now = cb.block.timestamp + 1n;
+  const r = checkBlock(store, ctx, {
+    block: cb.block,
+    txs: cb.txs,
+    txIds: cb.txIds,
+    txWeights: cb.txWeights,
+    minerTxWeight: cb.minerTxWeight,
+    now,
+    checkTx: checkTxs ? txChecker(store, ctx.hfVersion, now) : undefined,
+  });
+  if (!r.ok) throw new Error(`height ${ctx.height}: ${r.error.code} ${r.error.message}`);
+  store.applyBlock(cb.block, cb.txs, r.accepted);
+}
+
+/**
+ * Checks that the store holds exactly blocks [0, height) of the recorded chain and everything they
+ * imply: metadata equal to monerod's headers, every tx with its output indices (recomputed with the
+ * wallet's OutputIndexer), every output record, the amount counters and the key-image set.
+ * Returns the number of assertions' subjects checked (blocks).
+ */
+function audit(store: ChainStore, chain: ChainBlock[]): number {
+  const height = store.height();
+  assert.ok(height >= 1 && height <= chain.length, `height ${height}`);
+  assert.equal(store.blockBlob(height), undefined, "nothing stored above the top");
+  assert.throws(() => store.meta(height), StoreError);
+  assert.equal(toHex(store.topHash()), chain[height - 1].hash);
+  const indexer = new OutputIndexer();
+  let keyImages = 0;
+  let txCount = 0;
+  for (let h = 0; h < height; h++) {
+    const cb = chain[h];
+    const m = store.meta(h);
+    assert.equal(toHex(m.hash), cb.hash, `hash at ${h}`);
+    assert.equal(store.heightOf(m.hash), h);
+    assert.equal(m.difficulty, BigInt(cb.header.difficulty), `difficulty at ${h}`);
+    assert.equal(m.cumulativeDifficulty, BigInt(cb.header.cumulative_difficulty), `cumulative difficulty at ${h}`);
+    assert.equal(m.weight, cb.header.block_weight, `weight at ${h}`);
+    assert.equal(m.longTermWeight, cb.header.long_term_weight, `long-term weight at ${h}`);
+    assert.equal(m.reward, BigInt(cb.header.reward), `reward at ${h}`);
+    assert.equal(m.timestamp, BigInt(cb.header.timestamp), `timestamp at ${h}`);
+    assert.equal(m.txCount, cb.txs.length);
+    assert.equal(toHex(store.blockBlob(h)!), recordedBlocks()[h].blob);
+    const all = [cb.block.minerTx, ...cb.txs];
+    all.forEach((tx, k) => {
+      const id = k === 0 ? txHash(tx) : cb.txIds[k - 1];
+      const found = store.transaction(id);
+      assert.ok(found, `tx ${k} of block ${h} stored`);
+      assert.deepEqual(serializeTransaction(found.tx), serializeTransaction(tx));
+      const loc = found.location;
+      assert.equal(loc.height, h);
+      assert.equal(loc.index, k);
+      assert.equal(loc.unlockTime, tx.unlockTime);
+      const expected = indexer.next(tx);
+      assert.deepEqual(loc.outputIndices, expected, `output indices of tx ${k} in block ${h}`);
+      tx.vout.forEach((o, i) => {
+        const amount = tx.version >= 2 ? 0n : o.amount;
+        const out = store.output(amount, expected[i]);
+        assert.ok(out, `output ${amount}/${expected[i]}`);
+        assert.ok(o.target.type === "key" || o.target.type === "tagged_key");
+        assert.deepEqual(out.key, o.target.key);
+        const commitment = k === 0 || tx.version < 2 ? zeroCommit(backend, o.amount) : tx.rct!.outPk[i];
+        assert.deepEqual(out.commitment, commitment);
+        assert.equal(out.height, h);
+        assert.equal(out.unlockTime, tx.unlockTime);
+        assert.equal(out.coinbase, k === 0);
+        assert.deepEqual(out.txId, id);
+      });
+      for (const input of tx.vin) {
+        if (input.type !== "key") continue;
+        keyImages++;
+        assert.equal(store.keyImageHeight(input.keyImage), h, `key image spent at ${h}`);
+        assert.ok(store.isKeyImageSpent(input.keyImage));
+      }
+      txCount++;
+    });
+  }
+  const counts = new Map(indexer.snapshot());
+  assert.deepEqual(store.outputCounts(), counts, "per-amount output counts");
+  for (const [amount, n] of counts) assert.equal(store.output(amount, n), undefined, `no output ${amount}/${n} above the top`);
+  assert.equal(store.keyImageCount(), keyImages, "key-image set holds exactly the chain's inputs");
+  assert.equal(store.txCount(), txCount, "tx index holds exactly the chain's txs");
+  return height;
+}
+
+const CHILD_DIR = process.env.TSMONERO_STORE_CRASH_CHILD;
+
+if (CHILD_DIR !== undefined) {
+  // The crash test's writer: apply blocks to the top, pop back to 200, forever, until killed.
+  const chain = loadChain();
+  const store = ChainStore.open(CHILD_DIR, "regtest");
+  process.stdout.write("ready\n");
+  for (;;) {
+    while (store.height() < chain.length) applyChecked(store, chain[store.height()], false);
+    while (store.height() > 200) store.popBlock();
+  }
+} else {
+  const dirs: string[] = [];
+  const tempDir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), "tsmonero-store-"));
+    dirs.push(d);
+    return d;
+  };
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const chain = loadChain();
+  const dir = tempDir();
+  let store = ChainStore.open(dir, "regtest");
+
+  /** Everything observable through the store's API, as one string. */
+  const digest = (s: ChainStore): string => {
+    const parts: string[] = [String(s.height())];
+    for (let h = 0; h < s.height(); h++) {
+      const m = s.meta(h);
+      parts.push(JSON.stringify({ ...m, hash: toHex(m.hash) }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+      const block = s.block(h)!;
+      for (const id of [txHash(block.minerTx), ...block.txHashes]) {
+        const loc = s.txLocation(id)!;
+        parts.push(toHex(s.txBlob(id)!), `${loc.height}/${loc.index}/${loc.unlockTime}/${loc.outputIndices.join(",")}`);
+      }
+    }
+    for (const [amount, n] of s.outputCounts()) {
+      for (let i = 0n; i < n; i++) {
+        const o = s.output(amount, i)!;
+        parts.push(`${amount}/${i}:${toHex(o.key)}${toHex(o.commitment)}${o.unlockTime}/${o.height}/${toHex(o.txId)}/${o.coinbase}`);
+      }
+    }
+    parts.push(String(s.keyImageCount()), String(s.txCount()));
+    return parts.join("\n");
+  };
+
+  test("an empty store gets the network's genesis block, equal to monerod's block 0", () => {
+    assert.equal(store.height(), 1);
+    assert.equal(toHex(store.topHash()), chain[0].hash);
+    assert.equal(store.network, "regtest");
+    audit(store, chain);
+  });
+
+  test("the recorded chain replays through checkBlock + applyBlock with monerod's header values and output indices", () => {
+    for (let h = 1; h < chain.length; h++) applyChecked(store, chain[h]);
+    assert.equal(store.height(), 333);
+    assert.equal(audit(store, chain), 333);
+    // monerod's own /get_blocks.bin output_indices
+    const res = decodeEpee(getBlocksBinResponse, readChainFile("get_blocks.bin"));
+    const start = Number(res.start_height);
+    assert.ok(res.output_indices.length > 100);
+    res.output_indices.forEach((bi, k) => {
+      const block = store.block(start + k)!;
+      const ids = [txHash(block.minerTx), ...block.txHashes];
+      assert.deepEqual(
+        ids.map((id) => store.txLocation(id)!.outputIndices.map(String)),
+        bi.indices.map((t) => t.indices.map(String)),
+        `block ${start + k}`,
+      );
+    });
+    // both parts of every tx are stored separately, as monerod's pruned/prunable hex
+    let n = 0;
+    for (const t of recordedTxs()) {
+      if (t.coinbase || !t.pruned_as_hex) continue;
+      const id = fromHex(t.tx_hash);
+      assert.equal(toHex(store.txPrunedBlob(id)!), t.pruned_as_hex);
+      assert.equal(toHex(store.txBlob(id)!), t.as_hex);
+      n++;
+    }
+    assert.equal(n, 154);
+    assert.equal(store.alreadyGeneratedCoins(), store.meta(332).alreadyGeneratedCoins);
+  });
+
+  test("the store survives close and reopen, and refuses another network", async () => {
+    const before = digest(store);
+    await store.close();
+    assert.throws(() => ChainStore.open(dir, "mainnet"), /regtest, not mainnet/);
+    store = ChainStore.open(dir, "regtest");
+    assert.equal(digest(store), before);
+  });
+
+  test("popping the top 60 blocks returns their txs and re-applying them gives identical state", () => {
+    const full = digest(store);
+    const popped: { block: Block; txs: Transaction[] }[] = [];
+    for (let i = 0; i < 60; i++) popped.unshift(store.popBlock());
+    assert.equal(store.height(), 273);
+    audit(store, chain);
+    let txs = 0;
+    popped.forEach((p, k) => {
+      const cb = chain[273 + k];
+      assert.deepEqual(p.block, cb.block);
+      assert.deepEqual(p.txs.map((t) => serializeTransaction(t)), cb.txs.map((t) => serializeTransaction(t)));
+      for (const t of p.txs) {
+        for (const input of t.vin) if (input.type === "key") assert.equal(store.isKeyImageSpent(input.keyImage), false);
+        assert.equal(store.txLocation(txHash(t)), undefined);
+      }
+      txs += p.txs.length;
+    });
+    assert.ok(txs > 10, `popped ${txs} txs`);
+    for (let h = 273; h < 333; h++) applyChecked(store, chain[h]);
+    assert.equal(digest(store), full);
+  });
+
+  test("a block that fails half way leaves no trace; the genesis block cannot be popped", () => {
+    const top = store.popBlock();
+    const before = digest(store);
+    // the popped block, carrying an already-stored tx instead of its own: its coinbase outputs are
+    // written before the duplicate is found, and the whole transaction must roll back
+    const old = chain.find((cb, h) => h < 300 && cb.txs.length > 0)!;
+    const bad: Block = { ...top.block, txHashes: [old.txIds[0]] };
+    assert.throws(() => store.applyBlock(bad, [old.txs[0]], { difficulty: 1n, cumulativeDifficulty: 1n, weight: 1, longTermWeight: 1, alreadyGeneratedCoins: 1n, reward: 1n }), /already stored/);
+    assert.equal(digest(store), before);
+    // a block that does not extend the top
+    assert.throws(() => store.applyBlock(chain[100].block, chain[100].txs, { difficulty: 1n, cumulativeDifficulty: 1n, weight: 1, longTermWeight: 1, alreadyGeneratedCoins: 1n, reward: 1n }), StoreError);
+    assert.equal(digest(store), before);
+    applyChecked(store, chain[332]);
+    audit(store, chain);
+    const fresh = ChainStore.open(tempDir(), "regtest");
+    assert.throws(() => fresh.popBlock(), /genesis/);
+    assert.equal(fresh.height(), 1);
+    return fresh.close();
+  });
+
+  test("other networks open on their own genesis; the fast sync mode keeps every committed block across reopen", async () => {
+    for (const net of ["mainnet", "testnet", "stagenet"] as const) {
+      const s = ChainStore.open(tempDir(), net);
+      assert.equal(toHex(s.topHash()), genesisHash(net));
+      assert.equal(s.meta(0).alreadyGeneratedCoins, s.meta(0).reward);
+      await s.close();
+    }
+    const d = tempDir();
+    let s = ChainStore.open(d, "regtest", { sync: "fast" });
+    for (let h = 1; h < 120; h++) applyChecked(s, chain[h]);
+    await s.close();
+    s = ChainStore.open(d, "regtest");
+    assert.equal(audit(s, chain), 120);
+    await s.close();
+  });
+
+  test("SIGKILL at random moments never leaves a partial block", async () => {
+    await store.close();
+    const crashDir = tempDir();
+    const self = fileURLToPath(import.meta.url);
+    const heights: number[] = [];
+    let seed = 0x5eed;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let round = 0; round < 10; round++) {
+      const child = spawn(process.execPath, [self], { env: { ...process.env, TSMONERO_STORE_CRASH_CHILD: crashDir }, stdio: ["ignore", "pipe", "inherit"] });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, sig) => resolve(sig)));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          if (d.toString().includes("ready")) resolve();
+        });
+        child.on("exit", (code) => reject(new Error(`child exited early (${code})`)));
+      });
+      await new Promise((r) => setTimeout(r, 50 + rand(700)));
+      child.kill("SIGKILL");
+      assert.equal(await exited, "SIGKILL");
+      const s = ChainStore.open(crashDir, "regtest");
+      heights.push(audit(s, chain));
+      await s.close();
+    }
+    // the writer made progress between kills, so the kills landed at different heights
+    assert.ok(new Set(heights).size >= 3, `heights after kills: ${heights.join(",")}`);
+    console.log(`# store heights after each SIGKILL: ${heights.join(", ")}`);
+  });
+}
