@@ -18,7 +18,7 @@ import { parseBlock } from "../src/protocol/block.js";
 import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
 import { parseTransaction } from "../src/protocol/tx.js";
 import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/account.js";
-import { emptyLedgerState, Ledger } from "../src/wallet/ledger/ledger.js";
+import { emptyLedgerState, Ledger, type PaymentDetails } from "../src/wallet/ledger/ledger.js";
 import { ScanWorker } from "../src/wallet/scan/pool.js";
 import { OutputIndexer, type ScanBlockInput, Scanner } from "../src/wallet/scan/scan.js";
 import { shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
@@ -190,8 +190,31 @@ describe("WalletSync against monerod", { skip }, () => {
     }
   });
 
+  it("a wallet restored at a height fetches from there and equals scanning from there", async () => {
+    const blocks = recordedBlocks();
+    const restore = 200;
+    const inputs = fixtureInputs();
+    for (const n of NAMES) {
+      const ledger = new Ledger(emptyLedgerState(0), "testnet");
+      const sync = new WalletSync({ node, ledger, scanner: new Scanner(account(n), be), restoreHeight: restore, now: () => CLOCK });
+      const r = await sync.refresh();
+      assert.equal(r.blocks_fetched, blocks.length - restore, n);
+      assert.equal(ledger.state.hashTailStart, restore);
+      const scanner = new Scanner(account(n), be);
+      const direct = new Ledger(emptyLedgerState(restore), "testnet");
+      for (const b of inputs.slice(restore)) direct.applyBlock(scanner.scanBlock(b));
+      assert.deepEqual(ledger.state, direct.state, `${n}: restored at ${restore}`);
+    }
+    // a restore height at the node's top fetches nothing
+    const top = new Ledger(emptyLedgerState(0), "testnet");
+    const atTop = new WalletSync({ node, ledger: top, scanner: new Scanner(account("alice"), be), restoreHeight: blocks.length, now: () => CLOCK });
+    assert.deepEqual(await atTop.refresh(), { blocks_fetched: 0, received_money: false });
+    assert.equal(top.height, blocks.length);
+  });
+
   it("after pop_blocks 5 and 7 other blocks, the refreshed ledger equals a fresh wallet's", async () => {
     const height = recordedBlocks().length;
+    const paidBefore = Object.fromEntries(NAMES.map((n) => [n, synced[n].ledger.state.payments.map((p) => ({ ...p }))])) as Record<Name, PaymentDetails[]>;
     const popped = await node.json("/pop_blocks", { nblocks: 5n });
     assert.ok(popped && typeof popped === "object" && !Array.isArray(popped) && popped.status === "OK");
     await node.jsonRpc("generateblocks", { amount_of_blocks: 7n, wallet_address: ADDRESS });
@@ -199,6 +222,8 @@ describe("WalletSync against monerod", { skip }, () => {
     const newHash = (await node.getBlockHeaderByHeight(height - 5)).block_header.hash;
     assert.notEqual(newHash, recordedBlocks()[height - 5].hash, "the node's block at the fork differs");
 
+    const poolIds = new Set((await node.getTransactionPoolHashes()).tx_hashes);
+    let poolEntries = 0;
     for (const n of NAMES) {
       const w = synced[n];
       const before = w.ledger.state.transfers.length;
@@ -212,7 +237,16 @@ describe("WalletSync against monerod", { skip }, () => {
       assert.equal(rf.blocks_fetched, height + 2);
       assert.ok(before > 0);
       assert.deepEqual(w.ledger.state, fresh.ledger.state, `${n}: reorged ledger equals a fresh refresh`);
+      // what the pool gave: txs of the popped blocks that monerod kept in its pool, with the amounts
+      // the wallet had received from them when they were mined
+      for (const p of w.ledger.state.pool) {
+        assert.ok(poolIds.has(p.txid), `${n}: pool entry ${p.txid} is in the node's pool`);
+        const mined = paidBefore[n].filter((q) => q.txid === p.txid && q.subaddress.major === p.subaddress.major && q.subaddress.minor === p.subaddress.minor);
+        assert.equal(p.amount, mined.reduce((a, q) => a + q.amount, 0n), `${n}: pool amount of ${p.txid}`);
+      }
+      poolEntries += w.ledger.state.pool.length;
     }
+    assert.ok(poolEntries > 0, "some popped tx paid a wallet and waits in the pool");
   });
 
   it("a node that is not there surfaces as NoDaemonConnectionError", async () => {
