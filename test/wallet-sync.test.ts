@@ -21,7 +21,7 @@ import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/acc
 import { emptyLedgerState, Ledger, type PaymentDetails } from "../src/wallet/ledger/ledger.js";
 import { ScanWorker } from "../src/wallet/scan/pool.js";
 import { OutputIndexer, type ScanBlockInput, Scanner } from "../src/wallet/scan/scan.js";
-import { shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
+import { ReorgDepthError, shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
 import { fromHex, recordedBlocks, recordedTxs } from "./helpers/chain.js";
 import { needPackage } from "./helpers/packages.js";
 
@@ -247,6 +247,22 @@ describe("WalletSync against monerod", { skip }, () => {
       poolEntries += w.ledger.state.pool.length;
     }
     assert.ok(poolEntries > 0, "some popped tx paid a wallet and waits in the pool");
+  });
+
+  it("a reorg deeper than maxReorgDepth throws ReorgDepthError and leaves the ledger as it was", async () => {
+    const w = synced.alice;
+    const height = w.ledger.height;
+    const popped = await node.json("/pop_blocks", { nblocks: 4n });
+    assert.ok(popped && typeof popped === "object" && !Array.isArray(popped) && popped.status === "OK");
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 5n, wallet_address: ADDRESS });
+    const before = structuredClone(w.ledger.state);
+    const strict = new WalletSync({ node, ledger: w.ledger, scanner: new Scanner(account("alice"), be), maxReorgDepth: 3, now: () => CLOCK });
+    await assert.rejects(strict.refresh(), (e: unknown) => e instanceof ReorgDepthError && e.depth === 4 && e.max === 3);
+    assert.deepEqual(w.ledger.state, before);
+    const r = await w.sync.refresh();
+    assert.equal(r.blocks_fetched, 5);
+    assert.equal(w.ledger.height, height + 1);
+    assert.equal(w.ledger.blockHash(height - 4), (await node.getBlockHeaderByHeight(height - 4)).block_header.hash);
   });
 
   it("a node that is not there surfaces as NoDaemonConnectionError", async () => {

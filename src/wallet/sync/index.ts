@@ -1,1 +1,1 @@
-export { type RefreshResult, shortChainHistory, WalletSync, type WalletSyncOptions } from "./sync.js";
+export { type RefreshResult, ReorgDepthError, shortChainHistory, WalletSync, type WalletSyncOptions, WrongDaemonResponseError } from "./sync.js";

@@ -38,8 +38,32 @@ export interface WalletSyncOptions {
   readonly now?: () => bigint;
   /** Blocks scanned and applied at a time; the loop yields to the event loop between chunks (default 20). */
   readonly chunk?: number;
+  /**
+   * Deepest reorg the refresh follows (wallet2's max-reorg-depth, ORPHANED_BLOCKS_MAX_COUNT = 100);
+   * a deeper one throws ReorgDepthError and leaves the ledger as it was.
+   */
+  readonly maxReorgDepth?: number;
   /** Whether refresh also reads the pool (default true). */
   readonly pool?: boolean;
+}
+
+/** wallet2's reorg_depth_error: the node's chain forks further back than the wallet follows. */
+export class ReorgDepthError extends Error {
+  constructor(
+    readonly depth: number,
+    readonly max: number,
+  ) {
+    super(`reorg exceeds maximum allowed depth (${max}), reorg depth: ${depth}`);
+    this.name = "ReorgDepthError";
+  }
+}
+
+/** The node's answer forks at its first block, which must be one the wallet has: a wrong daemon response. */
+export class WrongDaemonResponseError extends Error {
+  constructor(readonly height: number) {
+    super(`wrong daemon response: split starts from the first block in response (height ${height})`);
+    this.name = "WrongDaemonResponseError";
+  }
 }
 
 /** Monero's short chain history: the last 10 kept hashes, then exponentially sparser, the first kept, then genesis. */
@@ -63,6 +87,7 @@ export function shortChainHistory(tailStart: number, tail: readonly string[], ge
   return ids;
 }
 
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const unhex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
 const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -148,8 +173,14 @@ export class WalletSync {
       for (let k = 0; k < inputs.length && !stale; k += chunk) {
         if (k > 0) await yieldToLoop();
         const scanned = await this.scan(inputs.slice(k, k + chunk));
-        for (const b of scanned) {
+        for (const [j, b] of scanned.entries()) {
           const before = ledger.height;
+          const known = b.height < before ? ledger.blockHash(b.height) : undefined;
+          if (known !== undefined && known !== hex(b.hash)) {
+            if (k + j === 0) throw new WrongDaemonResponseError(b.height);
+            const max = this.opts.maxReorgDepth ?? 100;
+            if (before - b.height > max) throw new ReorgDepthError(before - b.height, max);
+          }
           const rolledBack = ledger.applyBlock(b);
           if (rolledBack !== null) progressed = true;
           if (ledger.height === b.height + 1 && (before <= b.height || rolledBack !== null)) {
