@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { NoDaemonConnectionError, NodeClient } from "../src/client/node-client.js";
+import { type NodeApi, NoDaemonConnectionError, NodeClient } from "../src/client/node-client.js";
 import { defaultBackend } from "../src/crypto/index.js";
 import { parseBlock } from "../src/protocol/block.js";
 import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
@@ -247,6 +247,28 @@ describe("WalletSync against monerod", { skip }, () => {
       poolEntries += w.ledger.state.pool.length;
     }
     assert.ok(poolEntries > 0, "some popped tx paid a wallet and waits in the pool");
+  });
+
+  it("the pool is read as ids, and only txs not seen before are fetched", async () => {
+    const ids = (await node.getTransactionPoolHashes()).tx_hashes;
+    assert.ok(ids.length > 0, "the pool still holds popped txs");
+    const asked: string[][] = [];
+    // the real client, with getTransactions recording what it is asked for
+    const counting: NodeApi = Object.assign(Object.create(node) as NodeClient, {
+      getTransactions: (hashes: string[], o?: Parameters<NodeClient["getTransactions"]>[1]) => {
+        asked.push(hashes);
+        return node.getTransactions(hashes, o);
+      },
+    });
+    const ledger = new Ledger(structuredClone(synced.bob.ledger.state), "testnet");
+    const sync = new WalletSync({ node: counting, ledger, scanner: new Scanner(account("bob"), be), now: () => CLOCK });
+    await sync.refresh();
+    assert.deepEqual(asked, [ids]);
+    const pool = structuredClone(ledger.state.pool);
+    await sync.refresh();
+    assert.equal(asked.length, 1, "the second refresh fetched no tx");
+    assert.deepEqual(ledger.state.pool, pool);
+    assert.deepEqual(ledger.state, synced.bob.ledger.state);
   });
 
   it("a reorg deeper than maxReorgDepth throws ReorgDepthError and leaves the ledger as it was", async () => {
