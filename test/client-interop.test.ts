@@ -4,8 +4,7 @@
  * Every typed client call is checked against what the node itself reports elsewhere.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -20,63 +19,13 @@ import {
 import { blockHashesFromBlob } from "../src/protocol/block.js";
 import { isJsonObject } from "../src/rpc/json.js";
 import { needPackage } from "./helpers/packages.js";
+import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
 
 const skip = needPackage("monero");
 const ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
 const BLOCKS = 6; // mined on top of genesis
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 const U64_MAX = (1n << 64n) - 1n;
-
-interface Daemon {
-  proc: ChildProcess;
-  dir: string;
-  url: string;
-  output: string[];
-}
-
-function startProcess(bin: string, args: string[], dir: string, url: string): Daemon {
-  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const output: string[] = [];
-  const keep = (b: Buffer): void => {
-    output.push(b.toString());
-    if (output.length > 200) output.shift();
-  };
-  proc.stdout?.on("data", keep);
-  proc.stderr?.on("data", keep);
-  return { proc, dir, url, output };
-}
-
-function startMonerod(rpcPort: number, p2pPort: number, extra: string[] = []): Daemon {
-  const dir = mkdtempSync(join(tmpdir(), "tsmonero-monerod-"));
-  const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2pPort), "--no-zmq", "--non-interactive", "--log-level", "0", ...extra];
-  return startProcess("/usr/bin/monerod", args, dir, `http://127.0.0.1:${rpcPort}`);
-}
-
-async function waitReady(d: Daemon, client: NodeClient, ms = 30_000, probe = (): Promise<unknown> => client.getHeight({ timeoutMs: 1000 })): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (d.proc.exitCode !== null) throw new Error(`process exited ${d.proc.exitCode}: ${d.output.join("").slice(-2000)}`);
-    try {
-      await probe();
-      return;
-    } catch (e) {
-      if (!(e instanceof NoDaemonConnectionError) || Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
-async function stop(d: Daemon | undefined): Promise<void> {
-  if (!d) return;
-  if (d.proc.exitCode === null) {
-    const gone = new Promise((r) => d.proc.once("exit", r));
-    d.proc.kill("SIGTERM");
-    const t = setTimeout(() => d.proc.kill("SIGKILL"), 8000);
-    await gone;
-    clearTimeout(t);
-  }
-  rmSync(d.dir, { recursive: true, force: true });
-}
 
 describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
   let plain: Daemon | undefined;
@@ -97,7 +46,7 @@ describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
   after(async () => {
     c?.close();
     a?.close();
-    await Promise.all([stop(plain), stop(authed)]);
+    await Promise.all([stopDaemon(plain), stopDaemon(authed)]);
   });
 
   it("get_info, /get_height, get_block_count agree", async () => {
@@ -251,7 +200,7 @@ describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
 
     after(async () => {
       w?.close();
-      await stop(wallet);
+      await stopDaemon(wallet);
     });
 
     it("send_raw_transaction accepts it; both pool-hash paths and get_transactions see it; a block takes it", async () => {

@@ -21,14 +21,12 @@ import { extraTxPubKey, parseTxExtra } from "../src/protocol/extra.js";
 import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
 import { parseTransaction } from "../src/protocol/tx.js";
 import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
+import { WALLET_SEEDS } from "./helpers/chain.js";
 
 const be = defaultBackend();
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 const fixtures = new URL("../../test/fixtures/chain/", import.meta.url);
 
-// scripts/record-chain.mjs restores alice from this seed.
-const ALICE =
-  "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer";
 
 test("H is 8·decompress(keccak(G)) (rctOps.cpp hashToPointSimple of G)", () => {
   const G = Uint8Array.from(Buffer.from("5866666666666666666666666666666666666666666666666666666666666666", "hex"));
@@ -58,7 +56,7 @@ test("v2 and legacy ecdh encodings round-trip", () => {
 });
 
 test("every recorded output to alice decrypts to an amount matching its commitment", () => {
-  const acct = accountFromRecoveryKey(wordsToBytes(ALICE).bytes, be);
+  const acct = accountFromRecoveryKey(wordsToBytes(WALLET_SEEDS.alice).bytes, be);
   const txs = JSON.parse(gunzipSync(readFileSync(new URL("txs.json.gz", fixtures))).toString("utf8")) as {
     coinbase: boolean;
     as_hex: string;

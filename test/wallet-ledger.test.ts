@@ -18,16 +18,11 @@ import { emptyUserData, WalletFiles } from "../src/wallet/files/index.js";
 import { Ledger, type LedgerState } from "../src/wallet/ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../src/wallet/ledger/rpc-shape.js";
 import { OutputIndexer, Scanner } from "../src/wallet/scan/scan.js";
+import { WALLET_SEEDS } from "./helpers/chain.js";
 
 const be = defaultBackend();
 const DIR = new URL("../../test/fixtures/wallet-state/", import.meta.url);
-const SEEDS = {
-  alice:
-    "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer",
-  bob: "catch weavers linen olympics ramped lagoon galaxy locker gusts roles love peculiar eels dejected talent legion cause toffee diet duplex upcoming dodge taboo umbrella cause",
-  carol:
-    "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
-} as const;
+const SEEDS = WALLET_SEEDS;
 type Name = keyof typeof SEEDS;
 
 interface Chain {

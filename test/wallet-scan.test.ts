@@ -15,17 +15,10 @@ import { Ledger } from "../src/wallet/ledger/ledger.js";
 import { OutputIndexer, type ScanBlockInput, type ScannedBlock, Scanner } from "../src/wallet/scan/scan.js";
 import { ScanWorker } from "../src/wallet/scan/pool.js";
 import { blockInputsFromResponse } from "../src/wallet/scan/input.js";
-import { fromHex, readChainFile, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { fromHex, readChainFile, recordedBlocks, recordedTxs, toHex, WALLET_SEEDS } from "./helpers/chain.js";
 
 const be = defaultBackend();
-// scripts/record-chain.mjs restores the wallets from these seeds
-const SEEDS = {
-  alice:
-    "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer",
-  bob: "catch weavers linen olympics ramped lagoon galaxy locker gusts roles love peculiar eels dejected talent legion cause toffee diet duplex upcoming dodge taboo umbrella cause",
-  carol:
-    "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
-} as const;
+const SEEDS = WALLET_SEEDS;
 type Name = keyof typeof SEEDS;
 const NAMES: Name[] = ["alice", "bob", "carol"];
 const SENDER: Record<string, Name> = {

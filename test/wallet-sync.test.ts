@@ -7,10 +7,6 @@
  * must equal fresh wallets refreshed from scratch.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type NodeApi, NoDaemonConnectionError, NodeClient } from "../src/client/node-client.js";
 import { defaultBackend } from "../src/crypto/index.js";
@@ -22,24 +18,17 @@ import { emptyLedgerState, Ledger, type PaymentDetails } from "../src/wallet/led
 import { ScanWorker } from "../src/wallet/scan/pool.js";
 import { OutputIndexer, type ScanBlockInput, Scanner } from "../src/wallet/scan/scan.js";
 import { ReorgDepthError, shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
-import { fromHex, recordedBlocks, recordedTxs } from "./helpers/chain.js";
+import { fromHex, recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
 import { needPackage } from "./helpers/packages.js";
+import { type Daemon, startMonerod, stopDaemon, waitReady } from "./helpers/monerod.js";
 
 const skip = needPackage("monero");
 const be = defaultBackend();
 const RPC_PORT = 28763;
 const P2P_PORT = 28764;
-const URL_ = `http://127.0.0.1:${RPC_PORT}`;
 // an address of no recorded wallet (the one test/client-interop.test.ts mines to)
 const ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
-// scripts/record-chain.mjs restores the wallets from these seeds
-const SEEDS = {
-  alice:
-    "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer",
-  bob: "catch weavers linen olympics ramped lagoon galaxy locker gusts roles love peculiar eels dejected talent legion cause toffee diet duplex upcoming dodge taboo umbrella cause",
-  carol:
-    "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
-} as const;
+const SEEDS = WALLET_SEEDS;
 type Name = keyof typeof SEEDS;
 const NAMES: Name[] = ["alice", "bob", "carol"];
 const NOW = () => BigInt(Math.floor(Date.now() / 1000));
@@ -60,38 +49,6 @@ function fixtureInputs(): ScanBlockInput[] {
   });
 }
 
-interface Daemon {
-  proc: ChildProcess;
-  dir: string;
-  output: string[];
-}
-
-function startMonerod(): Daemon {
-  const dir = mkdtempSync(join(tmpdir(), "tsmonero-sync-"));
-  const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(RPC_PORT), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(P2P_PORT), "--no-zmq", "--non-interactive", "--log-level", "0"];
-  const proc = spawn("/usr/bin/monerod", args, { stdio: ["ignore", "pipe", "pipe"] });
-  const output: string[] = [];
-  const keep = (b: Buffer): void => {
-    output.push(b.toString());
-    if (output.length > 200) output.shift();
-  };
-  proc.stdout?.on("data", keep);
-  proc.stderr?.on("data", keep);
-  return { proc, dir, output };
-}
-
-async function stop(d: Daemon | undefined): Promise<void> {
-  if (!d) return;
-  if (d.proc.exitCode === null) {
-    const gone = new Promise((r) => d.proc.once("exit", r));
-    d.proc.kill("SIGTERM");
-    const t = setTimeout(() => d.proc.kill("SIGKILL"), 8000);
-    await gone;
-    clearTimeout(t);
-  }
-  rmSync(d.dir, { recursive: true, force: true });
-}
-
 /** A wallet: ledger + scanner + sync; `worker` scans in a ScanWorker. */
 function wallet(n: Name, node: NodeClient, worker: boolean): { ledger: Ledger; sync: WalletSync; close: () => Promise<void> } {
   const keys = account(n);
@@ -107,19 +64,9 @@ describe("WalletSync against monerod", { skip }, () => {
   const closers: (() => Promise<void>)[] = [];
 
   before(async () => {
-    d = startMonerod();
-    node = new NodeClient({ url: URL_, timeoutMs: 30_000 });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (d.proc.exitCode !== null) throw new Error(`monerod exited ${d.proc.exitCode}: ${d.output.join("").slice(-2000)}`);
-      try {
-        await node.getHeight({ timeoutMs: 1000 });
-        break;
-      } catch (e) {
-        if (!(e instanceof NoDaemonConnectionError) || Date.now() > deadline) throw e;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    d = startMonerod(RPC_PORT, P2P_PORT);
+    node = new NodeClient({ url: d.url, timeoutMs: 30_000 });
+    await waitReady(d, node);
     const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
     for (const b of recordedBlocks().slice(1)) {
       for (const h of b.tx_hashes) {
@@ -134,7 +81,7 @@ describe("WalletSync against monerod", { skip }, () => {
   after(async () => {
     for (const c of closers) await c();
     node?.close();
-    await stop(d);
+    await stopDaemon(d);
   });
 
   it("short chain history: 10 recent ids, then exponentially sparser, then genesis", () => {

@@ -55,3 +55,12 @@ export function readChainFile(name: string): Uint8Array {
 
 export const fromHex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
 export const toHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+
+/** The seeds scripts/record-chain.mjs and scripts/record-wallet-state.mjs restore alice, bob and carol from. */
+export const WALLET_SEEDS = {
+  alice:
+    "bowling feel syllabus fifteen sipped hills yearbook butter wipeout fewest lymph lawsuit enraged humid emotion agony etiquette dejected buzzer ounce getting aspire ruffled smuggled buzzer",
+  bob: "catch weavers linen olympics ramped lagoon galaxy locker gusts roles love peculiar eels dejected talent legion cause toffee diet duplex upcoming dodge taboo umbrella cause",
+  carol:
+    "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
+} as const;

@@ -1,0 +1,75 @@
+/**
+ * A real monerod for interop tests (Debian package `monero`): regtest, offline, fixed difficulty 1,
+ * loopback only, a temporary data dir removed on stop. Callers pick ports from their own range.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { NoDaemonConnectionError, type NodeClient } from "../../src/client/node-client.js";
+
+/** A started monerod and the tail of what it printed. */
+export interface Daemon {
+  proc: ChildProcess;
+  dir: string;
+  url: string;
+  output: string[];
+}
+
+/** Spawns a Monero binary, keeping the last 200 chunks of its output for error messages. */
+export function startProcess(bin: string, args: string[], dir: string, url: string): Daemon {
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  const keep = (b: Buffer): void => {
+    output.push(b.toString());
+    if (output.length > 200) output.shift();
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  return { proc, dir, url, output };
+}
+
+/** Starts `/usr/bin/monerod --regtest --offline --fixed-difficulty 1` on loopback with extra flags. */
+export function startMonerod(rpcPort: number, p2pPort: number, extra: string[] = []): Daemon {
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-monerod-"));
+  const args = [
+    "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir,
+    "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpcPort),
+    "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2pPort),
+    "--no-zmq", "--non-interactive", "--log-level", "0", ...extra,
+  ];
+  return startProcess("/usr/bin/monerod", args, dir, `http://127.0.0.1:${rpcPort}`);
+}
+
+/** Waits until `probe` (by default get_height) answers; fails with the process's output if it exits. */
+export async function waitReady(
+  d: Daemon,
+  client: NodeClient,
+  ms = 30_000,
+  probe = (): Promise<unknown> => client.getHeight({ timeoutMs: 1000 }),
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (d.proc.exitCode !== null) throw new Error(`${d.proc.spawnfile} exited ${d.proc.exitCode}: ${d.output.join("").slice(-2000)}`);
+    try {
+      await probe();
+      return;
+    } catch (e) {
+      if (!(e instanceof NoDaemonConnectionError) || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** SIGTERM (SIGKILL after 8 s), then removes the data dir. */
+export async function stopDaemon(d: Daemon | undefined): Promise<void> {
+  if (!d) return;
+  if (d.proc.exitCode === null) {
+    const gone = new Promise((r) => d.proc.once("exit", r));
+    d.proc.kill("SIGTERM");
+    const t = setTimeout(() => d.proc.kill("SIGKILL"), 8000);
+    await gone;
+    clearTimeout(t);
+  }
+  rmSync(d.dir, { recursive: true, force: true });
+}
