@@ -25,6 +25,7 @@ import {
   TWO,
   u64Scalar,
   ZERO,
+  msm,
 } from "./scalar.js";
 
 /** A BP+ proof as serialized, plus its commitments V (C/8). Field names follow rctTypes.h. */
@@ -95,12 +96,6 @@ function weightedInnerProduct(bk: CryptoBackend, a: Bytes[], b: Bytes[], y: Byte
   return res;
 }
 
-function msm(b: CryptoBackend, scalars: Bytes[], points: Bytes[]): Bytes {
-  const r = b.multiScalarMult(concatBytes(scalars), concatBytes(points));
-  if (r === null) throw new Error("bulletproof+: a generator did not decode (impossible)");
-  return r;
-}
-
 /**
  * Proves that every amount is in [0, 2^64) (bulletproof_plus_PROVE). `gammas` are the commitment
  * masks; the proof's V are (γ·G + v·H)/8. Randomness comes from `rng`.
@@ -155,7 +150,7 @@ export function bulletproofPlusProve(
     }
     aScalars.push(b.scMul(alpha, INV_EIGHT));
     aPoints.push(G);
-    const A = msm(b, aScalars, aPoints);
+    const A = msm(b, aScalars, aPoints, "bulletproof+");
     const y = update(b, transcript, A); // the transcript continues from z = H(y)
     if (isZero(y)) continue;
     const z = (transcript = b.hashToScalar(y));
@@ -215,8 +210,8 @@ export function bulletproofPlusProve(
       lP.push(H, G);
       rS.push(b.scMul(cR, INV_EIGHT), b.scMul(dR, INV_EIGHT));
       rP.push(H, G);
-      const Lr = msm(b, lS, lP);
-      const Rr = msm(b, rS, rP);
+      const Lr = msm(b, lS, lP, "bulletproof+");
+      const Rr = msm(b, rS, rP, "bulletproof+");
       L.push(Lr);
       R.push(Rr);
       const ch = (transcript = update(b, transcript, Lr, Rr));
@@ -253,6 +248,7 @@ export function bulletproofPlusProve(
       b,
       [b.scMul(r, INV_EIGHT), b.scMul(s, INV_EIGHT), b.scMul(d_, INV_EIGHT), b.scMul(hS, INV_EIGHT)],
       [Gp[0], Hp[0], G, H],
+      "bulletproof+",
     );
     const B = b.doubleScalarMultBase(b.scMul(b.scMul(b.scMul(r, y), s), INV_EIGHT), H, b.scMul(eta, INV_EIGHT));
     if (B === null) throw new Error("impossible");

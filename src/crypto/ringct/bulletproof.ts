@@ -23,6 +23,7 @@ import {
   TWO,
   u64Scalar,
   ZERO,
+  msm,
 } from "./scalar.js";
 
 export interface BulletproofProof {
@@ -72,12 +73,6 @@ function powerSum(b: CryptoBackend, x: Bytes, n: number): Bytes {
   return r;
 }
 
-function msm(b: CryptoBackend, scalars: Bytes[], points: Bytes[]): Bytes {
-  const r = b.multiScalarMult(concatBytes(scalars), concatBytes(points));
-  if (r === null) throw new Error("bulletproof: a point did not decode (impossible)");
-  return r;
-}
-
 /** bulletproof_PROVE for 1–16 amounts (kept for tests of the verifier). */
 export function bulletproofProve(
   b: CryptoBackend,
@@ -114,13 +109,13 @@ export function bulletproofProve(
   for (;;) {
     let cache = b.hashToScalar(concatBytes(V));
     const alpha = randomScalar(b, rng);
-    const A = msm(b, [...aL.map((x) => b.scMul(x, INV_EIGHT)), ...aR.map((x) => b.scMul(x, INV_EIGHT)), b.scMul(alpha, INV_EIGHT)], [...Gi, ...Hi, G]);
+    const A = msm(b, [...aL.map((x) => b.scMul(x, INV_EIGHT)), ...aR.map((x) => b.scMul(x, INV_EIGHT)), b.scMul(alpha, INV_EIGHT)], [...Gi, ...Hi, G], "bulletproof");
     const sL: Bytes[] = [];
     const sR: Bytes[] = [];
     for (let i = 0; i < MN; i++) sL.push(randomScalar(b, rng));
     for (let i = 0; i < MN; i++) sR.push(randomScalar(b, rng));
     const rho = randomScalar(b, rng);
-    const S0 = msm(b, [...sL, ...sR, rho], [...Gi, ...Hi, G]);
+    const S0 = msm(b, [...sL, ...sR, rho], [...Gi, ...Hi, G], "bulletproof");
     const S = b.scalarMult(INV_EIGHT, S0);
     if (S === null) throw new Error("impossible");
     const y = mash(b, cache, A, S); // the cache continues from z = H(y)
@@ -185,8 +180,8 @@ export function bulletproofProve(
       lP.push(H);
       rS.push(b.scMul(b.scMul(cR, xip), INV_EIGHT));
       rP.push(H);
-      const Lr = msm(b, lS, lP);
-      const Rr = msm(b, rS, rP);
+      const Lr = msm(b, lS, lP, "bulletproof");
+      const Rr = msm(b, rS, rP, "bulletproof");
       L.push(Lr);
       R.push(Rr);
       const w = (cache = mash(b, cache, Lr, Rr));

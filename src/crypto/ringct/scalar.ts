@@ -55,6 +55,13 @@ export function concatBytes(parts: readonly Bytes[]): Bytes {
 }
 
 /** A 32-byte key holding an ASCII domain tag, zero padded (how rctSigs.cpp builds its hash domains). */
+/** Σ sᵢ·Pᵢ over points that are known to decode (generators, proof points already checked). */
+export function msm(b: CryptoBackend, scalars: readonly Bytes[], points: readonly Bytes[], what: string): Bytes {
+  const r = b.multiScalarMult(concatBytes(scalars), concatBytes(points));
+  if (r === null) throw new Error(`${what}: a point did not decode (impossible)`);
+  return r;
+}
+
 export function domainKey(tag: string): Bytes {
   const k = new Uint8Array(32);
   k.set(Buffer.from(tag, "ascii"));
