@@ -167,6 +167,8 @@ function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: 
   return { id: h.hash, pruned: b.subarray(0, h.layout.unprunableSize), prunable: b.subarray(h.layout.unprunableSize), isPruned: false };
 }
 
+const CHAIN_DBS = new Set(["blocks", "block_heights", "block_meta", "tx_pruned", "tx_prunable", "tx_index", "outputs", "output_counts", "key_images", "properties"]);
+
 export class ChainStore implements ChainView {
   readonly network: Network;
   private readonly env: RootDatabase<Buffer, string>;
@@ -191,7 +193,7 @@ export class ChainStore implements ChainView {
     const fast = opts.sync === "fast";
     this.env = open<Buffer, string>({
       path: dir,
-      maxDbs: 16,
+      maxDbs: 32,
       mapSize: opts.mapSize ?? 16 * 1024 ** 3,
       encoding: "binary",
       overlappingSync: false,
@@ -233,6 +235,20 @@ export class ChainStore implements ChainView {
       s.applyBlock(g, [], r.accepted);
     }
     return s;
+  }
+
+  /**
+   * A named database of other node parts in the same environment (e.g. the tx pool, alternative
+   * blocks), binary keys and values; names must not collide with the chain's own (see the schema).
+   */
+  auxDb(name: string): Database<Buffer, Buffer> {
+    if (CHAIN_DBS.has(name)) throw new StoreError(`auxDb: "${name}" is one of the chain's own databases`);
+    return this.env.openDB<Buffer, Buffer>(name, { encoding: "binary", keyEncoding: "binary" });
+  }
+
+  /** Runs `fn` in one synchronous write transaction of the environment (all or nothing). */
+  writeTransaction<T>(fn: () => T): T {
+    return this.env.transactionSync(fn);
   }
 
   /** Closes the environment (every applied block is already committed). */

@@ -1,0 +1,174 @@
+/**
+ * The contract between the node's core (node/chain, node/pool, node/mining) and its services
+ * (node/rpc, later node/p2p and node/zmq). The RPC handlers read chain data straight from the
+ * ChainStore (synchronous LMDB reads) and go through `NodeCore` for everything that changes state
+ * or needs the pool, the alternative chains or the miner.
+ *
+ * Every state change is serialised by the core (one writer at a time); reads may run any time and
+ * see whole blocks only.
+ */
+import type { BlockFlag, BlockRuleError, TxFlag, TxRuleError } from "../consensus/errors.js";
+import type { Block } from "../protocol/block.js";
+import type { Network } from "../protocol/network.js";
+import type { Bytes, Transaction } from "../protocol/tx.js";
+import type { ChainStore } from "./store/chain-store.js";
+
+/** One transaction in the pool (monerod's tx_memory_pool::tx_details / txpool_tx_meta_t). */
+export interface PoolEntry {
+  id: Bytes;
+  /** Full blob as received. */
+  blob: Bytes;
+  tx: Transaction;
+  blobSize: number;
+  weight: number;
+  fee: bigint;
+  keyImages: Bytes[];
+  /** Unix seconds when it entered the pool. */
+  receiveTime: number;
+  /** Unix seconds of the last relay (0 = never). */
+  lastRelayedTime: number;
+  relayed: boolean;
+  doNotRelay: boolean;
+  /** Came back from a popped/reorganised block (kept 3 days instead of 1). */
+  keptByBlock: boolean;
+  /** Set when another pool or chain tx spends one of its key images. */
+  doubleSpendSeen: boolean;
+  lastFailedHeight: number;
+  lastFailedId: Bytes;
+  maxUsedBlockHeight: number;
+  maxUsedBlockId: Bytes;
+}
+
+/** The pool as the RPC layer sees it (read side). */
+export interface PoolView {
+  size(): number;
+  /** Every entry, newest last (receive order). */
+  entries(): readonly PoolEntry[];
+  get(id: Bytes): PoolEntry | undefined;
+  has(id: Bytes): boolean;
+  /** The pool tx that spends `keyImage`, if any. */
+  spenderOf(keyImage: Bytes): Bytes | undefined;
+  /** Key image → the pool txs spending it (get_transaction_pool's spent_key_images). */
+  spentKeyImages(): ReadonlyMap<string, readonly Bytes[]>;
+  totalWeight(): number;
+}
+
+/** What `/send_raw_transaction` reports (monerod's flags, `reason` for humans). */
+export interface TxSubmitResult {
+  /** Accepted into the pool (or already there). */
+  ok: boolean;
+  /** The first rule broken, when !ok. */
+  error?: TxRuleError;
+  /** monerod's tvc flags set (send_raw_transaction's booleans). */
+  flags: TxFlag[];
+  /** Accepted but not relayed (do_not_relay, or --offline). */
+  notRelayed: boolean;
+  /** The tx was already in the pool or the chain. */
+  duplicate: boolean;
+  id?: Bytes;
+}
+
+export type BlockSubmitStatus =
+  /** Extended the main chain (possibly after switching to it from an alternative one). */
+  | "added"
+  /** Stored as an alternative block (a side chain that is not heavier). */
+  | "alternative"
+  /** Already known. */
+  | "duplicate"
+  | "rejected";
+
+export interface BlockSubmitResult {
+  status: BlockSubmitStatus;
+  id?: Bytes;
+  height?: number;
+  /** True when the block made the node switch chains. */
+  reorganized?: boolean;
+  error?: BlockRuleError;
+  flags?: BlockFlag[];
+}
+
+/** get_block_template's answer, in core types (node/rpc formats it). */
+export interface BlockTemplate {
+  block: Block;
+  blob: Bytes;
+  hashingBlob: Bytes;
+  height: number;
+  difficulty: bigint;
+  expectedReward: bigint;
+  prevHash: Bytes;
+  /** Offset of the reserved bytes (the extra nonce) in `blob`; 0 when reserveSize is 0. */
+  reservedOffset: number;
+  seedHeight: number;
+  seedHash: Bytes;
+  /** The seed of the next epoch when the switch is within the lag, else empty. */
+  nextSeedHash: Bytes;
+  /** Pool txs included, with their fees and weights (get_miner_data's tx_backlog uses all of the pool). */
+  txIds: Bytes[];
+}
+
+/** One alternative chain (get_alternate_chains). */
+export interface AltChainInfo {
+  /** Ids from the tip down to the block right above the main-chain fork point. */
+  blockHashes: Bytes[];
+  /** Height of the tip. */
+  height: number;
+  length: number;
+  difficulty: bigint;
+  /** Main-chain block the branch forks from. */
+  mainChainParentBlock: Bytes;
+}
+
+export interface MinerStatus {
+  active: boolean;
+  address: string;
+  threads: number;
+  /** Hashes per second over the last few seconds. */
+  speed: number;
+  background: boolean;
+}
+
+export interface NodeCore {
+  readonly network: Network;
+  readonly store: ChainStore;
+  readonly pool: PoolView;
+  /** regtest's --fixed-difficulty (undefined = Monero's algorithm). */
+  readonly fixedDifficulty: bigint | undefined;
+  /** --offline: nothing is relayed. */
+  readonly offline: boolean;
+
+  /** Pool admission with every rule (semantics, fee, chain inputs, RingCT in a worker). */
+  submitTransaction(blob: Bytes, opts?: { doNotRelay?: boolean }): Promise<TxSubmitResult>;
+  /** A mined block blob (submit_block, P2P): checked, then applied, stored as alternative or rejected. */
+  submitBlock(blob: Bytes): Promise<BlockSubmitResult>;
+  /** Template for `address` (a standard address of this network), `reserveSize` ≤ 255 extra-nonce bytes. */
+  blockTemplate(address: string, reserveSize: number, opts?: { prevId?: Bytes; extraNonce?: Bytes }): Promise<BlockTemplate>;
+  /** generateblocks: mine `count` blocks to `address` with real nonce search at the current difficulty. */
+  generateBlocks(count: number, address: string, opts?: { prevId?: Bytes; startingNonce?: number }): Promise<{ blocks: Bytes[]; height: number }>;
+  /** RandomX (or the chain's PoW) hash of a block hashing blob at `height` with `seedHash`. */
+  powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes>;
+  /** Seed height and hash for a block at `height` (RandomX epochs; regtest env overrides honoured). */
+  seedFor(height: number): { height: number; hash: Bytes };
+  /** pop_blocks: removes up to `count` top blocks (never the genesis); their txs go back to the pool. Returns the new height. */
+  popBlocks(count: number): Promise<number>;
+  /** Removes the given txs from the pool (all when `ids` is empty). */
+  flushPool(ids?: readonly Bytes[]): Promise<void>;
+  /** Marks pool txs for relay (relay_tx); returns the ids not found. */
+  relayTransactions(ids: readonly Bytes[]): Promise<Bytes[]>;
+  altChains(): AltChainInfo[];
+  altBlockHashes(): Bytes[];
+  altBlockCount(): number;
+  /** An alternative block by id. */
+  altBlock(id: Bytes): { block: Block; blob: Bytes; height: number; cumulativeDifficulty: bigint } | undefined;
+
+  startMining(address: string, threads: number, opts?: { background?: boolean; ignoreBattery?: boolean }): void;
+  stopMining(): void;
+  minerStatus(): MinerStatus;
+
+  /** Subscribe to state changes (for ZMQ pub and wallets' push notifications later). */
+  on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
+  on(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number }) => void): this;
+
+  /** Stops the miner and the workers, waits for the writer, closes the store. */
+  close(): Promise<void>;
+}
