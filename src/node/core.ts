@@ -66,6 +66,8 @@ export interface TxSubmitResult {
   /** The tx was already in the pool or the chain. */
   duplicate: boolean;
   id?: Bytes;
+  /** For humans: what was wrong (or "Not relayed" / "already known"). */
+  reason?: string;
 }
 
 export type BlockSubmitStatus =
@@ -85,6 +87,8 @@ export interface BlockSubmitResult {
   reorganized?: boolean;
   error?: BlockRuleError;
   flags?: BlockFlag[];
+  /** For humans: what was wrong (also when the blob does not parse and there is no rule error). */
+  message?: string;
 }
 
 /** get_block_template's answer, in core types (node/rpc formats it). */

@@ -1,0 +1,2 @@
+export * from "./tx-check.js";
+export * from "./tx-pool.js";

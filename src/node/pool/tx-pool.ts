@@ -1,0 +1,483 @@
+/**
+ * The transaction pool (monerod's tx_memory_pool, src/cryptonote_core/tx_pool.cpp, and the parts
+ * of core::handle_incoming_tx it runs): admission with monerod's checks in monerod's order,
+ * fee-per-weight ordering for block templates, removal of mined and double-spent txs, return of
+ * popped blocks' txs, eviction by age and by total weight, persistence in the store's LMDB
+ * environment (auxDb "txpool").
+ *
+ * The pool does not lock: the node's core serialises every call that changes state (one writer).
+ */
+import type { Database } from "lmdb";
+import { checkPoolTx, checkTxCoreSemantics, checkTxSemantics, nextBlockContext, type NextBlockContext, txError, type TxRuleError } from "../../consensus/index.js";
+import type { CryptoBackend } from "../../crypto/backend.js";
+import { defaultBackend } from "../../crypto/index.js";
+import type { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
+import type { Bytes, Transaction } from "../../protocol/tx.js";
+import { serializeTransaction } from "../../protocol/tx.js";
+import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+import { txWeight } from "../../protocol/weight.js";
+import type { PoolEntry, PoolView, TxSubmitResult } from "../core.js";
+import type { ChainStore } from "../store/chain-store.js";
+import { checkInputs, feeContext, hex, poolDoubleSpend, rctItem, rctSemanticsItem, txFeeOf, txKeyImages, unhex } from "./tx-check.js";
+
+/** monerod's DEFAULT_TXPOOL_MAX_WEIGHT (648 MB). */
+export const DEFAULT_TXPOOL_MAX_WEIGHT = 648_000_000;
+/** CRYPTONOTE_MEMPOOL_TX_LIVETIME: a day. */
+export const MEMPOOL_TX_LIVETIME = 86400;
+/** CRYPTONOTE_MEMPOOL_TX_FROM_ALT_BLOCK_LIVETIME: three days for txs that came back from a block. */
+export const MEMPOOL_TX_FROM_BLOCK_LIVETIME = 3 * 86400;
+
+export interface TxPoolOptions {
+  store: ChainStore;
+  /** RingCT verification in worker threads. */
+  verifier: RctVerifyPool;
+  /** Unix seconds (tests move the clock). */
+  now?: () => number;
+  /** --offline: accepted txs are never relayed. */
+  offline?: boolean;
+  /** --max-txpool-weight (bytes of weight). */
+  maxWeight?: number;
+  backend?: CryptoBackend;
+}
+
+export interface SubmitOptions {
+  doNotRelay?: boolean;
+  /** The tx comes back from a popped block: no fee rule, no pool double-spend rule, kept 3 days. */
+  keptByBlock?: boolean;
+}
+
+export interface PoolSubmit {
+  result: TxSubmitResult;
+  /** The new entry when the tx was added (not for duplicates). */
+  entry?: PoolEntry;
+}
+
+const ZERO32 = new Uint8Array(32);
+
+interface StoredMeta {
+  receiveTime: number;
+  lastRelayedTime: number;
+  relayed: boolean;
+  doNotRelay: boolean;
+  keptByBlock: boolean;
+  doubleSpendSeen: boolean;
+  lastFailedHeight: number;
+  lastFailedId: string;
+  maxUsedBlockHeight: number;
+  maxUsedBlockId: string;
+}
+
+function encodeEntry(e: PoolEntry): Buffer {
+  const meta: StoredMeta = {
+    receiveTime: e.receiveTime,
+    lastRelayedTime: e.lastRelayedTime,
+    relayed: e.relayed,
+    doNotRelay: e.doNotRelay,
+    keptByBlock: e.keptByBlock,
+    doubleSpendSeen: e.doubleSpendSeen,
+    lastFailedHeight: e.lastFailedHeight,
+    lastFailedId: hex(e.lastFailedId),
+    maxUsedBlockHeight: e.maxUsedBlockHeight,
+    maxUsedBlockId: hex(e.maxUsedBlockId),
+  };
+  const j = Buffer.from(JSON.stringify(meta), "utf8");
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(j.length);
+  return Buffer.concat([len, j, Buffer.from(e.blob)]);
+}
+
+/** Fee per weight unit as monerod orders it (a double). */
+const feePerWeight = (e: PoolEntry): number => Number(e.fee) / (e.weight || 1);
+
+/** Template order: highest fee per weight first, then oldest first, then id (stable). */
+export function compareForTemplate(a: PoolEntry, b: PoolEntry): number {
+  const d = feePerWeight(b) - feePerWeight(a);
+  if (d !== 0) return d;
+  if (a.receiveTime !== b.receiveTime) return a.receiveTime - b.receiveTime;
+  return hex(a.id) < hex(b.id) ? -1 : 1;
+}
+
+export class TxPool implements PoolView {
+  private readonly store: ChainStore;
+  private readonly verifier: RctVerifyPool;
+  private readonly now: () => number;
+  private readonly offline: boolean;
+  readonly maxWeight: number;
+  private readonly backend: CryptoBackend;
+  private readonly db: Database<Buffer, Buffer>;
+  /** Receive order. */
+  private readonly byId = new Map<string, PoolEntry>();
+  /** key image hex → ids (hex) of pool txs spending it. */
+  private readonly kiIndex = new Map<string, Set<string>>();
+  private weight = 0;
+  private ctxCache: { top: string; height: number; ctx: NextBlockContext } | undefined;
+
+  private constructor(opts: TxPoolOptions) {
+    this.store = opts.store;
+    this.verifier = opts.verifier;
+    this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
+    this.offline = opts.offline ?? false;
+    this.maxWeight = opts.maxWeight ?? DEFAULT_TXPOOL_MAX_WEIGHT;
+    this.backend = opts.backend ?? defaultBackend();
+    this.db = this.store.auxDb("txpool");
+  }
+
+  /**
+   * Opens the pool stored in the store's environment. Stored txs that the chain has since mined,
+   * or whose key images it spent, are dropped.
+   */
+  static open(opts: TxPoolOptions): TxPool {
+    const p = new TxPool(opts);
+    const loaded: PoolEntry[] = [];
+    for (const { key, value } of p.db.getRange({})) {
+      try {
+        const n = value.readUInt32BE(0);
+        const meta = JSON.parse(value.subarray(4, 4 + n).toString("utf8")) as StoredMeta;
+        const blob = new Uint8Array(value.subarray(4 + n));
+        const h = txHashesFromBlob(blob, p.backend);
+        if (!Buffer.from(h.hash).equals(key)) throw new Error("id mismatch");
+        loaded.push({
+          ...p.baseEntry(h.hash, blob, h.tx),
+          receiveTime: meta.receiveTime,
+          lastRelayedTime: meta.lastRelayedTime,
+          relayed: meta.relayed,
+          doNotRelay: meta.doNotRelay,
+          keptByBlock: meta.keptByBlock,
+          doubleSpendSeen: meta.doubleSpendSeen,
+          lastFailedHeight: meta.lastFailedHeight,
+          lastFailedId: unhex(meta.lastFailedId),
+          maxUsedBlockHeight: meta.maxUsedBlockHeight,
+          maxUsedBlockId: unhex(meta.maxUsedBlockId),
+        });
+      } catch {
+        p.db.removeSync(key);
+      }
+    }
+    loaded.sort((a, b) => a.receiveTime - b.receiveTime);
+    for (const e of loaded) {
+      if (p.store.txLocation(e.id) !== undefined || e.keyImages.some((ki) => p.store.isKeyImageSpent(ki))) {
+        p.db.removeSync(Buffer.from(e.id));
+        continue;
+      }
+      p.index(e);
+    }
+    return p;
+  }
+
+  // ---- PoolView ----
+
+  size(): number {
+    return this.byId.size;
+  }
+  entries(): readonly PoolEntry[] {
+    return [...this.byId.values()];
+  }
+  get(id: Bytes): PoolEntry | undefined {
+    return this.byId.get(hex(id));
+  }
+  has(id: Bytes): boolean {
+    return this.byId.has(hex(id));
+  }
+  spenderOf(keyImage: Bytes): Bytes | undefined {
+    const s = this.kiIndex.get(hex(keyImage));
+    if (!s || s.size === 0) return undefined;
+    return unhex(s.values().next().value as string);
+  }
+  spentKeyImages(): ReadonlyMap<string, readonly Bytes[]> {
+    const m = new Map<string, Bytes[]>();
+    for (const [ki, ids] of this.kiIndex) m.set(ki, [...ids].map(unhex));
+    return m;
+  }
+  totalWeight(): number {
+    return this.weight;
+  }
+
+  // ---- admission ----
+
+  /** The next block's context (fee rule, weight limit), cached per chain tip. */
+  private nextContext(): NextBlockContext {
+    const height = this.store.height();
+    const top = hex(this.store.topHash());
+    if (this.ctxCache && this.ctxCache.top === top && this.ctxCache.height === height) return this.ctxCache.ctx;
+    const ctx = nextBlockContext(this.store, { fixedDifficulty: 1n });
+    this.ctxCache = { top, height, ctx };
+    return ctx;
+  }
+
+  private baseEntry(id: Bytes, blob: Bytes, tx: Transaction): PoolEntry {
+    return {
+      id,
+      blob,
+      tx,
+      blobSize: blob.length,
+      weight: txWeight(tx, blob.length),
+      fee: txFeeOf(tx),
+      keyImages: txKeyImages(tx),
+      receiveTime: 0,
+      lastRelayedTime: 0,
+      relayed: false,
+      doNotRelay: false,
+      keptByBlock: false,
+      doubleSpendSeen: false,
+      lastFailedHeight: 0,
+      lastFailedId: ZERO32,
+      maxUsedBlockHeight: 0,
+      maxUsedBlockId: ZERO32,
+    };
+  }
+
+  /**
+   * Admits a transaction blob (core::handle_incoming_tx + tx_memory_pool::add_tx): parse,
+   * duplicates (pool or chain: accepted, not relayed), semantics, RingCT semantics (worker), fee,
+   * weight, extra, output/input shape, key images already spent by pool txs (double_spend), the
+   * chain inputs, then the RingCT signatures (worker).
+   */
+  async submit(blob: Bytes, opts: SubmitOptions = {}): Promise<PoolSubmit> {
+    const fail = (error: TxRuleError | undefined, reason: string, id?: Bytes): PoolSubmit => ({
+      result: { ok: false, flags: error ? [...error.flags] : [], notRelayed: false, duplicate: false, ...(error ? { error } : {}), reason, ...(id ? { id } : {}) },
+    });
+    let parsed;
+    try {
+      parsed = txHashesFromBlob(blob, this.backend);
+    } catch (e) {
+      return fail(undefined, `the blob is not a transaction: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const { hash: id, tx } = parsed;
+    if (tx.vin.some((i) => i.type === "gen")) return fail(txError("BAD_INPUT_TYPE", "a coinbase transaction cannot enter the pool"), "coinbase transaction", id);
+    if (this.has(id) || this.store.txLocation(id) !== undefined) {
+      return { result: { ok: true, flags: [], notRelayed: true, duplicate: true, id, reason: "already known" } };
+    }
+    const keptByBlock = opts.keptByBlock ?? false;
+    const ctx = this.nextContext();
+    const hf = ctx.hfVersion;
+    const weight = txWeight(tx, blob.length);
+    const semOpts = { weight, weightLimit: ctx.limits.limit, keptByBlock, backend: this.backend };
+    let error: TxRuleError | undefined;
+    if (keptByBlock) {
+      error = checkTxSemantics(tx, hf, semOpts);
+    } else {
+      error = checkTxCoreSemantics(tx, hf, semOpts);
+      if (!error) {
+        const sem = rctSemanticsItem(tx);
+        const semOk = sem === undefined ? true : await this.verifier.verify([sem], "semantics").catch(() => false);
+        error = checkPoolTx(tx, blob.length, weight, { hfVersion: hf, blockWeightLimit: ctx.limits.limit, fee: feeContext(ctx), verifyRctSemantics: () => semOk }, this.backend);
+      }
+    }
+    if (error) return fail(error, error.message, id);
+    const kis = txKeyImages(tx);
+    if (!keptByBlock) {
+      for (let i = 0; i < kis.length; i++) {
+        const spender = this.spenderOf(kis[i]);
+        if (spender) {
+          // mark_double_spend: the pool tx already spending it is flagged
+          for (const other of this.kiIndex.get(hex(kis[i])) ?? []) {
+            const e = this.byId.get(other);
+            if (e && !e.doubleSpendSeen) {
+              e.doubleSpendSeen = true;
+              this.persist(e);
+            }
+          }
+          const e = poolDoubleSpend(i, spender);
+          return fail(e, e.message, id);
+        }
+      }
+    }
+    const now = this.now();
+    const inputs = checkInputs(tx, this.store, hf, BigInt(now));
+    if (!inputs.ok) return fail(inputs.error, inputs.error.message, id);
+    const item = rctItem(tx, blob, inputs.value.rings, this.backend);
+    if (item) {
+      const ok = keptByBlock ? await this.verifier.verify([item], "full").catch(() => false) : await this.verifier.verify([item], "signatures").catch(() => false);
+      if (!ok) {
+        const e = txError("INVALID_SIGNATURES");
+        return fail(e, e.message, id);
+      }
+    }
+    // the chain or the pool may not change while we verified: the node's core runs one writer
+    const relay = !(opts.doNotRelay ?? false) && !this.offline;
+    const entry: PoolEntry = {
+      ...this.baseEntry(id, blob, tx),
+      weight,
+      receiveTime: now,
+      lastRelayedTime: relay ? now : 0,
+      relayed: relay,
+      doNotRelay: opts.doNotRelay ?? false,
+      keptByBlock,
+      maxUsedBlockHeight: inputs.value.maxUsedHeight,
+      maxUsedBlockId: this.store.meta(inputs.value.maxUsedHeight).hash,
+    };
+    this.index(entry);
+    this.persist(entry);
+    this.pruneToWeight();
+    const kept = this.has(id);
+    return {
+      result: { ok: true, flags: [], notRelayed: !relay, duplicate: false, id, ...(relay ? {} : { reason: "Not relayed" }) },
+      ...(kept ? { entry } : {}),
+    };
+  }
+
+  private index(e: PoolEntry): void {
+    const k = hex(e.id);
+    if (this.byId.has(k)) return;
+    this.byId.set(k, e);
+    this.weight += e.weight;
+    for (const ki of e.keyImages) {
+      const kk = hex(ki);
+      let s = this.kiIndex.get(kk);
+      if (!s) this.kiIndex.set(kk, (s = new Set()));
+      s.add(k);
+    }
+  }
+
+  private persist(e: PoolEntry): void {
+    this.db.putSync(Buffer.from(e.id), encodeEntry(e));
+  }
+
+  /** Removes one tx (index and storage); true when it was there. */
+  remove(id: Bytes): boolean {
+    const k = hex(id);
+    const e = this.byId.get(k);
+    if (!e) return false;
+    this.byId.delete(k);
+    this.weight -= e.weight;
+    for (const ki of e.keyImages) {
+      const kk = hex(ki);
+      const s = this.kiIndex.get(kk);
+      s?.delete(k);
+      if (s && s.size === 0) this.kiIndex.delete(kk);
+    }
+    this.db.removeSync(Buffer.from(e.id));
+    return true;
+  }
+
+  // ---- blocks ----
+
+  /** The full txs of `ids` from the pool, in order; the ids not in the pool. */
+  txsFor(ids: readonly Bytes[]): { txs: Transaction[]; blobs: Bytes[]; missing: Bytes[] } {
+    const txs: Transaction[] = [];
+    const blobs: Bytes[] = [];
+    const missing: Bytes[] = [];
+    for (const id of ids) {
+      const e = this.get(id);
+      if (e) {
+        txs.push(e.tx);
+        blobs.push(e.blob);
+      } else missing.push(id);
+    }
+    return { txs, blobs, missing };
+  }
+
+  /**
+   * A block was applied: its txs leave the pool, and pool txs spending a key image the block spent
+   * are dropped (they can only come back through a reorg that returns the block's txs).
+   */
+  blockApplied(txIds: readonly Bytes[], txs: readonly Transaction[]): { removed: number; doubleSpends: Bytes[] } {
+    let removed = 0;
+    for (const id of txIds) if (this.remove(id)) removed++;
+    const dropped: Bytes[] = [];
+    for (const tx of txs) {
+      for (const ki of txKeyImages(tx)) {
+        for (const other of [...(this.kiIndex.get(hex(ki)) ?? [])]) {
+          const e = this.byId.get(other);
+          if (!e) continue;
+          e.doubleSpendSeen = true;
+          dropped.push(e.id);
+          this.remove(e.id);
+        }
+      }
+    }
+    return { removed, doubleSpends: dropped };
+  }
+
+  /**
+   * Txs of a popped block come back (kept_by_block): checked again against the chain as it is now;
+   * those no longer valid are dropped. Returns the ids added.
+   */
+  async returnFromBlock(txs: readonly Transaction[]): Promise<Bytes[]> {
+    const added: Bytes[] = [];
+    for (const tx of txs) {
+      const blob = serializeTransaction(tx);
+      const r = await this.submit(blob, { keptByBlock: true });
+      if (r.result.ok && !r.result.duplicate && r.result.id) added.push(r.result.id);
+    }
+    return added;
+  }
+
+  /**
+   * Pool txs for a block template (fill_block_template): highest fee per weight first, each whose
+   * key images do not conflict with one already chosen, whose inputs are still unspent, while the
+   * total weight stays within `maxWeight`.
+   */
+  templateTxs(maxWeight: number): PoolEntry[] {
+    const chosen: PoolEntry[] = [];
+    const used = new Set<string>();
+    let total = 0;
+    for (const e of [...this.byId.values()].sort(compareForTemplate)) {
+      if (total + e.weight > maxWeight) continue;
+      const kis = e.keyImages.map(hex);
+      if (kis.some((k) => used.has(k))) continue;
+      if (e.keyImages.some((ki) => this.store.isKeyImageSpent(ki))) continue;
+      if (this.store.txLocation(e.id) !== undefined) continue;
+      chosen.push(e);
+      total += e.weight;
+      for (const k of kis) used.add(k);
+    }
+    return chosen;
+  }
+
+  // ---- maintenance ----
+
+  /** Drops txs older than a day (three days when kept_by_block); returns their ids. */
+  evictStale(): Bytes[] {
+    const now = this.now();
+    const out: Bytes[] = [];
+    for (const e of [...this.byId.values()]) {
+      const life = e.keptByBlock ? MEMPOOL_TX_FROM_BLOCK_LIVETIME : MEMPOOL_TX_LIVETIME;
+      if (now - e.receiveTime > life) {
+        this.remove(e.id);
+        out.push(e.id);
+      }
+    }
+    return out;
+  }
+
+  /** tx_memory_pool::prune: lowest fee per weight first until the pool fits in maxWeight. */
+  pruneToWeight(): Bytes[] {
+    const out: Bytes[] = [];
+    if (this.weight <= this.maxWeight) return out;
+    const order = [...this.byId.values()].sort(compareForTemplate).reverse();
+    for (const e of order) {
+      if (this.weight <= this.maxWeight) break;
+      this.remove(e.id);
+      out.push(e.id);
+    }
+    return out;
+  }
+
+  /** flush_txpool: the given ids, or everything when none are given. Returns how many left. */
+  flush(ids?: readonly Bytes[]): number {
+    const list = ids && ids.length > 0 ? ids : [...this.byId.values()].map((e) => e.id);
+    let n = 0;
+    for (const id of list) if (this.remove(id)) n++;
+    return n;
+  }
+
+  /** relay_tx: marks txs relayed now (not in --offline); returns the ids not in the pool. */
+  relay(ids: readonly Bytes[]): Bytes[] {
+    const missing: Bytes[] = [];
+    const now = this.now();
+    for (const id of ids) {
+      const e = this.get(id);
+      if (!e) {
+        missing.push(id);
+        continue;
+      }
+      if (this.offline) continue;
+      e.doNotRelay = false;
+      e.relayed = true;
+      e.lastRelayedTime = now;
+      this.persist(e);
+    }
+    return missing;
+  }
+}
