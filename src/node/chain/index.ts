@@ -1,0 +1,3 @@
+export * from "./alt.js";
+export * from "./node.js";
+export * from "./template.js";

@@ -1,0 +1,529 @@
+/**
+ * The node's core (NodeCore, node/core.ts): the blockchain manager over the LMDB ChainStore and the
+ * tx pool. Every state change runs under one async mutex; reads go straight to the store.
+ *
+ * Mirrors monerod's Blockchain (src/cryptonote_core/blockchain.cpp: add_new_block,
+ * handle_block_to_main_chain, handle_alternative_block, switch_to_alternative_blockchain,
+ * pop_block_from_blockchain) and core::handle_incoming_tx.
+ */
+import { EventEmitter } from "node:events";
+import {
+  blockError,
+  type BlockRuleError,
+  checkBlock,
+  checkTxSemantics,
+  type ChainView,
+  nextBlockContext,
+  type NextBlockContext,
+  txError,
+  type TxRuleError,
+} from "../../consensus/index.js";
+import { checkHash } from "../../consensus/difficulty.js";
+import type { CryptoBackend } from "../../crypto/backend.js";
+import { defaultBackend } from "../../crypto/index.js";
+import { RandomX, rxSeedHeight, SEEDHASH_EPOCH_LAG } from "../../crypto/randomx.js";
+import { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
+import type { RctVerifyItem } from "../../crypto/ringct/verify.js";
+import { decodeAddress } from "../../protocol/address.js";
+import { type Block, blockHashesFromBlob, blockHashingBlob, serializeBlock } from "../../protocol/block.js";
+import type { Network } from "../../protocol/network.js";
+import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
+import { txWeight } from "../../protocol/weight.js";
+import type {
+  AltChainInfo,
+  BlockSubmitResult,
+  BlockTemplate,
+  MinerStatus,
+  NodeCore,
+  PoolEntry,
+  TxSubmitResult,
+} from "../core.js";
+import { bytesEqual, checkInputs, hex, rctItem, txKeyImages } from "../pool/tx-check.js";
+import { TxPool } from "../pool/tx-pool.js";
+import { type BlockMeta, ChainStore, type SyncMode } from "../store/chain-store.js";
+import { type AltBlock, AltStore, BranchView } from "./alt.js";
+import { buildTemplate } from "./template.js";
+
+export interface OpenNodeOptions {
+  dataDir: string;
+  network: Network;
+  /** regtest's --fixed-difficulty. With 1, PoW is not hashed (every hash meets difficulty 1). */
+  fixedDifficulty?: bigint;
+  /** --offline: nothing is relayed. */
+  offline?: boolean;
+  /** --max-txpool-weight. */
+  maxTxpoolWeight?: number;
+  /** --db-sync-mode: "safe" (default) fsyncs every block. */
+  syncMode?: SyncMode;
+  /** Unix seconds (tests move the clock). */
+  now?: () => number;
+  /** RingCT verification worker threads (default: CPUs − 1). */
+  verifyThreads?: number;
+  backend?: CryptoBackend;
+}
+
+/** One writer at a time: each call runs after the previous one settled. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.tail.then(fn, fn);
+    this.tail = p.catch(() => undefined);
+    return p;
+  }
+}
+
+interface ParsedBlock {
+  block: Block;
+  blob: Bytes;
+  hash: Bytes;
+  hashingBlob: Bytes;
+}
+
+type Applied = { ok: true; meta: BlockMeta } | { ok: false; error: BlockRuleError };
+
+const rejected = (error: BlockRuleError, id?: Bytes): BlockSubmitResult => ({
+  status: "rejected",
+  error,
+  flags: [error.flag],
+  message: error.message,
+  ...(id ? { id } : {}),
+});
+
+export class Node extends EventEmitter implements NodeCore {
+  readonly network: Network;
+  readonly store: ChainStore;
+  readonly pool: TxPool;
+  readonly fixedDifficulty: bigint | undefined;
+  readonly offline: boolean;
+  private readonly alts: AltStore;
+  private readonly verifier: RctVerifyPool;
+  private readonly backend: CryptoBackend;
+  private readonly mutex = new Mutex();
+  private readonly clock: () => number;
+  private rx: RandomX | undefined;
+  private closed = false;
+
+  constructor(store: ChainStore, opts: OpenNodeOptions) {
+    super();
+    this.network = opts.network;
+    this.store = store;
+    this.fixedDifficulty = opts.fixedDifficulty;
+    this.offline = opts.offline ?? false;
+    this.backend = opts.backend ?? defaultBackend();
+    this.clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
+    this.verifier = new RctVerifyPool(opts.verifyThreads);
+    this.alts = new AltStore(store.auxDb("alt_blocks"));
+    this.pool = TxPool.open({
+      store,
+      verifier: this.verifier,
+      now: this.clock,
+      offline: this.offline,
+      ...(opts.maxTxpoolWeight === undefined ? {} : { maxWeight: opts.maxTxpoolWeight }),
+      backend: this.backend,
+    });
+  }
+
+  private now(): bigint {
+    return BigInt(this.clock());
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("node is closed"));
+    return this.mutex.run(fn);
+  }
+
+  // ---- transactions ----
+
+  submitTransaction(blob: Bytes, opts: { doNotRelay?: boolean } = {}): Promise<TxSubmitResult> {
+    return this.serial(async () => {
+      this.pool.evictStale();
+      const r = await this.pool.submit(blob, opts);
+      if (r.entry) this.emit("pool-add", r.entry);
+      return r.result;
+    });
+  }
+
+  flushPool(ids: readonly Bytes[] = []): Promise<void> {
+    return this.serial(async () => {
+      this.pool.flush(ids);
+    });
+  }
+
+  relayTransactions(ids: readonly Bytes[]): Promise<Bytes[]> {
+    return this.serial(async () => this.pool.relay(ids));
+  }
+
+  // ---- PoW ----
+
+  /** Seed height for a block at `height` (RandomX epochs). */
+  private seedHeight(height: number): number {
+    return rxSeedHeight(height);
+  }
+
+  seedFor(height: number): { height: number; hash: Bytes } {
+    const h = this.seedHeight(height);
+    return { height: h, hash: this.store.meta(h).hash };
+  }
+
+  async powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes> {
+    const seed = seedHash ?? this.seedFor(height).hash;
+    this.rx ??= new RandomX();
+    return this.rx.hash(seed, hashingBlob);
+  }
+
+  /** PoW check input: undefined (not hashed) at fixed difficulty 1, where every hash meets it. */
+  private async powFor(p: ParsedBlock, ctx: NextBlockContext, view: ChainView & { hashAt?(h: number): Bytes }): Promise<Bytes | undefined> {
+    if (ctx.difficulty <= 1n) return undefined;
+    const sh = this.seedHeight(ctx.height);
+    const seed = view.hashAt ? view.hashAt(sh) : this.store.meta(sh).hash;
+    return this.powHash(p.hashingBlob, ctx.height, seed);
+  }
+
+  // ---- blocks ----
+
+  submitBlock(blob: Bytes): Promise<BlockSubmitResult> {
+    return this.serial(() => this.addBlock(blob));
+  }
+
+  private async addBlock(blob: Bytes): Promise<BlockSubmitResult> {
+    let p: ParsedBlock;
+    try {
+      const h = blockHashesFromBlob(blob, this.backend);
+      p = { block: h.block, blob, hash: h.hash, hashingBlob: h.hashingBlob };
+    } catch (e) {
+      return { status: "rejected", flags: ["verification_failed"], message: `the blob is not a block: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    if (!bytesEqual(serializeBlock(p.block), blob)) {
+      return { status: "rejected", id: p.hash, flags: ["verification_failed"], message: "the block blob is not in canonical form" };
+    }
+    if (this.store.heightOf(p.hash) !== undefined || this.alts.has(p.hash)) return { status: "duplicate", id: p.hash };
+    const { txs, blobs, missing } = this.pool.txsFor(p.block.txHashes);
+    if (missing.length > 0) return rejected(blockError("MISSING_TX", `${missing.length} of ${p.block.txHashes.length} not in the pool, first ${hex(missing[0])}`), p.hash);
+    const top = this.store.topHash();
+    if (bytesEqual(p.block.prevId, top)) {
+      const r = await this.applyMain(p, txs, blobs, true);
+      if (!r.ok) return rejected(r.error, p.hash);
+      return { status: "added", id: p.hash, height: r.meta.height };
+    }
+    const branch = this.alts.branchTo(this.store, p.block.prevId);
+    if (!branch) return rejected(blockError("PREV_ID_MISMATCH", `parent ${hex(p.block.prevId)} is unknown (orphan block)`), p.hash);
+    return this.addAlternative(p, txs, blobs, branch);
+  }
+
+  /**
+   * Checks a block extending the main chain and applies it in one LMDB transaction (txs checked
+   * against the chain, RingCT verified per block in the worker pool).
+   */
+  private async applyMain(p: ParsedBlock, txs: Transaction[], blobs: Bytes[], updatePool: boolean): Promise<Applied> {
+    const ctx = nextBlockContext(this.store, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    const now = this.now();
+    let powHash: Bytes | undefined;
+    try {
+      powHash = await this.powFor(p, ctx, this.store);
+    } catch (e) {
+      return { ok: false, error: blockError("BAD_POW", `cannot hash the proof of work: ${e instanceof Error ? e.message : String(e)}`) };
+    }
+    const items: (RctVerifyItem | undefined)[] = [];
+    const spent = new Set<string>();
+    const checkTx = (tx: Transaction, i: number): TxRuleError | undefined => {
+      const sem = checkTxSemantics(tx, ctx.hfVersion, { keptByBlock: true, backend: this.backend });
+      if (sem) return sem;
+      const kis = txKeyImages(tx);
+      for (let k = 0; k < kis.length; k++) {
+        const key = hex(kis[k]);
+        if (spent.has(key)) return txError("KEY_IMAGE_SPENT", `input ${k}: spent by an earlier tx of the same block`, k);
+      }
+      const inputs = checkInputs(tx, this.store, ctx.hfVersion, now);
+      if (!inputs.ok) return inputs.error;
+      for (const k of kis) spent.add(hex(k));
+      items[i] = rctItem(tx, blobs[i], inputs.value.rings, this.backend);
+      return undefined;
+    };
+    const r = checkBlock(this.store, ctx, {
+      block: p.block,
+      txs,
+      txIds: p.block.txHashes,
+      txWeights: txs.map((t, i) => txWeight(t, blobs[i].length)),
+      minerTxWeight: serializeTransaction(p.block.minerTx).length,
+      now,
+      ...(powHash ? { powHash } : {}),
+      checkTx,
+      backend: this.backend,
+    });
+    if (!r.ok) return r;
+    const present = items.map((it, i) => ({ it, i })).filter((x): x is { it: RctVerifyItem; i: number } => x.it !== undefined);
+    if (present.length > 0) {
+      const ok = await this.verifier.verify(present.map((x) => x.it), "full").catch(() => false);
+      if (!ok) {
+        const each = await this.verifier.verifyEach(present.map((x) => x.it)).catch(() => present.map(() => false));
+        const bad = present[Math.max(0, each.indexOf(false))].i;
+        const e = txError("INVALID_SIGNATURES", `tx ${hex(p.block.txHashes[bad])}`);
+        return { ok: false, error: blockError("BAD_TX", `tx ${bad}: ${e.message}`, { txIndex: bad, txError: e }) };
+      }
+    }
+    const meta = this.store.applyBlock(p.block, txs, r.accepted);
+    if (updatePool) {
+      this.pool.blockApplied(p.block.txHashes, txs);
+      this.emit("block", { height: meta.height, id: meta.hash, block: p.block });
+    }
+    return { ok: true, meta };
+  }
+
+  /** handle_alternative_block: checks the block against its branch, stores it, switches when heavier. */
+  private async addAlternative(
+    p: ParsedBlock,
+    txs: Transaction[],
+    blobs: Bytes[],
+    branch: { forkHeight: number; blocks: AltBlock[] },
+  ): Promise<BlockSubmitResult> {
+    const view = new BranchView(this.store, branch.forkHeight, branch.blocks);
+    const ctx = nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    const now = this.now();
+    let powHash: Bytes | undefined;
+    try {
+      powHash = await this.powFor(p, ctx, view);
+    } catch (e) {
+      return rejected(blockError("BAD_POW", `cannot hash the proof of work: ${e instanceof Error ? e.message : String(e)}`), p.hash);
+    }
+    const r = checkBlock(view, ctx, {
+      block: p.block,
+      txs,
+      txIds: p.block.txHashes,
+      txWeights: txs.map((t, i) => txWeight(t, blobs[i].length)),
+      minerTxWeight: serializeTransaction(p.block.minerTx).length,
+      now,
+      ...(powHash ? { powHash } : {}),
+      // chain inputs and signatures are checked when the branch is applied
+      checkTx: (tx) => checkTxSemantics(tx, ctx.hfVersion, { keptByBlock: true, backend: this.backend }),
+      backend: this.backend,
+    });
+    if (!r.ok) return rejected(r.error, p.hash);
+    const alt: AltBlock = {
+      height: ctx.height,
+      hash: p.hash,
+      prevId: p.block.prevId,
+      timestamp: p.block.timestamp,
+      difficulty: r.accepted.difficulty,
+      cumulativeDifficulty: r.accepted.cumulativeDifficulty,
+      weight: r.accepted.weight,
+      longTermWeight: r.accepted.longTermWeight,
+      alreadyGeneratedCoins: r.accepted.alreadyGeneratedCoins,
+      reward: r.accepted.reward,
+      txCount: txs.length,
+      blob: p.blob,
+      txBlobs: blobs,
+    };
+    this.alts.put(alt);
+    const mainCum = this.store.meta(this.store.height() - 1).cumulativeDifficulty;
+    if (alt.cumulativeDifficulty <= mainCum) return { status: "alternative", id: p.hash, height: alt.height };
+    const sw = await this.switchTo(branch.forkHeight, [...branch.blocks, alt]);
+    if (!sw.ok) return rejected(sw.error, p.hash);
+    return { status: "added", id: p.hash, height: alt.height, reorganized: true };
+  }
+
+  /**
+   * switch_to_alternative_blockchain: pops the main chain down to `forkHeight`, applies the branch
+   * block by block with every check; on a failure the branch blocks applied so far are popped and
+   * the original blocks re-applied (the chain ends byte-identical), and the failing block and its
+   * descendants are dropped. On success the popped blocks become an alternative chain and their
+   * txs return to the pool.
+   */
+  private async switchTo(forkHeight: number, branch: AltBlock[]): Promise<{ ok: true } | { ok: false; error: BlockRuleError }> {
+    const oldHeight = this.store.height();
+    const popped: { block: Block; txs: Transaction[]; meta: BlockMeta }[] = [];
+    while (this.store.height() - 1 > forkHeight) {
+      const meta = this.store.meta(this.store.height() - 1);
+      const { block, txs } = this.store.popBlock();
+      popped.push({ block, txs, meta });
+    }
+    const applied: { p: ParsedBlock; txs: Transaction[] }[] = [];
+    for (let k = 0; k < branch.length; k++) {
+      const a = branch[k];
+      const h = blockHashesFromBlob(a.blob, this.backend);
+      const p: ParsedBlock = { block: h.block, blob: a.blob, hash: h.hash, hashingBlob: h.hashingBlob };
+      const txs = a.txBlobs.map((b) => parseTransaction(b));
+      const r = await this.applyMain(p, txs, a.txBlobs, false);
+      if (!r.ok) {
+        for (let i = 0; i < applied.length; i++) this.store.popBlock();
+        for (let i = popped.length - 1; i >= 0; i--) this.store.applyBlock(popped[i].block, popped[i].txs, popped[i].meta);
+        for (const bad of branch.slice(k)) this.alts.remove(bad.hash);
+        for (const other of this.alts.all()) {
+          if (!this.alts.branchTo(this.store, other.prevId)) this.alts.remove(other.hash);
+        }
+        return { ok: false, error: r.error };
+      }
+      applied.push({ p, txs });
+    }
+    // popped main blocks become an alternative chain
+    for (const x of popped) {
+      this.alts.put({
+        ...x.meta,
+        prevId: x.block.prevId,
+        blob: serializeBlock(x.block),
+        txBlobs: x.txs.map((t) => serializeTransaction(t)),
+      });
+    }
+    for (const a of branch) this.alts.remove(a.hash);
+    for (const x of applied) this.pool.blockApplied(x.p.block.txHashes, x.txs);
+    const returned: Transaction[] = [];
+    for (let i = popped.length - 1; i >= 0; i--) returned.push(...popped[i].txs);
+    await this.pool.returnFromBlock(returned);
+    for (const x of applied) {
+      const height = this.store.heightOf(x.p.hash) ?? -1;
+      this.emit("block", { height, id: x.p.hash, block: x.p.block });
+    }
+    this.emit("reorg", { splitHeight: forkHeight + 1, newHeight: this.store.height(), oldHeight });
+    return { ok: true };
+  }
+
+  popBlocks(count: number): Promise<number> {
+    return this.serial(async () => {
+      const txs: Transaction[][] = [];
+      for (let i = 0; i < count && this.store.height() > 1; i++) txs.push(this.store.popBlock().txs);
+      const back: Transaction[] = [];
+      for (let i = txs.length - 1; i >= 0; i--) back.push(...txs[i]);
+      await this.pool.returnFromBlock(back);
+      return this.store.height();
+    });
+  }
+
+  // ---- alternative chains ----
+
+  altBlockCount(): number {
+    return this.alts.count();
+  }
+
+  altBlockHashes(): Bytes[] {
+    return this.alts.all().map((a) => a.hash);
+  }
+
+  altBlock(id: Bytes): { block: Block; blob: Bytes; height: number; cumulativeDifficulty: bigint } | undefined {
+    const a = this.alts.get(id);
+    if (!a) return undefined;
+    return { block: blockHashesFromBlob(a.blob, this.backend).block, blob: a.blob, height: a.height, cumulativeDifficulty: a.cumulativeDifficulty };
+  }
+
+  /** get_alternate_chains: one entry per alt block that no other alt block builds on. */
+  altChains(): AltChainInfo[] {
+    const all = this.alts.all();
+    const parents = new Set(all.map((a) => hex(a.prevId)));
+    const out: AltChainInfo[] = [];
+    for (const tip of all) {
+      if (parents.has(hex(tip.hash))) continue;
+      const branch = this.alts.branchTo(this.store, tip.hash);
+      if (!branch) continue;
+      out.push({
+        blockHashes: branch.blocks.map((b) => b.hash).reverse(),
+        height: tip.height,
+        length: branch.blocks.length,
+        difficulty: tip.cumulativeDifficulty,
+        mainChainParentBlock: this.store.meta(branch.forkHeight).hash,
+      });
+    }
+    return out;
+  }
+
+  // ---- mining ----
+
+  private minerKeys(address: string): { spendPublicKey: Bytes; viewPublicKey: Bytes } {
+    const a = decodeAddress(address, this.network, this.backend);
+    if (a.kind === "subaddress") throw new RangeError("cannot mine to a subaddress: give a standard address");
+    return a;
+  }
+
+  async blockTemplate(address: string, reserveSize: number, opts: { prevId?: Bytes; extraNonce?: Bytes } = {}): Promise<BlockTemplate> {
+    if (!Number.isInteger(reserveSize) || reserveSize < 0 || reserveSize > 255) throw new RangeError("reserve_size must be 0..255");
+    const keys = this.minerKeys(address);
+    const prevId = opts.prevId ?? this.store.topHash();
+    let view: ChainView & { hashAt?(h: number): Bytes } = this.store;
+    if (!bytesEqual(prevId, this.store.topHash())) {
+      const branch = this.alts.branchTo(this.store, prevId);
+      if (!branch) throw new RangeError(`prev_block ${hex(prevId)} is not a known block`);
+      view = new BranchView(this.store, branch.forkHeight, branch.blocks);
+    }
+    const ctx = nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    const median = ctx.recentTimestamps.length > 0 ? ctx.recentTimestamps.slice().sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))[Math.floor(ctx.recentTimestamps.length / 2)] : 0n;
+    const ts = this.now() > median ? this.now() : median + 1n;
+    const candidates = view === this.store ? this.pool.templateTxs(Number.MAX_SAFE_INTEGER) : [];
+    const t = buildTemplate(ctx, prevId, candidates, keys, {
+      timestamp: ts,
+      reserveSize,
+      ...(opts.extraNonce ? { extraNonce: opts.extraNonce } : {}),
+      backend: this.backend,
+    });
+    const sh = this.seedHeight(ctx.height);
+    const nextSh = this.seedHeight(ctx.height + SEEDHASH_EPOCH_LAG);
+    const at = (h: number): Bytes => (view.hashAt ? view.hashAt(h) : this.store.meta(h).hash);
+    return {
+      block: t.block,
+      blob: t.blob,
+      hashingBlob: blockHashingBlob(t.block, this.backend),
+      height: ctx.height,
+      difficulty: ctx.difficulty,
+      expectedReward: t.reward,
+      prevHash: prevId,
+      reservedOffset: t.reservedOffset,
+      seedHeight: sh,
+      seedHash: at(sh),
+      nextSeedHash: nextSh !== sh && nextSh < view.height() ? at(nextSh) : new Uint8Array(0),
+      txIds: t.txIds,
+    };
+  }
+
+  async generateBlocks(count: number, address: string, opts: { prevId?: Bytes; startingNonce?: number } = {}): Promise<{ blocks: Bytes[]; height: number }> {
+    const blocks: Bytes[] = [];
+    let prevId = opts.prevId;
+    for (let i = 0; i < count; i++) {
+      const t = await this.blockTemplate(address, 0, prevId ? { prevId } : {});
+      const block = { ...t.block, nonce: opts.startingNonce ?? 0 };
+      if (t.difficulty > 1n) {
+        for (;;) {
+          const pow = await this.powHash(blockHashingBlob(block, this.backend), t.height, t.seedHash);
+          if (checkHash(pow, t.difficulty)) break;
+          block.nonce = (block.nonce + 1) >>> 0;
+        }
+      }
+      const r = await this.submitBlock(serializeBlock(block));
+      if (r.status !== "added" && r.status !== "alternative") throw new Error(`generated block rejected: ${r.message ?? r.status}`);
+      if (!r.id) throw new Error("generated block has no id");
+      blocks.push(r.id);
+      if (prevId) prevId = r.id;
+    }
+    return { blocks, height: this.store.height() };
+  }
+
+  startMining(): void {
+    throw new Error("the built-in miner is not available yet (node/mining)");
+  }
+
+  stopMining(): void {
+    // nothing runs until node/mining lands
+  }
+
+  minerStatus(): MinerStatus {
+    return { active: false, address: "", threads: 0, speed: 0, background: false };
+  }
+
+  override on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
+  override on(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  override on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number }) => void): this;
+  override on(event: string, listener: (...args: never[]) => void): this {
+    return super.on(event, listener as (...args: unknown[]) => void);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.mutex.run(async () => undefined);
+    this.closed = true;
+    this.stopMining();
+    await this.verifier.close();
+    if (this.rx) await this.rx.close();
+    await this.store.close();
+  }
+}
+
+/** Opens (creating if needed) the node's store in `dataDir` and its pool, alt blocks and workers. */
+export async function openNode(opts: OpenNodeOptions): Promise<Node> {
+  const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}) });
+  return new Node(store, opts);
+}
