@@ -264,6 +264,7 @@ export class Node extends EventEmitter implements NodeCore {
     const meta = this.store.applyBlock(p.block, txs, r.accepted);
     if (updatePool) {
       this.pool.blockApplied(p.block.txHashes, txs);
+      await this.pool.revalidate();
       this.emit("block", { height: meta.height, id: meta.hash, block: p.block });
     }
     return { ok: true, meta };
@@ -368,6 +369,7 @@ export class Node extends EventEmitter implements NodeCore {
     const returned: Transaction[] = [];
     for (let i = popped.length - 1; i >= 0; i--) returned.push(...popped[i].txs);
     await this.pool.returnFromBlock(returned);
+    await this.pool.revalidate();
     for (const x of applied) {
       const height = this.store.heightOf(x.p.hash) ?? -1;
       this.emit("block", { height, id: x.p.hash, block: x.p.block });
@@ -383,6 +385,7 @@ export class Node extends EventEmitter implements NodeCore {
       const back: Transaction[] = [];
       for (let i = txs.length - 1; i >= 0; i--) back.push(...txs[i]);
       await this.pool.returnFromBlock(back);
+      await this.pool.revalidate();
       return this.store.height();
     });
   }
@@ -525,5 +528,7 @@ export class Node extends EventEmitter implements NodeCore {
 /** Opens (creating if needed) the node's store in `dataDir` and its pool, alt blocks and workers. */
 export async function openNode(opts: OpenNodeOptions): Promise<Node> {
   const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}) });
-  return new Node(store, opts);
+  const node = new Node(store, opts);
+  await node.pool.revalidate();
+  return node;
 }

@@ -110,6 +110,8 @@ export class TxPool implements PoolView {
   /** key image hex → ids (hex) of pool txs spending it. */
   private readonly kiIndex = new Map<string, Set<string>>();
   private weight = 0;
+  /** Ids whose inputs and signatures were verified against the current chain. */
+  private readonly verified = new Set<string>();
   private ctxCache: { top: string; height: number; ctx: NextBlockContext } | undefined;
 
   private constructor(opts: TxPoolOptions) {
@@ -284,17 +286,26 @@ export class TxPool implements PoolView {
     }
     const now = this.now();
     const inputs = checkInputs(tx, this.store, hf, BigInt(now));
-    if (!inputs.ok) return fail(inputs.error, inputs.error.message, id);
-    const item = rctItem(tx, blob, inputs.value.rings, this.backend);
-    if (item) {
-      const ok = keptByBlock ? await this.verifier.verify([item], "full").catch(() => false) : await this.verifier.verify([item], "signatures").catch(() => false);
-      if (!ok) {
-        const e = txError("INVALID_SIGNATURES");
-        return fail(e, e.message, id);
+    let verified = false;
+    if (!inputs.ok) {
+      // a tx from a popped block whose inputs fail now may become valid again (its ring members
+      // come back with the blocks): monerod keeps it (verification_impossible) unless it is a
+      // double spend against the chain; it is re-checked before it goes into a template
+      if (!keptByBlock || inputs.error.code === "KEY_IMAGE_SPENT") return fail(inputs.error, inputs.error.message, id);
+    } else {
+      const item = rctItem(tx, blob, inputs.value.rings, this.backend);
+      if (item) {
+        const ok = keptByBlock ? await this.verifier.verify([item], "full").catch(() => false) : await this.verifier.verify([item], "signatures").catch(() => false);
+        if (!ok) {
+          const e = txError("INVALID_SIGNATURES");
+          return fail(e, e.message, id);
+        }
       }
+      verified = true;
     }
     // the chain or the pool may not change while we verified: the node's core runs one writer
     const relay = !(opts.doNotRelay ?? false) && !this.offline;
+    const top = this.store.height() - 1;
     const entry: PoolEntry = {
       ...this.baseEntry(id, blob, tx),
       weight,
@@ -303,9 +314,11 @@ export class TxPool implements PoolView {
       relayed: relay,
       doNotRelay: opts.doNotRelay ?? false,
       keptByBlock,
-      maxUsedBlockHeight: inputs.value.maxUsedHeight,
-      maxUsedBlockId: this.store.meta(inputs.value.maxUsedHeight).hash,
+      ...(inputs.ok
+        ? { maxUsedBlockHeight: inputs.value.maxUsedHeight, maxUsedBlockId: this.store.meta(inputs.value.maxUsedHeight).hash }
+        : { lastFailedHeight: top, lastFailedId: this.store.meta(top).hash }),
     };
+    if (verified) this.verified.add(hex(id));
     this.index(entry);
     this.persist(entry);
     this.pruneToWeight();
@@ -339,6 +352,7 @@ export class TxPool implements PoolView {
     const e = this.byId.get(k);
     if (!e) return false;
     this.byId.delete(k);
+    this.verified.delete(k);
     this.weight -= e.weight;
     for (const ki of e.keyImages) {
       const kk = hex(ki);
@@ -413,6 +427,7 @@ export class TxPool implements PoolView {
     const used = new Set<string>();
     let total = 0;
     for (const e of [...this.byId.values()].sort(compareForTemplate)) {
+      if (!this.verified.has(hex(e.id))) continue;
       if (total + e.weight > maxWeight) continue;
       const kis = e.keyImages.map(hex);
       if (kis.some((k) => used.has(k))) continue;
@@ -423,6 +438,50 @@ export class TxPool implements PoolView {
       for (const k of kis) used.add(k);
     }
     return chosen;
+  }
+
+  /**
+   * After the chain changed: entries whose inputs failed (kept_by_block) or whose newest ring
+   * member left the chain are checked again (inputs, then signatures in a worker); entries whose
+   * key images the chain spent are dropped. Returns the ids dropped.
+   */
+  async revalidate(): Promise<Bytes[]> {
+    const dropped: Bytes[] = [];
+    const hf = this.store.hardForkVersion(this.store.height());
+    const now = this.now();
+    for (const e of [...this.byId.values()]) {
+      const k = hex(e.id);
+      if (e.keyImages.some((ki) => this.store.isKeyImageSpent(ki)) || this.store.txLocation(e.id) !== undefined) {
+        this.remove(e.id);
+        dropped.push(e.id);
+        continue;
+      }
+      if (this.verified.has(k)) {
+        const h = e.maxUsedBlockHeight;
+        const still = h < this.store.height() && Buffer.from(this.store.meta(h).hash).equals(Buffer.from(e.maxUsedBlockId));
+        if (still) continue;
+        this.verified.delete(k);
+      }
+      const inputs = checkInputs(e.tx, this.store, hf, BigInt(now));
+      if (!inputs.ok) {
+        const top = this.store.height() - 1;
+        e.lastFailedHeight = top;
+        e.lastFailedId = this.store.meta(top).hash;
+        continue;
+      }
+      const item = rctItem(e.tx, e.blob, inputs.value.rings, this.backend);
+      const ok = item === undefined ? true : await this.verifier.verify([item], "full").catch(() => false);
+      if (!ok) {
+        this.remove(e.id);
+        dropped.push(e.id);
+        continue;
+      }
+      e.maxUsedBlockHeight = inputs.value.maxUsedHeight;
+      e.maxUsedBlockId = this.store.meta(inputs.value.maxUsedHeight).hash;
+      this.verified.add(k);
+      this.persist(e);
+    }
+    return dropped;
   }
 
   // ---- maintenance ----

@@ -1,0 +1,133 @@
+/**
+ * node/chain over real LMDB in a temp dir: the recorded 333-block regtest chain (test/fixtures/chain,
+ * from monerod --regtest --fixed-difficulty 1) replayed through submitTransaction + submitBlock —
+ * every tx admitted to the pool, every block added, and the final state equal to monerod's; then
+ * pop + re-apply, duplicates, orphans, missing txs, events, reopen.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { type Node, openNode } from "../src/node/chain/index.js";
+import { parseBlock } from "../src/protocol/block.js";
+import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tmp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "tsmonero-node-chain-"));
+  dirs.push(d);
+  return d;
+};
+
+const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
+const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+let clock = 0;
+
+async function replay(node: Node, from: number, to: number): Promise<number> {
+  let txs = 0;
+  for (let h = from; h < to; h++) {
+    const rb = blocks[h];
+    clock = Number(parseBlock(fromHex(rb.blob)).timestamp) + 1;
+    for (const id of rb.tx_hashes) {
+      const t = txById.get(id);
+      assert.ok(t);
+      if (node.pool.has(fromHex(id))) continue;
+      const r = await node.submitTransaction(fromHex(t.as_hex));
+      assert.ok(r.ok, `tx ${id} of block ${h}: ${r.reason}`);
+      assert.equal(r.duplicate, false);
+      txs++;
+    }
+    const r = await node.submitBlock(fromHex(rb.blob));
+    assert.equal(r.status, "added", `block ${h}: ${r.message}`);
+    assert.equal(r.height, h);
+    assert.equal(toHex(r.id ?? new Uint8Array()), rb.hash);
+  }
+  return txs;
+}
+
+test("the recorded chain replays through the pool and submitBlock; pop + re-apply; reopen", async () => {
+  const dir = tmp();
+  let node = await openNode({ dataDir: dir, network: "regtest", fixedDifficulty: 1n, offline: true, syncMode: "fast", now: () => clock, verifyThreads: 1 });
+  try {
+    assert.equal(node.store.height(), 1);
+    assert.equal(toHex(node.store.topHash()), blocks[0].hash, "genesis");
+    const events: number[] = [];
+    const added: string[] = [];
+    node.on("block", (b) => events.push(b.height));
+    node.on("pool-add", (e) => added.push(toHex(e.id)));
+    const n = await replay(node, 1, blocks.length);
+    assert.equal(n, 154, "every recorded wallet tx went through the pool");
+    assert.equal(added.length, 154);
+    assert.equal(events.length, blocks.length - 1);
+    assert.equal(node.store.height(), 333);
+    for (const rb of blocks) assert.equal(toHex(node.store.meta(rb.height).hash), rb.hash);
+    assert.equal(node.pool.size(), 0, "every pool tx was mined");
+    const keyImages = node.store.keyImageCount();
+    const outputs = node.store.outputCount(0n);
+
+    // duplicates: a known block, a mined tx
+    assert.equal((await node.submitBlock(fromHex(blocks[200].blob))).status, "duplicate");
+    const mined = blocks.find((b) => b.tx_hashes.length > 0);
+    assert.ok(mined);
+    const dup = await node.submitTransaction(fromHex(txById.get(mined.tx_hashes[0])?.as_hex ?? ""));
+    assert.equal(dup.ok, true);
+    assert.equal(dup.duplicate, true);
+    assert.equal(dup.notRelayed, true);
+
+    // pop 40 blocks: their txs come back to the pool (kept_by_block)
+    const popTxs = blocks.slice(293).reduce((a, b) => a + b.tx_hashes.length, 0);
+    assert.ok(popTxs > 0);
+    assert.equal(await node.popBlocks(40), 293);
+    assert.equal(node.pool.size(), popTxs, "the popped blocks' txs are back in the pool");
+    for (const e of node.pool.entries()) assert.equal(e.keptByBlock, true);
+    // they are re-applied from the pool
+    for (let h = 293; h < 333; h++) {
+      clock = Number(parseBlock(fromHex(blocks[h].blob)).timestamp) + 1;
+      const r = await node.submitBlock(fromHex(blocks[h].blob));
+      assert.equal(r.status, "added", `re-apply ${h}: ${r.message}`);
+    }
+    assert.equal(node.pool.size(), 0);
+    assert.equal(toHex(node.store.topHash()), blocks[332].hash);
+    assert.equal(node.store.keyImageCount(), keyImages);
+    assert.equal(node.store.outputCount(0n), outputs);
+    assert.equal(await node.popBlocks(1000), 1, "pop never removes the genesis");
+    assert.equal(node.pool.size(), 154);
+    await node.close();
+    node = await openNode({ dataDir: dir, network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: () => clock, verifyThreads: 1 });
+    assert.equal(node.store.height(), 1);
+    assert.equal(node.pool.size(), 154, "the pool survives a reopen");
+  } finally {
+    await node.close();
+  }
+});
+
+test("orphan, missing txs and garbage blobs are rejected without changing state", async () => {
+  const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: () => clock, verifyThreads: 1 });
+  try {
+    await replay(node, 1, 10);
+    const withTx = blocks.find((b) => b.tx_hashes.length > 0 && b.height > 10);
+    assert.ok(withTx);
+    const orphan = await node.submitBlock(fromHex(blocks[12].blob));
+    assert.equal(orphan.status, "rejected");
+    assert.deepEqual(orphan.flags, ["marked_as_orphaned"]);
+    assert.equal(node.altBlockCount(), 0);
+    const garbage = await node.submitBlock(new Uint8Array([1, 2, 3]));
+    assert.equal(garbage.status, "rejected");
+    assert.match(garbage.message ?? "", /not a block/);
+    await replay(node, 10, withTx.height);
+    clock = Number(parseBlock(fromHex(withTx.blob)).timestamp) + 1;
+    const missing = await node.submitBlock(fromHex(withTx.blob));
+    assert.equal(missing.status, "rejected");
+    assert.deepEqual(missing.flags, ["missing_txs"]);
+    assert.equal(node.store.height(), withTx.height);
+    const bad = await node.submitTransaction(new Uint8Array([2, 0]));
+    assert.equal(bad.ok, false);
+    assert.match(bad.reason ?? "", /not a transaction/);
+  } finally {
+    await node.close();
+  }
+});
