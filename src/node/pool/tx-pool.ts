@@ -65,9 +65,11 @@ interface StoredMeta {
   lastFailedId: string;
   maxUsedBlockHeight: number;
   maxUsedBlockId: string;
+  /** Arrival order (receive times tie at one-second resolution). */
+  seq: number;
 }
 
-function encodeEntry(e: PoolEntry): Buffer {
+function encodeEntry(e: PoolEntry, seq: number): Buffer {
   const meta: StoredMeta = {
     receiveTime: e.receiveTime,
     lastRelayedTime: e.lastRelayedTime,
@@ -79,6 +81,7 @@ function encodeEntry(e: PoolEntry): Buffer {
     lastFailedId: hex(e.lastFailedId),
     maxUsedBlockHeight: e.maxUsedBlockHeight,
     maxUsedBlockId: hex(e.maxUsedBlockId),
+    seq,
   };
   const j = Buffer.from(JSON.stringify(meta), "utf8");
   const len = Buffer.alloc(4);
@@ -112,6 +115,9 @@ export class TxPool implements PoolView {
   private weight = 0;
   /** Ids whose inputs and signatures were verified against the current chain. */
   private readonly verified = new Set<string>();
+  /** id hex → arrival sequence number (persisted). */
+  private readonly seqs = new Map<string, number>();
+  private nextSeq = 0;
   private ctxCache: { top: string; height: number; ctx: NextBlockContext } | undefined;
 
   private constructor(opts: TxPoolOptions) {
@@ -130,7 +136,7 @@ export class TxPool implements PoolView {
    */
   static open(opts: TxPoolOptions): TxPool {
     const p = new TxPool(opts);
-    const loaded: PoolEntry[] = [];
+    const loaded: { e: PoolEntry; seq: number }[] = [];
     for (const { key, value } of p.db.getRange({})) {
       try {
         const n = value.readUInt32BE(0);
@@ -138,7 +144,7 @@ export class TxPool implements PoolView {
         const blob = new Uint8Array(value.subarray(4 + n));
         const h = txHashesFromBlob(blob, p.backend);
         if (!Buffer.from(h.hash).equals(key)) throw new Error("id mismatch");
-        loaded.push({
+        loaded.push({ seq: meta.seq ?? 0, e: {
           ...p.baseEntry(h.hash, blob, h.tx),
           receiveTime: meta.receiveTime,
           lastRelayedTime: meta.lastRelayedTime,
@@ -150,13 +156,15 @@ export class TxPool implements PoolView {
           lastFailedId: unhex(meta.lastFailedId),
           maxUsedBlockHeight: meta.maxUsedBlockHeight,
           maxUsedBlockId: unhex(meta.maxUsedBlockId),
-        });
+        } });
       } catch {
         p.db.removeSync(key);
       }
     }
-    loaded.sort((a, b) => a.receiveTime - b.receiveTime);
-    for (const e of loaded) {
+    loaded.sort((a, b) => a.e.receiveTime - b.e.receiveTime || a.seq - b.seq);
+    for (const { e, seq } of loaded) {
+      p.seqs.set(hex(e.id), seq);
+      p.nextSeq = Math.max(p.nextSeq, seq + 1);
       if (p.store.txLocation(e.id) !== undefined || e.keyImages.some((ki) => p.store.isKeyImageSpent(ki))) {
         p.db.removeSync(Buffer.from(e.id));
         continue;
@@ -343,7 +351,10 @@ export class TxPool implements PoolView {
   }
 
   private persist(e: PoolEntry): void {
-    this.db.putSync(Buffer.from(e.id), encodeEntry(e));
+    const k = hex(e.id);
+    let seq = this.seqs.get(k);
+    if (seq === undefined) this.seqs.set(k, (seq = this.nextSeq++));
+    this.db.putSync(Buffer.from(e.id), encodeEntry(e, seq));
   }
 
   /** Removes one tx (index and storage); true when it was there. */
@@ -353,6 +364,7 @@ export class TxPool implements PoolView {
     if (!e) return false;
     this.byId.delete(k);
     this.verified.delete(k);
+    this.seqs.delete(k);
     this.weight -= e.weight;
     for (const ki of e.keyImages) {
       const kk = hex(ki);

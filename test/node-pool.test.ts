@@ -1,0 +1,330 @@
+/**
+ * node/pool over real LMDB: a store holding the recorded regtest chain (test/fixtures/chain) below
+ * the txs under test, the real txs of the blocks above it admitted through the node's
+ * submitTransaction (RingCT verified in worker threads); monerod's recorded send_raw_transaction
+ * flags for 14 broken variants (test/fixtures/consensus); pool and chain double spends;
+ * duplicates; relay flags; template order; removal on blocks; eviction by age and weight;
+ * persistence across reopen.
+ */
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
+import { compareForTemplate, MEMPOOL_TX_FROM_BLOCK_LIVETIME, MEMPOOL_TX_LIVETIME } from "../src/node/pool/index.js";
+import { parseBlock } from "../src/protocol/block.js";
+import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
+import { txHash } from "../src/protocol/tx-hash.js";
+import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tmp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "tsmonero-node-pool-"));
+  dirs.push(d);
+  return d;
+};
+
+const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
+const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
+/**
+ * The pool's txs under test: those of blocks 327..332 admissible at height 327 (ring members ≥ 10
+ * deep and unlocked there; found in before()).
+ */
+const BASE = 327;
+let pending: string[] = [];
+const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
+
+let clock = 0;
+let baseDir = "";
+const opts = (dataDir: string, extra: Partial<OpenNodeOptions> = {}): OpenNodeOptions => ({
+  dataDir,
+  network: "regtest",
+  fixedDifficulty: 1n,
+  syncMode: "fast",
+  now: () => clock,
+  verifyThreads: 1,
+  ...extra,
+});
+
+/** A node on a copy of the chain below BASE. */
+let lastDir = "";
+async function nodeAtBase(extra: Partial<OpenNodeOptions> = {}): Promise<Node> {
+  const d = tmp();
+  lastDir = d;
+  cpSync(baseDir, d, { recursive: true });
+  clock = tsOf(BASE - 1) + 30;
+  return openNode(opts(d, extra));
+}
+
+before(async () => {
+  baseDir = tmp();
+  const node = await openNode(opts(baseDir, { offline: true }));
+  try {
+    for (let h = 1; h < BASE; h++) {
+      clock = tsOf(h) + 1;
+      for (const id of blocks[h].tx_hashes) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+      assert.equal((await node.submitBlock(fromHex(blocks[h].blob))).status, "added");
+    }
+    assert.equal(node.pool.size(), 0);
+    clock = tsOf(BASE - 1) + 30;
+    for (const id of blocks.slice(BASE).flatMap((b) => b.tx_hashes)) {
+      const r = await node.submitTransaction(blobOf(id));
+      if (r.ok) pending.push(id);
+      else assert.equal(r.error?.code, "RING_MEMBER_LOCKED", `${id}: ${r.reason}`);
+    }
+    assert.ok(pending.length >= 8, `${pending.length} txs admissible at ${BASE}`);
+    assert.ok(pending.includes(blocks[BASE].tx_hashes[0]));
+    await node.flushPool();
+  } finally {
+    await node.close();
+  }
+});
+
+/** `blob` with one byte of the tx extra changed: a different id, the same key images. */
+function withOtherExtra(blob: Uint8Array): Uint8Array {
+  const tx = parseTransaction(blob);
+  const extra = tx.extra.slice();
+  extra[extra.length - 1] ^= 1;
+  return serializeTransaction({ ...tx, extra });
+}
+
+test("monerod's send_raw_transaction flags on 14 one-rule-broken variants equal ours", async () => {
+  // the variants were sent by scripts/record-consensus-fixtures.mjs before block 332's txs entered
+  // the pool, at chain height 332
+  const node = await nodeAtBase();
+  try {
+    for (let h = BASE; h < 332; h++) {
+      clock = tsOf(h) + 1;
+      for (const id of blocks[h].tx_hashes) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+      assert.equal((await node.submitBlock(fromHex(blocks[h].blob))).status, "added");
+    }
+    clock = tsOf(331) + 60;
+    const file = new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url);
+    const verdicts = (JSON.parse(readFileSync(file, "utf8")) as { tx_verdicts: { name: string; blob: string; response: Record<string, unknown> }[] }).tx_verdicts;
+    const FLAGS = ["double_spend", "fee_too_low", "invalid_input", "invalid_output", "low_mixin", "overspend", "too_big", "too_few_outputs", "tx_extra_too_big"];
+    let compared = 0;
+    for (const v of verdicts) {
+      await node.flushPool();
+      const r = await node.submitTransaction(fromHex(v.blob), { doNotRelay: true });
+      if (v.name === "original") {
+        assert.equal(r.ok, true, r.reason);
+        assert.equal(r.notRelayed, true, "do_not_relay → not relayed, as monerod answers");
+        assert.equal(node.pool.size(), 1);
+        continue;
+      }
+      assert.equal(r.ok, false, v.name);
+      assert.equal(node.pool.size(), 0, `${v.name} left nothing in the pool`);
+      if (v.response.sanity_check_failed === true) {
+        assert.match(r.reason ?? "", /not a transaction/, "a type-5 RingCT without Bulletproofs does not parse");
+        continue;
+      }
+      const theirs = FLAGS.filter((f) => v.response[f] === true).sort();
+      assert.deepEqual([...r.flags].sort(), theirs, `${v.name}: ours ${r.error?.code} (${r.reason})`);
+      compared++;
+    }
+    assert.equal(compared, 13);
+  } finally {
+    await node.close();
+  }
+});
+
+test("real txs are admitted; duplicates, pool and chain double spends; relay flags", async () => {
+  const node = await nodeAtBase({ offline: false });
+  try {
+    const added: string[] = [];
+    node.on("pool-add", (e) => added.push(toHex(e.id)));
+    for (const [i, id] of pending.entries()) {
+      const r = await node.submitTransaction(blobOf(id), { doNotRelay: i === 0 });
+      assert.equal(r.ok, true, `${id}: ${r.reason}`);
+      assert.equal(toHex(r.id ?? new Uint8Array()), id);
+      assert.equal(r.notRelayed, i === 0);
+      assert.equal(r.duplicate, false);
+    }
+    assert.deepEqual(added, pending);
+    assert.equal(node.pool.size(), pending.length);
+    const first = node.pool.get(fromHex(pending[0]));
+    assert.ok(first);
+    assert.equal(first.doNotRelay, true);
+    assert.equal(first.relayed, false);
+    assert.equal(node.pool.get(fromHex(pending[1]))?.relayed, true);
+    assert.equal(node.pool.totalWeight(), node.pool.entries().reduce((a, e) => a + e.weight, 0));
+    for (const e of node.pool.entries()) for (const ki of e.keyImages) assert.equal(toHex(node.pool.spenderOf(ki) ?? new Uint8Array()), toHex(e.id));
+    assert.equal(node.pool.spentKeyImages().size, node.pool.entries().reduce((a, e) => a + e.keyImages.length, 0));
+
+    // relay_tx clears do_not_relay; unknown ids come back
+    const unknown = new Uint8Array(32).fill(7);
+    const missing = await node.relayTransactions([fromHex(pending[0]), unknown]);
+    assert.deepEqual(missing.map(toHex), [toHex(unknown)]);
+    assert.equal(node.pool.get(fromHex(pending[0]))?.relayed, true);
+
+    // the same tx again: accepted as known, not relayed, pool unchanged
+    const dup = await node.submitTransaction(blobOf(pending[3]));
+    assert.deepEqual([dup.ok, dup.duplicate, dup.notRelayed], [true, true, true]);
+    assert.equal(node.pool.size(), pending.length);
+
+    // a different tx spending the same key images: double_spend only (monerod's pool check), and
+    // the pool tx it collides with is marked
+    const ds = await node.submitTransaction(withOtherExtra(blobOf(pending[3])));
+    assert.equal(ds.ok, false);
+    assert.deepEqual(ds.flags, ["double_spend"]);
+    assert.equal(node.pool.get(fromHex(pending[3]))?.doubleSpendSeen, true);
+    assert.equal(node.pool.size(), pending.length);
+
+    // a tx spending key images the chain spent: double_spend + invalid_input (check_tx_inputs)
+    const minedId = blocks[315].tx_hashes[0];
+    const cs = await node.submitTransaction(withOtherExtra(blobOf(minedId)));
+    assert.equal(cs.ok, false);
+    assert.deepEqual([...cs.flags].sort(), ["double_spend", "invalid_input"]);
+    assert.equal(cs.error?.code, "KEY_IMAGE_SPENT");
+  } finally {
+    await node.close();
+  }
+});
+
+test("offline nodes accept but never relay", async () => {
+  const node = await nodeAtBase({ offline: true });
+  try {
+    const r = await node.submitTransaction(blobOf(pending[0]));
+    assert.deepEqual([r.ok, r.notRelayed], [true, true]);
+    assert.equal(node.pool.get(fromHex(pending[0]))?.relayed, false);
+    await node.relayTransactions([fromHex(pending[0])]);
+    assert.equal(node.pool.get(fromHex(pending[0]))?.relayed, false);
+  } finally {
+    await node.close();
+  }
+});
+
+test("template order: fee per weight, no conflicting key images, within the weight budget; mined txs leave", async () => {
+  const node = await nodeAtBase();
+  try {
+    for (const id of pending) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+    const all = node.pool.templateTxs(Number.MAX_SAFE_INTEGER);
+    assert.equal(all.length, pending.length);
+    for (let i = 1; i < all.length; i++) assert.ok(compareForTemplate(all[i - 1], all[i]) < 0, "sorted by fee per weight, then age");
+    const rates = all.map((e) => Number(e.fee) / e.weight);
+    for (let i = 1; i < rates.length; i++) assert.ok(rates[i - 1] >= rates[i]);
+    const budget = Math.floor(node.pool.totalWeight() / 2);
+    const part = node.pool.templateTxs(budget);
+    assert.ok(part.length > 0 && part.length < all.length);
+    assert.ok(part.reduce((a, e) => a + e.weight, 0) <= budget);
+    // the node's own template takes them and a block of it is accepted
+    const addr = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+    const t = await node.blockTemplate(addr, 8);
+    assert.equal(t.txIds.length, pending.length);
+    assert.equal(t.height, BASE);
+    const r = await node.submitBlock(t.blob);
+    assert.equal(r.status, "added", r.message);
+    assert.equal(node.pool.size(), 0, "mined txs left the pool");
+    assert.equal(node.pool.totalWeight(), 0);
+  } finally {
+    await node.close();
+  }
+});
+
+test("a block spending a pool tx's key images drops it; a popped block's txs come back", async () => {
+  const node = await nodeAtBase();
+  try {
+    for (const id of pending) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+    const victim = node.pool.get(fromHex(pending[2]));
+    assert.ok(victim);
+    // another tx spending the same key images was mined (by another node)
+    const rival = parseTransaction(withOtherExtra(victim.blob));
+    const r = node.pool.blockApplied([txHash(rival)], [rival]);
+    assert.equal(r.doubleSpends.length, 1);
+    assert.equal(toHex(r.doubleSpends[0]), pending[2]);
+    assert.equal(node.pool.has(fromHex(pending[2])), false);
+    assert.equal(node.pool.size(), pending.length - 1);
+    // recorded block 327 mined from the pool, then popped: its tx returns, kept_by_block
+    clock = tsOf(BASE) + 1;
+    assert.equal((await node.submitBlock(fromHex(blocks[BASE].blob))).status, "added");
+    assert.equal(node.pool.has(fromHex(blocks[BASE].tx_hashes[0])), false);
+    await node.popBlocks(1);
+    const back = node.pool.get(fromHex(blocks[BASE].tx_hashes[0]));
+    assert.ok(back);
+    assert.equal(back.keptByBlock, true);
+  } finally {
+    await node.close();
+  }
+});
+
+test("eviction: by age (1 day, 3 days when kept by block) and by --max-txpool-weight (lowest fee per weight first)", async () => {
+  const node = await nodeAtBase();
+  try {
+    for (const id of pending.slice(0, 4)) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+    clock = tsOf(BASE) + 1;
+    assert.equal((await node.submitBlock(fromHex(blocks[BASE].blob))).status, "added");
+    await node.popBlocks(1); // block 327's tx is back, kept_by_block, received now
+    const kept = blocks[BASE].tx_hashes[0];
+    assert.equal(node.pool.get(fromHex(kept))?.keptByBlock, true);
+    const start = clock;
+    clock = start + MEMPOOL_TX_LIVETIME + 100;
+    const gone = node.pool.evictStale().map(toHex).sort();
+    assert.deepEqual(gone, pending.slice(1, 4).sort(), "ordinary txs expire after a day");
+    assert.equal(node.pool.has(fromHex(kept)), true, "a kept_by_block tx stays");
+    clock = start + MEMPOOL_TX_FROM_BLOCK_LIVETIME + 10;
+    assert.deepEqual(node.pool.evictStale().map(toHex), [kept]);
+    assert.equal(node.pool.size(), 0);
+  } finally {
+    await node.close();
+  }
+  const probe = await nodeAtBase();
+  let weights: { id: string; w: number; rate: number }[];
+  try {
+    for (const id of pending) assert.ok((await probe.submitTransaction(blobOf(id))).ok);
+    weights = probe.pool.entries().map((e) => ({ id: toHex(e.id), w: e.weight, rate: Number(e.fee) / e.weight }));
+  } finally {
+    await probe.close();
+  }
+  const total = weights.reduce((a, x) => a + x.w, 0);
+  const max = Math.floor(total * 0.6);
+  const small = await nodeAtBase({ maxTxpoolWeight: max });
+  try {
+    for (const id of pending) await small.submitTransaction(blobOf(id));
+    assert.ok(small.pool.totalWeight() <= max);
+    assert.ok(small.pool.size() < pending.length);
+    const keptRates = small.pool.entries().map((e) => Number(e.fee) / e.weight);
+    const minKept = Math.min(...keptRates);
+    const evicted = weights.filter((x) => !small.pool.has(fromHex(x.id)));
+    assert.ok(evicted.length > 0);
+    // every tx evicted in the end had a rate no higher than the best kept one at its eviction
+    assert.ok(evicted.some((x) => x.rate <= minKept + 1e-9), "the lowest fee per weight went first");
+  } finally {
+    await small.close();
+  }
+});
+
+test("the pool persists across reopen, and txs mined meanwhile are dropped on open", async () => {
+  const node = await nodeAtBase();
+  const dir = lastDir;
+  const before: { id: string; receive: number; dnr: boolean }[] = [];
+  try {
+    for (const [i, id] of pending.entries()) assert.ok((await node.submitTransaction(blobOf(id), { doNotRelay: i % 2 === 0 })).ok);
+    for (const e of node.pool.entries()) before.push({ id: toHex(e.id), receive: e.receiveTime, dnr: e.doNotRelay });
+  } finally {
+    await node.close();
+  }
+  const again = await openNode(opts(dir));
+  try {
+    assert.deepEqual(
+      again.pool.entries().map((e) => ({ id: toHex(e.id), receive: e.receiveTime, dnr: e.doNotRelay })),
+      before,
+    );
+    assert.equal(again.pool.templateTxs(Number.MAX_SAFE_INTEGER).length, pending.length, "re-verified on open");
+    clock = tsOf(BASE) + 1;
+    assert.equal((await again.submitBlock(fromHex(blocks[BASE].blob))).status, "added");
+  } finally {
+    await again.close();
+  }
+  const third = await openNode(opts(dir));
+  try {
+    assert.equal(third.pool.size(), pending.length - blocks[BASE].tx_hashes.length);
+    assert.equal(third.pool.has(fromHex(blocks[BASE].tx_hashes[0])), false);
+  } finally {
+    await third.close();
+  }
+});
