@@ -36,7 +36,7 @@ const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).t
  * deep and unlocked there; found in before()).
  */
 const BASE = 327;
-let pending: string[] = [];
+const pending: string[] = [];
 const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
 
 let clock = 0;
