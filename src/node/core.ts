@@ -142,8 +142,11 @@ export interface NodeCore {
 
   /** Pool admission with every rule (semantics, fee, chain inputs, RingCT in a worker). */
   submitTransaction(blob: Bytes, opts?: { doNotRelay?: boolean }): Promise<TxSubmitResult>;
-  /** A mined block blob (submit_block, P2P): checked, then applied, stored as alternative or rejected. */
-  submitBlock(blob: Bytes): Promise<BlockSubmitResult>;
+  /**
+   * A mined block blob (submit_block, P2P): checked, then applied, stored as alternative or rejected.
+   * Its txs come from the pool, else from `txBlobs` (P2P's block_complete_entry carries them).
+   */
+  submitBlock(blob: Bytes, opts?: { txBlobs?: readonly Bytes[] }): Promise<BlockSubmitResult>;
   /** Template for `address` (a standard address of this network), `reserveSize` ≤ 255 extra-nonce bytes. */
   blockTemplate(address: string, reserveSize: number, opts?: { prevId?: Bytes; extraNonce?: Bytes }): Promise<BlockTemplate>;
   /** generateblocks: mine `count` blocks to `address` with real nonce search at the current difficulty. */

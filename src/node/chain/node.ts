@@ -11,6 +11,7 @@ import {
   blockError,
   type BlockRuleError,
   checkBlock,
+  checkIncomingBlockSize,
   checkTxSemantics,
   type ChainView,
   nextBlockContext,
@@ -28,6 +29,7 @@ import { decodeAddress } from "../../protocol/address.js";
 import { type Block, blockHashesFromBlob, blockHashingBlob, serializeBlock } from "../../protocol/block.js";
 import type { Network } from "../../protocol/network.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
+import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { txWeight } from "../../protocol/weight.js";
 import type {
   AltChainInfo,
@@ -181,11 +183,37 @@ export class Node extends EventEmitter implements NodeCore {
 
   // ---- blocks ----
 
-  submitBlock(blob: Bytes): Promise<BlockSubmitResult> {
-    return this.serial(() => this.addBlock(blob));
+  submitBlock(blob: Bytes, opts: { txBlobs?: readonly Bytes[] } = {}): Promise<BlockSubmitResult> {
+    return this.serial(() => this.addBlock(blob, opts.txBlobs ?? []));
   }
 
-  private async addBlock(blob: Bytes): Promise<BlockSubmitResult> {
+  /** The block's txs from the pool, else from the blobs given with it. */
+  private blockTxs(ids: readonly Bytes[], given: readonly Bytes[]): { txs: Transaction[]; blobs: Bytes[]; missing: Bytes[] } {
+    const extra = new Map<string, Bytes>();
+    for (const b of given) {
+      try {
+        extra.set(hex(txHashesFromBlob(b, this.backend).hash), b);
+      } catch {
+        // a blob that does not parse matches no id: reported as missing
+      }
+    }
+    const txs: Transaction[] = [];
+    const blobs: Bytes[] = [];
+    const missing: Bytes[] = [];
+    for (const id of ids) {
+      const e = this.pool.get(id);
+      const b = e ? e.blob : extra.get(hex(id));
+      if (!b) {
+        missing.push(id);
+        continue;
+      }
+      txs.push(e ? e.tx : parseTransaction(b));
+      blobs.push(b);
+    }
+    return { txs, blobs, missing };
+  }
+
+  private async addBlock(blob: Bytes, given: readonly Bytes[]): Promise<BlockSubmitResult> {
     let p: ParsedBlock;
     try {
       const h = blockHashesFromBlob(blob, this.backend);
@@ -197,7 +225,11 @@ export class Node extends EventEmitter implements NodeCore {
       return { status: "rejected", id: p.hash, flags: ["verification_failed"], message: "the block blob is not in canonical form" };
     }
     if (this.store.heightOf(p.hash) !== undefined || this.alts.has(p.hash)) return { status: "duplicate", id: p.hash };
-    const { txs, blobs, missing } = this.pool.txsFor(p.block.txHashes);
+    // core::handle_incoming_block: the blob may not exceed the current weight limit (+ leeway)
+    const limit = nextBlockContext(this.store, { fixedDifficulty: 1n }).limits.limit;
+    const tooBig = checkIncomingBlockSize(blob.length, limit);
+    if (tooBig) return rejected(tooBig, p.hash);
+    const { txs, blobs, missing } = this.blockTxs(p.block.txHashes, given);
     if (missing.length > 0) return rejected(blockError("MISSING_TX", `${missing.length} of ${p.block.txHashes.length} not in the pool, first ${hex(missing[0])}`), p.hash);
     const top = this.store.topHash();
     if (bytesEqual(p.block.prevId, top)) {

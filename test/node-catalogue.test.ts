@@ -1,0 +1,331 @@
+/**
+ * One test per broken consensus rule, through the node's submitBlock / submitTransaction on a real
+ * store holding the recorded regtest chain (test/fixtures/chain) up to height 327, with the
+ * recorded txs admissible there in the pool. Each bad block or tx is rejected with monerod's
+ * status and flags, and the chain (height, top, key images, outputs), the alt blocks and the pool
+ * are unchanged afterwards.
+ */
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type BlockErrorCode, nextBlockContext, type TxErrorCode } from "../src/consensus/index.js";
+import { defaultBackend } from "../src/crypto/index.js";
+import { buildTemplate, type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
+import type { BlockSubmitResult, PoolEntry } from "../src/node/core.js";
+import { decodeAddress } from "../src/protocol/address.js";
+import { type Block, parseBlock, serializeBlock } from "../src/protocol/block.js";
+import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
+import { txHash } from "../src/protocol/tx-hash.js";
+import { txWeight } from "../src/protocol/weight.js";
+import { needPackage } from "./helpers/packages.js";
+import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const backend = defaultBackend();
+const dirs: string[] = [];
+const tmp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "tsmonero-node-cat-"));
+  dirs.push(d);
+  return d;
+};
+const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
+const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
+const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
+const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+const keys = decodeAddress(ALICE, "regtest");
+const BASE = 327;
+const variants = (
+  JSON.parse(readFileSync(new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url), "utf8")) as { tx_verdicts: { name: string; blob: string }[] }
+).tx_verdicts;
+const variant = (name: string): Uint8Array => fromHex(variants.find((v) => v.name === name)?.blob ?? "");
+
+let clock = 0;
+let baseDir = "";
+let node: Node;
+const pending: string[] = [];
+const opts = (dataDir: string, extra: Partial<OpenNodeOptions> = {}): OpenNodeOptions => ({
+  dataDir,
+  network: "regtest",
+  fixedDifficulty: 1n,
+  syncMode: "fast",
+  now: () => clock,
+  verifyThreads: 1,
+  ...extra,
+});
+
+before(async () => {
+  baseDir = tmp();
+  const n = await openNode(opts(baseDir));
+  try {
+    for (let h = 1; h < BASE; h++) {
+      clock = tsOf(h) + 1;
+      for (const id of blocks[h].tx_hashes) assert.ok((await n.submitTransaction(blobOf(id))).ok);
+      assert.equal((await n.submitBlock(fromHex(blocks[h].blob))).status, "added");
+    }
+  } finally {
+    await n.close();
+  }
+  const d = tmp();
+  cpSync(baseDir, d, { recursive: true });
+  clock = tsOf(BASE - 1) + 30;
+  node = await openNode(opts(d));
+  for (const id of blocks.slice(BASE).flatMap((b) => b.tx_hashes)) if ((await node.submitTransaction(blobOf(id))).ok) pending.push(id);
+  assert.ok(pending.length >= 8);
+});
+after(async () => {
+  await node.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function snapshot(n: Node): string {
+  return JSON.stringify({
+    height: n.store.height(),
+    top: toHex(n.store.topHash()),
+    keyImages: n.store.keyImageCount(),
+    outputs: n.store.outputCount(0n).toString(),
+    txs: n.store.txCount(),
+    alt: n.altBlockCount(),
+    pool: n.pool.entries().map((e) => toHex(e.id)),
+  });
+}
+
+const asEntry = (blob: Bytes): PoolEntry => {
+  const tx = parseTransaction(blob);
+  return { id: txHash(tx), blob, tx, weight: txWeight(tx, blob.length), fee: tx.rct?.fee ?? 0n } as PoolEntry;
+};
+
+/** A block on the node's tip with `txBlobs` and an exact coinbase, then `mutate` on it. */
+function blockWith(n: Node, txBlobs: Bytes[], mutate: (b: Block) => void = () => undefined): Bytes {
+  const ctx = nextBlockContext(n.store, { fixedDifficulty: n.fixedDifficulty ?? 1n });
+  const t = buildTemplate(ctx, n.store.topHash(), txBlobs.map(asEntry), keys, { timestamp: BigInt(clock), backend });
+  assert.equal(t.txIds.length, txBlobs.length);
+  mutate(t.block);
+  return serializeBlock(t.block);
+}
+
+async function expectRejected(
+  submit: () => Promise<BlockSubmitResult>,
+  want: { flags: string[]; code?: BlockErrorCode; txCode?: TxErrorCode },
+): Promise<BlockSubmitResult> {
+  const before = snapshot(node);
+  const r = await submit();
+  assert.equal(r.status, "rejected", r.message);
+  assert.deepEqual(r.flags, want.flags, r.message);
+  if (want.code) assert.equal(r.error?.code, want.code, r.message);
+  if (want.txCode) assert.equal(r.error?.txError?.code, want.txCode, r.message);
+  assert.equal(snapshot(node), before, "chain, alt blocks and pool unchanged");
+  return r;
+}
+
+const flip = (b: Bytes, i = 0): Bytes => {
+  const c = b.slice();
+  c[i] ^= 1;
+  return c;
+};
+
+/** `blob` with one byte of the extra changed: another id, the same key images, broken signatures. */
+function otherExtra(blob: Bytes): Bytes {
+  const tx = parseTransaction(blob);
+  const extra = tx.extra.slice();
+  extra[extra.length - 1] ^= 1;
+  return serializeTransaction({ ...tx, extra });
+}
+
+function tamperRct(blob: Bytes, f: (tx: Transaction) => void): Bytes {
+  const tx = parseTransaction(blob);
+  f(tx);
+  return serializeTransaction(tx);
+}
+
+test("sanity: a block of the pool's txs built the same way is accepted (then popped)", async () => {
+  clock = tsOf(BASE - 1) + 40;
+  const before = snapshot(node);
+  const blob = blockWith(node, pending.map(blobOf));
+  const r = await node.submitBlock(blob);
+  assert.equal(r.status, "added", r.message);
+  assert.equal(node.pool.size(), 0);
+  await node.popBlocks(1);
+  assert.equal(node.store.height(), BASE);
+  assert.deepEqual(new Set(node.pool.entries().map((e) => toHex(e.id))), new Set(pending));
+  // the pool's order now is the pop's order; compare everything else
+  const a = JSON.parse(before) as Record<string, unknown>;
+  const b = JSON.parse(snapshot(node)) as Record<string, unknown>;
+  delete a.pool;
+  delete b.pool;
+  assert.deepEqual(b, a);
+});
+
+test("double spend in a block: a real tx whose key images the chain already spent", async () => {
+  const mined = blocks[315].tx_hashes[0];
+  await expectRejected(() => node.submitBlock(blockWith(node, [blobOf(mined)]), { txBlobs: [blobOf(mined)] }), {
+    flags: ["verification_failed"],
+    code: "BAD_TX",
+    txCode: "KEY_IMAGE_SPENT",
+  });
+});
+
+test("double spend within one block: two txs with the same key images", async () => {
+  const a = blobOf(pending[0]);
+  const b = otherExtra(a);
+  await expectRejected(() => node.submitBlock(blockWith(node, [a, b]), { txBlobs: [b] }), { flags: ["verification_failed"], code: "BAD_TX", txCode: "KEY_IMAGE_SPENT" });
+});
+
+test("double spend against the pool: double_spend only, the pool keeps its tx", async () => {
+  const before = snapshot(node);
+  const r = await node.submitTransaction(otherExtra(blobOf(pending[1])));
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.flags, ["double_spend"]);
+  assert.equal(snapshot(node), before);
+});
+
+test("bad CLSAG: one scalar changed", async () => {
+  const bad = tamperRct(blobOf(pending[0]), (tx) => {
+    const c = tx.rct?.prunable?.CLSAGs[0];
+    assert.ok(c);
+    c.s[3] = flip(c.s[3]);
+  });
+  await expectRejected(() => node.submitBlock(blockWith(node, [bad]), { txBlobs: [bad] }), { flags: ["verification_failed"], code: "BAD_TX", txCode: "INVALID_SIGNATURES" });
+  // to the pool, its key images collide with the original first (monerod checks that before the signatures)
+  const r = await node.submitTransaction(bad);
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.flags, ["double_spend"]);
+});
+
+test("bad BP+: one proof field changed", async () => {
+  const bad = tamperRct(blobOf(pending[0]), (tx) => {
+    const p = tx.rct?.prunable?.bulletproofsPlus[0];
+    assert.ok(p);
+    p.r1 = flip(p.r1);
+  });
+  await expectRejected(() => node.submitBlock(blockWith(node, [bad]), { txBlobs: [bad] }), { flags: ["verification_failed"], code: "BAD_TX", txCode: "INVALID_SIGNATURES" });
+  const r = await node.submitTransaction(bad);
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.flags, [], "monerod sets no flag when ver_rct_semantics_simple fails");
+});
+
+test("wrong miner reward: one piconero too much, one too little", async () => {
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.minerTx.vout[0].amount += 1n))), { flags: ["verification_failed"], code: "REWARD_TOO_HIGH" });
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.minerTx.vout[0].amount -= 1n))), { flags: ["verification_failed"], code: "REWARD_NOT_EXACT" });
+});
+
+test("timestamp below the median of the last 60 blocks", async () => {
+  const ts = nextBlockContext(node.store).recentTimestamps.slice().sort((a, b) => (a < b ? -1 : 1));
+  const median = ts[Math.floor(ts.length / 2)];
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.timestamp = median - 1n))), { flags: ["verification_failed"], code: "TIMESTAMP_TOO_OLD" });
+});
+
+test("timestamp more than 2 hours ahead", async () => {
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.timestamp = BigInt(clock + 7200 + 1)))), { flags: ["verification_failed"], code: "TIMESTAMP_IN_FUTURE" });
+});
+
+test("ring size 15 and 17 (monerod's recorded variants, in a block)", async () => {
+  for (const name of ["ring-15", "ring-17"]) {
+    const bad = variant(name);
+    await expectRejected(() => node.submitBlock(blockWith(node, [bad]), { txBlobs: [bad] }), { flags: ["verification_failed"], code: "BAD_TX", txCode: "BAD_RING_SIZE" });
+  }
+});
+
+test("non-canonical output key: in the coinbase and in a tx", async () => {
+  const notAPoint = new Uint8Array(32).fill(0xff);
+  notAPoint[31] = 0x7f;
+  assert.equal(backend.pointCheck(notAPoint), false);
+  await expectRejected(
+    () =>
+      node.submitBlock(
+        blockWith(node, [], (b) => {
+          const o = b.minerTx.vout[0].target;
+          assert.equal(o.type, "tagged_key");
+          if (o.type === "tagged_key") o.key = notAPoint;
+        }),
+      ),
+    { flags: ["verification_failed"], code: "MINER_TX_OUTPUT_KEY" },
+  );
+  const bad = variant("bad-output-key");
+  await expectRejected(() => node.submitBlock(blockWith(node, [bad]), { txBlobs: [bad] }), { flags: ["verification_failed"], code: "BAD_TX", txCode: "BAD_OUTPUT_KEY" });
+});
+
+test("oversized block: a coinbase padded beyond the weight limit", async () => {
+  const limit = nextBlockContext(node.store).limits.limit;
+  await expectRejected(
+    () =>
+      node.submitBlock(
+        blockWith(node, [], (b) => {
+          const extra = new Uint8Array(b.minerTx.extra.length + limit);
+          extra.set(b.minerTx.extra);
+          b.minerTx.extra = extra;
+        }),
+      ),
+    { flags: ["verification_failed"], code: "TOO_HEAVY" },
+  );
+});
+
+test("missing txs, orphan, duplicate tx, wrong version, wrong coinbase height", async () => {
+  const unknown = blobOf(pending[0]);
+  const withUnknown = blockWith(node, [otherExtra(unknown)]);
+  await expectRejected(() => node.submitBlock(withUnknown), { flags: ["missing_txs"], code: "MISSING_TX" });
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.prevId = new Uint8Array(32).fill(9)))), { flags: ["marked_as_orphaned"], code: "PREV_ID_MISMATCH" });
+  const a = blobOf(pending[0]);
+  await expectRejected(() => node.submitBlock(blockWith(node, [a], (b) => b.txHashes.push(b.txHashes[0]))), { flags: ["verification_failed"], code: "DUPLICATE_TX" });
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.majorVersion = 15))), { flags: ["verification_failed"], code: "BAD_MAJOR_VERSION" });
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.minerTx.vin = [{ type: "gen", height: BigInt(BASE + 1) }]))), { flags: ["verification_failed"], code: "MINER_TX_HEIGHT" });
+});
+
+test("fee too low: monerod's recorded variant (the RingCT balance breaks before the fee rule)", async () => {
+  const before = snapshot(node);
+  const r = await node.submitTransaction(variant("low-fee"));
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.flags, []);
+  assert.equal(r.error?.code, "RCT_SEMANTICS");
+  assert.equal(snapshot(node), before);
+});
+
+test("a ring member younger than 10 blocks", async () => {
+  // a copy of the chain popped to just above the newest ring member of a pool tx
+  const newest = Math.max(...node.pool.entries().map((e) => e.maxUsedBlockHeight));
+  const entry = node.pool.entries().find((e) => e.maxUsedBlockHeight === newest);
+  assert.ok(entry);
+  const d = tmp();
+  cpSync(baseDir, d, { recursive: true });
+  const n = await openNode(opts(d));
+  try {
+    await n.popBlocks(BASE - (newest + 5));
+    assert.equal(n.store.height(), newest + 5);
+    const before = snapshot(n);
+    const r = await n.submitBlock(blockWith(n, [entry.blob]), { txBlobs: [entry.blob] });
+    assert.equal(r.status, "rejected");
+    assert.equal(r.error?.txError?.code, "RING_MEMBER_TOO_YOUNG", r.message);
+    assert.equal(snapshot(n), before);
+    const t = await n.submitTransaction(entry.blob);
+    assert.equal(t.ok, false);
+    assert.deepEqual(t.flags, ["invalid_input"]);
+  } finally {
+    await n.close();
+  }
+});
+
+test("proof of work below the difficulty (real RandomX, difficulty 2^40); a block that meets difficulty 3 passes", { skip: needPackage("librandomx-dev") }, async () => {
+  const d = tmp();
+  cpSync(baseDir, d, { recursive: true });
+  clock = tsOf(BASE - 1) + 60;
+  const hard = await openNode(opts(d, { fixedDifficulty: 1n << 40n }));
+  try {
+    const before = snapshot(hard);
+    const r = await hard.submitBlock(blockWith(hard, []));
+    assert.equal(r.status, "rejected");
+    assert.deepEqual(r.flags, ["bad_pow"]);
+    assert.equal(snapshot(hard), before);
+  } finally {
+    await hard.close();
+  }
+  const easy = await openNode(opts(d, { fixedDifficulty: 3n }));
+  try {
+    const g = await easy.generateBlocks(2, ALICE);
+    assert.equal(g.height, BASE + 2);
+    const seed = easy.seedFor(BASE);
+    assert.equal(toHex(seed.hash), blocks[0].hash, "below the first epoch the seed is the genesis block");
+  } finally {
+    await easy.close();
+  }
+});
