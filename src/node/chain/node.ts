@@ -466,16 +466,22 @@ export class Node extends EventEmitter implements NodeCore {
     return a;
   }
 
+  /**
+   * The chain as a block on top of `prevId` sees it: the store when it is the tip, else a
+   * BranchView of the main chain up to the fork plus the alt blocks (undefined for unknown ids).
+   */
+  viewAt(prevId: Bytes): (ChainView & { hashAt?(h: number): Bytes }) | undefined {
+    if (bytesEqual(prevId, this.store.topHash())) return this.store;
+    const branch = this.alts.branchTo(this.store, prevId);
+    return branch ? new BranchView(this.store, branch.forkHeight, branch.blocks) : undefined;
+  }
+
   async blockTemplate(address: string, reserveSize: number, opts: { prevId?: Bytes; extraNonce?: Bytes } = {}): Promise<BlockTemplate> {
     if (!Number.isInteger(reserveSize) || reserveSize < 0 || reserveSize > 255) throw new RangeError("reserve_size must be 0..255");
     const keys = this.minerKeys(address);
     const prevId = opts.prevId ?? this.store.topHash();
-    let view: ChainView & { hashAt?(h: number): Bytes } = this.store;
-    if (!bytesEqual(prevId, this.store.topHash())) {
-      const branch = this.alts.branchTo(this.store, prevId);
-      if (!branch) throw new RangeError(`prev_block ${hex(prevId)} is not a known block`);
-      view = new BranchView(this.store, branch.forkHeight, branch.blocks);
-    }
+    const view = this.viewAt(prevId);
+    if (!view) throw new RangeError(`prev_block ${hex(prevId)} is not a known block`);
     const ctx = nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
     const median = ctx.recentTimestamps.length > 0 ? ctx.recentTimestamps.slice().sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))[Math.floor(ctx.recentTimestamps.length / 2)] : 0n;
     const ts = this.now() > median ? this.now() : median + 1n;

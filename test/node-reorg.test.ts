@@ -1,0 +1,222 @@
+/**
+ * Alternative chains and reorganisations on a real store holding the recorded regtest chain up to
+ * height 327 (test/fixtures/chain), with its recorded txs in the pool: two branches mined with the
+ * node's own templates overtake each other several times; afterwards outputs, key images, blocks
+ * and pool equal those of a fresh node that only saw the winning branch. A branch whose block
+ * fails when it is applied leaves the original chain byte-identical.
+ */
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { nextBlockContext } from "../src/consensus/index.js";
+import { defaultBackend } from "../src/crypto/index.js";
+import { buildTemplate, type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
+import type { PoolEntry } from "../src/node/core.js";
+import { decodeAddress } from "../src/protocol/address.js";
+import { parseBlock, serializeBlock } from "../src/protocol/block.js";
+import { type Bytes, parseTransaction } from "../src/protocol/tx.js";
+import { txHash } from "../src/protocol/tx-hash.js";
+import { txWeight } from "../src/protocol/weight.js";
+import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+
+const backend = defaultBackend();
+const dirs: string[] = [];
+const tmp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "tsmonero-node-reorg-"));
+  dirs.push(d);
+  return d;
+};
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
+const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
+const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
+const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+const BOB = "484uskMavqB8o7ehUFn5Sq3Ze2Jew2Hq6LgsCZ3YzkqiZkSFcsSD5rwQshTNdRF4pJiUtUEzk4EegjCYiUGVWcsRD52LtH6";
+const BASE = 327;
+
+let clock = 0;
+let baseDir = "";
+const pending: string[] = [];
+const opts = (dataDir: string, extra: Partial<OpenNodeOptions> = {}): OpenNodeOptions => ({
+  dataDir,
+  network: "regtest",
+  fixedDifficulty: 1n,
+  syncMode: "fast",
+  now: () => clock,
+  verifyThreads: 1,
+  ...extra,
+});
+
+before(async () => {
+  baseDir = tmp();
+  const n = await openNode(opts(baseDir));
+  try {
+    for (let h = 1; h < BASE; h++) {
+      clock = tsOf(h) + 1;
+      for (const id of blocks[h].tx_hashes) assert.ok((await n.submitTransaction(blobOf(id))).ok);
+      assert.equal((await n.submitBlock(fromHex(blocks[h].blob))).status, "added");
+    }
+    clock = tsOf(BASE - 1) + 30;
+    for (const id of blocks.slice(BASE).flatMap((b) => b.tx_hashes)) if ((await n.submitTransaction(blobOf(id))).ok) pending.push(id);
+    assert.ok(pending.length >= 8);
+    await n.flushPool();
+  } finally {
+    await n.close();
+  }
+});
+
+async function copyOfBase(extra: Partial<OpenNodeOptions> = {}): Promise<Node> {
+  const d = tmp();
+  cpSync(baseDir, d, { recursive: true });
+  return openNode(opts(d, extra));
+}
+
+/** Everything a node's state consists of, for comparison. */
+function state(n: Node): Record<string, unknown> {
+  const h = n.store.height();
+  const outs: string[] = [];
+  const count = n.store.outputCount(0n);
+  for (let i = count > 400n ? count - 400n : 0n; i < count; i++) {
+    const o = n.store.output(0n, i);
+    assert.ok(o);
+    outs.push(`${toHex(o.key)}:${toHex(o.commitment)}:${o.height}:${toHex(o.txId)}`);
+  }
+  const kis = pending.flatMap((id) => parseTransaction(blobOf(id)).vin.map((v) => (v.type === "key" ? `${toHex(v.keyImage)}@${n.store.keyImageHeight(v.keyImage) ?? "-"}` : "")));
+  return {
+    height: h,
+    blocks: Array.from({ length: 12 }, (_, k) => h - 12 + k).map((x) => toHex(n.store.blockBlob(x) ?? new Uint8Array())),
+    metas: Array.from({ length: 12 }, (_, k) => h - 12 + k).map((x) => JSON.stringify(n.store.meta(x), (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? toHex(v) : v))),
+    keyImageCount: n.store.keyImageCount(),
+    txCount: n.store.txCount(),
+    outputCount: count.toString(),
+    outs,
+    kis,
+    pool: n.pool.entries().map((e) => toHex(e.id)).sort(),
+  };
+}
+
+test("two branches overtake each other five times; the result equals a fresh node fed the winning branch", async () => {
+  clock = tsOf(BASE - 1) + 30;
+  const node = await copyOfBase();
+  const reorgs: { splitHeight: number; newHeight: number }[] = [];
+  node.on("reorg", (e) => reorgs.push(e));
+  const held = pending[pending.length - 1];
+  try {
+    for (const id of pending.slice(0, -1)) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+    const fork = node.store.topHash();
+    // A1 (all pool txs but one), A2
+    const a = (await node.generateBlocks(2, ALICE)).blocks;
+    assert.equal(node.pool.size(), 0);
+    // B1, B2: alternatives (B2 ties, no switch); B3 overtakes
+    const b = (await node.generateBlocks(2, BOB, { prevId: fork })).blocks;
+    assert.equal(node.altBlockCount(), 2);
+    assert.equal(toHex(node.store.topHash()), toHex(a[1]));
+    assert.equal(node.altChains().length, 1);
+    assert.equal(node.altChains()[0].length, 2);
+    assert.equal(toHex(node.altChains()[0].mainChainParentBlock), toHex(fork));
+    b.push(...(await node.generateBlocks(1, BOB, { prevId: b[1] })).blocks);
+    assert.equal(toHex(node.store.topHash()), toHex(b[2]), "switched to B");
+    assert.equal(reorgs.length, 1);
+    assert.deepEqual(reorgs[0], { splitHeight: BASE, newHeight: BASE + 3, oldHeight: BASE + 2 });
+    assert.equal(node.altBlockCount(), 2, "A1, A2 are now the alternative chain");
+    assert.equal(node.pool.size(), pending.length - 1, "A1's txs are back in the pool");
+    // B4 on the main chain takes them; then the held tx enters the pool
+    b.push(...(await node.generateBlocks(1, BOB)).blocks);
+    assert.equal(node.pool.size(), 0);
+    assert.ok((await node.submitTransaction(blobOf(held))).ok);
+    // A3..A5 overtake B (5 > 4)
+    a.push(...(await node.generateBlocks(3, ALICE, { prevId: a[1] })).blocks);
+    assert.equal(toHex(node.store.topHash()), toHex(a[4]), "switched to A");
+    assert.equal(reorgs.length, 2);
+    assert.deepEqual(node.pool.entries().map((e) => toHex(e.id)), [held], "B4's txs are in A1 again; the held tx stays");
+    // B5, B6 overtake A (6 > 5)
+    b.push(...(await node.generateBlocks(2, BOB, { prevId: b[3] })).blocks);
+    assert.equal(toHex(node.store.topHash()), toHex(b[5]), "switched to B");
+    // A6, A7 overtake B (7 > 6), B7, B8 overtake A (8 > 7)
+    a.push(...(await node.generateBlocks(2, ALICE, { prevId: a[4] })).blocks);
+    assert.equal(toHex(node.store.topHash()), toHex(a[6]));
+    b.push(...(await node.generateBlocks(2, BOB, { prevId: b[5] })).blocks);
+    assert.equal(toHex(node.store.topHash()), toHex(b[7]));
+    assert.equal(reorgs.length, 5);
+    assert.equal(node.store.height(), BASE + 8);
+    assert.deepEqual(node.pool.entries().map((e) => toHex(e.id)), [held]);
+    const alt = node.altChains();
+    assert.equal(alt.length, 1);
+    assert.equal(alt[0].length, 7);
+    assert.deepEqual(alt[0].blockHashes.map(toHex), [...a].reverse().map(toHex));
+    const altA1 = node.altBlock(a[0]);
+    assert.ok(altA1);
+    assert.equal(altA1.height, BASE);
+    assert.equal(altA1.block.txHashes.length, pending.length - 1);
+
+    // a fresh node fed only the winning branch (with the same txs offered to its pool)
+    const winning = b.map((id) => {
+      const h = node.store.heightOf(id);
+      assert.ok(h !== undefined);
+      const blob = node.store.blockBlob(h);
+      assert.ok(blob);
+      return blob;
+    });
+    const fresh = await copyOfBase();
+    try {
+      for (const id of pending) assert.ok((await fresh.submitTransaction(blobOf(id))).ok);
+      for (const blob of winning) assert.equal((await fresh.submitBlock(blob)).status, "added");
+      assert.deepEqual(state(node), state(fresh));
+      assert.equal(fresh.altBlockCount(), 0);
+    } finally {
+      await fresh.close();
+    }
+  } finally {
+    await node.close();
+  }
+});
+
+test("a heavier branch whose block double-spends is rolled back: the original chain is byte-identical", async () => {
+  clock = tsOf(BASE - 1) + 30;
+  const node = await copyOfBase();
+  try {
+    for (const id of pending) assert.ok((await node.submitTransaction(blobOf(id))).ok);
+    const forkHeight = node.store.height() - 3;
+    const fork = node.store.meta(forkHeight).hash;
+    await node.generateBlocks(1, ALICE);
+    const before = state(node);
+    const beforeAlt = node.altBlockCount();
+    // branch: a coinbase-only block, then one with a tx the chain already mined below the fork
+    const c1 = (await node.generateBlocks(1, BOB, { prevId: fork })).blocks[0];
+    const mined = blobOf(blocks[315].tx_hashes[0]);
+    const tx = parseTransaction(mined);
+    const entry = { id: txHash(tx), blob: mined, tx, weight: txWeight(tx, mined.length), fee: tx.rct?.fee ?? 0n } as PoolEntry;
+    const keys = decodeAddress(BOB, "regtest");
+    let prev: Bytes = c1;
+    const branch: Bytes[] = [];
+    for (let i = 0; i < 4; i++) {
+      const view = node.viewAt(prev);
+      assert.ok(view);
+      const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
+      const t = buildTemplate(ctx, prev, i === 1 ? [entry] : [], keys, { timestamp: BigInt(clock), backend });
+      const r = await node.submitBlock(serializeBlock(t.block), { txBlobs: [mined] });
+      if (i < 2) assert.equal(r.status, "alternative", r.message);
+      else {
+        // the third makes the branch heavier: the switch hits the double spend and is undone
+        assert.equal(r.status, "rejected");
+        assert.equal(r.error?.txError?.code, "KEY_IMAGE_SPENT", r.message);
+        break;
+      }
+      assert.ok(r.id);
+      prev = r.id;
+      branch.push(prev);
+    }
+    assert.deepEqual(state(node), before, "blocks, metadata, outputs, key images and pool as before");
+    assert.equal(node.altBlockCount(), beforeAlt + 2, "the bad block and its descendant are dropped; the two good ones stay");
+    assert.ok(node.altBlock(c1));
+    assert.ok(node.altBlock(branch[0]));
+    assert.equal(node.altBlock(branch[1]), undefined);
+  } finally {
+    await node.close();
+  }
+});
