@@ -106,7 +106,8 @@ test("the recorded chain replays through the pool and submitBlock; pop + re-appl
 });
 
 test("orphan, missing txs and garbage blobs are rejected without changing state", async () => {
-  const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: () => clock, verifyThreads: 1 });
+  // a data directory whose name has a dot (lmdb-js would take it for a file)
+  const node = await openNode({ dataDir: join(tmp(), "data.regtest"), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: () => clock, verifyThreads: 1 });
   try {
     await replay(node, 1, 10);
     const withTx = blocks.find((b) => b.tx_hashes.length > 0 && b.height > 10);

@@ -366,7 +366,18 @@ export class Node extends EventEmitter implements NodeCore {
     const popped: { block: Block; txs: Transaction[]; meta: BlockMeta }[] = [];
     while (this.store.height() - 1 > forkHeight) {
       const meta = this.store.meta(this.store.height() - 1);
-      const { block, txs } = this.store.popBlock();
+      // kept as an alternative block before it leaves the main chain: a crash during the switch
+      // loses nothing (openNode resumes the switch to the heaviest chain)
+      const blob = this.store.blockBlob(meta.height);
+      const block = this.store.block(meta.height);
+      if (!blob || !block) throw new Error(`block ${meta.height} missing from the store`);
+      const txBlobs = block.txHashes.map((id) => {
+        const b = this.store.txBlob(id);
+        if (!b) throw new Error(`tx ${hex(id)} of block ${meta.height} missing from the store`);
+        return b;
+      });
+      this.alts.put({ ...meta, prevId: block.prevId, blob, txBlobs });
+      const { txs } = this.store.popBlock();
       popped.push({ block, txs, meta });
     }
     const applied: { p: ParsedBlock; txs: Transaction[] }[] = [];
@@ -378,7 +389,10 @@ export class Node extends EventEmitter implements NodeCore {
       const r = await this.applyMain(p, txs, a.txBlobs, false);
       if (!r.ok) {
         for (let i = 0; i < applied.length; i++) this.store.popBlock();
-        for (let i = popped.length - 1; i >= 0; i--) this.store.applyBlock(popped[i].block, popped[i].txs, popped[i].meta);
+        for (let i = popped.length - 1; i >= 0; i--) {
+          this.store.applyBlock(popped[i].block, popped[i].txs, popped[i].meta);
+          this.alts.remove(popped[i].meta.hash);
+        }
         for (const bad of branch.slice(k)) this.alts.remove(bad.hash);
         for (const other of this.alts.all()) {
           if (!this.alts.branchTo(this.store, other.prevId)) this.alts.remove(other.hash);
@@ -387,15 +401,7 @@ export class Node extends EventEmitter implements NodeCore {
       }
       applied.push({ p, txs });
     }
-    // popped main blocks become an alternative chain
-    for (const x of popped) {
-      this.alts.put({
-        ...x.meta,
-        prevId: x.block.prevId,
-        blob: serializeBlock(x.block),
-        txBlobs: x.txs.map((t) => serializeTransaction(t)),
-      });
-    }
+    // the popped main blocks stay as an alternative chain; the branch is the main chain now
     for (const a of branch) this.alts.remove(a.hash);
     for (const x of applied) this.pool.blockApplied(x.p.block.txHashes, x.txs);
     const returned: Transaction[] = [];
@@ -419,6 +425,23 @@ export class Node extends EventEmitter implements NodeCore {
       await this.pool.returnFromBlock(back);
       await this.pool.revalidate();
       return this.store.height();
+    });
+  }
+
+  /**
+   * After a crash during a switch: alt records of blocks that are in the main chain are dropped,
+   * and when an alternative chain is heavier than the main chain the switch is done again.
+   */
+  async recover(): Promise<void> {
+    await this.serial(async () => {
+      for (const a of this.alts.all()) if (this.store.heightOf(a.hash) !== undefined) this.alts.remove(a.hash);
+      const mainCum = this.store.meta(this.store.height() - 1).cumulativeDifficulty;
+      let best: AltBlock | undefined;
+      for (const a of this.alts.all()) if (a.cumulativeDifficulty > (best?.cumulativeDifficulty ?? mainCum)) best = a;
+      if (!best) return;
+      const branch = this.alts.branchTo(this.store, best.prevId);
+      if (!branch) return;
+      await this.switchTo(branch.forkHeight, [...branch.blocks, best]);
     });
   }
 
@@ -567,6 +590,7 @@ export class Node extends EventEmitter implements NodeCore {
 export async function openNode(opts: OpenNodeOptions): Promise<Node> {
   const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}) });
   const node = new Node(store, opts);
+  await node.recover();
   await node.pool.revalidate();
   return node;
 }

@@ -193,6 +193,8 @@ export class ChainStore implements ChainView {
     const fast = opts.sync === "fast";
     this.env = open<Buffer, string>({
       path: dir,
+      // lmdb-js would take a directory name with a dot ("data.regtest") for a file name
+      noSubdir: false,
       maxDbs: 32,
       mapSize: opts.mapSize ?? 16 * 1024 ** 3,
       encoding: "binary",
