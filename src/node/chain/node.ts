@@ -296,6 +296,7 @@ export class Node extends EventEmitter implements NodeCore {
     const meta = this.store.applyBlock(p.block, txs, r.accepted);
     if (updatePool) {
       this.pool.blockApplied(p.block.txHashes, txs);
+      this.pool.evictStale();
       await this.pool.revalidate();
       this.emit("block", { height: meta.height, id: meta.hash, block: p.block });
     }
