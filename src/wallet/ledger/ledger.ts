@@ -335,6 +335,15 @@ export class Ledger {
     for (const tx of txs) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)));
   }
 
+  /**
+   * scan_tx: a mined transaction found outside the refresh, at a height the ledger already passed
+   * (wallet2::scan_tx → process_new_transaction). Outputs already known are not counted again.
+   */
+  applyTx(tx: ScannedTx, height: number, timestamp: bigint): void {
+    if (height >= this.state.height) throw new RangeError(`tx at height ${height}: the ledger is at ${this.state.height}; refresh brings it`);
+    this.processTx(tx, height, timestamp, false, false);
+  }
+
   /** process_new_transaction for a block (pool = false) or pool (pool = true) transaction. */
   private processTx(tx: ScannedTx, height: number, timestamp: bigint, pool: boolean, doubleSpend: boolean): void {
     const s = this.state;

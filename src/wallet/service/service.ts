@@ -1,0 +1,416 @@
+/**
+ * The wallet service behind one RPC server, as monero-wallet-rpc is (src/wallet/wallet_rpc_server.cpp):
+ * at most one open wallet, wallet files in `walletDir`, a node (or none, --offline), background
+ * refresh every `autoRefreshPeriod` seconds (DEFAULT_AUTO_REFRESH_PERIOD = 20), tx-notify, and the
+ * life-cycle calls (create/open/close/restore/generate_from_keys/store/change_wallet_password/stop).
+ * Several services can live in one process: nothing here is global.
+ *
+ * Failures are thrown as `WalletRpcError` with monero-wallet-rpc's code and message (where Monero's
+ * message hides the reason, the reason is appended after a colon).
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { NodeApi } from "../../client/node-client.js";
+import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import { defaultBackend } from "../../crypto/index.js";
+import { randomScalar } from "../../crypto/random.js";
+import type { Network } from "../../protocol/network.js";
+import { DEFAULT_KDF, type KdfParams, WalletFileError, WrongPasswordError } from "../files/index.js";
+import {
+  checkCreateLanguage,
+  createWallet,
+  generateFromKeys,
+  restoreDeterministicWallet,
+  WalletRpcError,
+  WalletRpcMessages,
+} from "../keys/rpc.js";
+import type { RefreshResult } from "../sync/index.js";
+import { OpenWallet, WalletNetworkError } from "./wallet.js";
+
+/** monero-wallet-rpc's codes the service raises (wallet_rpc_server_error_codes.h). */
+export const CODE = {
+  UNKNOWN_ERROR: -1,
+  NOT_OPEN: -13,
+  WALLET_ALREADY_EXISTS: -21,
+  INVALID_PASSWORD: -22,
+  NO_WALLET_DIR: -23,
+  NO_DAEMON_CONNECTION: -38,
+} as const;
+
+/** DEFAULT_AUTO_REFRESH_PERIOD (seconds). */
+export const DEFAULT_AUTO_REFRESH_PERIOD = 20;
+
+export interface WalletServiceOptions {
+  readonly network: Network;
+  /** --wallet-dir: where create/open/restore put and find files; absent → those calls answer -23. */
+  readonly walletDir?: string;
+  /** The node; null when --offline. */
+  readonly node: NodeApi | null;
+  /** Whether the daemon is trusted (start_mining needs it). */
+  readonly trusted?: boolean;
+  /** Builds a node client for set_daemon. */
+  readonly connect?: (o: { address: string; login?: string; trusted: boolean }) => NodeApi;
+  /** Password KDF for new files (tests use a cheap one). */
+  readonly kdf?: KdfParams;
+  /** --tx-notify: a program and its arguments, "%s" replaced by the txid. */
+  readonly txNotify?: string;
+  /** Seconds between background refreshes; 0 = off. Default 20. */
+  readonly autoRefreshPeriod?: number;
+  readonly backend?: CryptoBackend;
+  readonly lookaheadMajor?: number;
+  readonly lookaheadMinor?: number;
+  readonly log?: (msg: string) => void;
+}
+
+const notOpen = (): WalletRpcError => new WalletRpcError(CODE.NOT_OPEN, "No wallet file");
+
+export class WalletService {
+  private current: OpenWallet | null = null;
+  private node: NodeApi | null;
+  private trustedDaemon: boolean;
+  private timer: NodeJS.Timeout | null = null;
+  private lastAutoRefresh = 0;
+  private autoRefreshPeriod: number;
+  private stopping: Promise<void> | null = null;
+  private readonly backend: CryptoBackend;
+  private readonly log: (msg: string) => void;
+  /** Called once stop_wallet has stored the wallet (the CLI exits). */
+  onStop: (() => void) | null = null;
+
+  constructor(readonly opts: WalletServiceOptions) {
+    this.node = opts.node;
+    this.trustedDaemon = opts.trusted ?? false;
+    this.autoRefreshPeriod = opts.autoRefreshPeriod ?? DEFAULT_AUTO_REFRESH_PERIOD;
+    this.backend = opts.backend ?? defaultBackend();
+    this.log = opts.log ?? ((m) => console.error(m));
+  }
+
+  get network(): Network {
+    return this.opts.network;
+  }
+  get offline(): boolean {
+    return this.node === null;
+  }
+  get trusted(): boolean {
+    return this.trustedDaemon;
+  }
+  get daemon(): NodeApi | null {
+    return this.node;
+  }
+  get walletDir(): string | undefined {
+    return this.opts.walletDir;
+  }
+
+  /** The open wallet, or -13 "No wallet file". */
+  wallet(): OpenWallet {
+    if (!this.current) throw notOpen();
+    return this.current;
+  }
+  get hasWallet(): boolean {
+    return this.current !== null;
+  }
+
+  /** Starts the background refresh timer (monero-wallet-rpc's idle handler, checked every second). */
+  start(): void {
+    if (this.timer) return;
+    this.lastAutoRefresh = Date.now();
+    this.timer = setInterval(() => this.tick(), 1000);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    const w = this.current;
+    if (!w || this.autoRefreshPeriod === 0 || w.refreshing || this.stopping) return;
+    if (Date.now() < this.lastAutoRefresh + this.autoRefreshPeriod * 1000) return;
+    this.refresh(w)
+      .catch((e: unknown) => this.log(`auto refresh: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => {
+        this.lastAutoRefresh = Date.now();
+      });
+  }
+
+  /** auto_refresh: enable with a period (0 → the default 20 s) or disable. */
+  setAutoRefresh(enable: boolean, period: number): void {
+    this.autoRefreshPeriod = enable ? (period === 0 ? DEFAULT_AUTO_REFRESH_PERIOD : period) : 0;
+  }
+  get autoRefreshSeconds(): number {
+    return this.autoRefreshPeriod;
+  }
+
+  /** refresh (the RPC, the timer and the initial sync): then tx-notify, and a store when blocks came. */
+  async refresh(w: OpenWallet = this.wallet(), startHeight = 0): Promise<RefreshResult> {
+    const r = await w.refresh(startHeight);
+    this.afterRefresh(w, r);
+    return r;
+  }
+
+  /** rescan_blockchain. */
+  async rescanBlockchain(): Promise<void> {
+    const w = this.wallet();
+    const r = await w.rescanBlockchain();
+    this.afterRefresh(w, r);
+  }
+
+  private afterRefresh(w: OpenWallet, r: RefreshResult): void {
+    if (w !== this.current) return;
+    const fresh = w.takeNewIncoming();
+    if (this.opts.txNotify) for (const txid of fresh) this.notify(txid);
+    if (r.blocks_fetched > 0 || fresh.length > 0) {
+      try {
+        w.store();
+      } catch (e) {
+        this.log(`store after refresh: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
+  /** tools::Notify: the spec split on blanks, "%s" replaced, run detached. */
+  private notify(txid: string): void {
+    const spec = this.opts.txNotify ?? "";
+    const args = spec.split(/[ \t]+/).filter((a) => a !== "");
+    if (args.length === 0) return;
+    const [file, ...rest] = args.map((a) => a.split("%s").join(txid));
+    try {
+      const child = spawn(file, rest, { stdio: "ignore", detached: true });
+      child.on("error", (e) => this.log(`tx-notify ${file}: ${e.message}`));
+      child.unref();
+    } catch (e) {
+      this.log(`tx-notify ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  // ---- wallet files ----
+
+  private dir(): string {
+    if (!this.opts.walletDir) throw new WalletRpcError(CODE.NO_WALLET_DIR, "No wallet dir configured");
+    return this.opts.walletDir;
+  }
+
+  private static checkFilename(name: string): void {
+    if (name.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
+    // monero-wallet-rpc would make a wallet with no file; we need one
+    if (name === "" || name === "." || name === "..") throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename: send a non-empty file name");
+  }
+
+  private walletOptions(name: string) {
+    return {
+      dir: this.dir(),
+      name,
+      network: this.network,
+      backend: this.backend,
+      lookaheadMajor: this.opts.lookaheadMajor,
+      lookaheadMinor: this.opts.lookaheadMinor,
+    };
+  }
+
+  /** Stores the open wallet (autosave_current), answering store's errors. */
+  private autosave(): void {
+    if (!this.current) return;
+    try {
+      this.current.store();
+    } catch (e) {
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** Makes `w` the open wallet, closing the previous one (not stored here). */
+  private async install(w: OpenWallet): Promise<void> {
+    const old = this.current;
+    this.current = w;
+    w.attach(this.node);
+    this.lastAutoRefresh = Date.now();
+    if (old) await old.close();
+  }
+
+  private async nodeHeight(): Promise<bigint> {
+    if (!this.node) return 0n;
+    try {
+      return (await this.node.getHeight({ timeoutMs: 5000 })).height;
+    } catch {
+      return 0n;
+    }
+  }
+
+  private fileExists(name: string): boolean {
+    const p = join(this.dir(), name);
+    return existsSync(p) || existsSync(`${p}.keys`);
+  }
+
+  /** create_wallet. */
+  async createWallet(p: { filename: string; password: string; language: string }): Promise<void> {
+    this.dir();
+    WalletService.checkFilename(p.filename);
+    checkCreateLanguage(p.language);
+    const kw = createWallet({ language: p.language }, this.network, randomScalar(this.backend), this.backend);
+    const restoreHeight = await this.nodeHeight();
+    let w: OpenWallet;
+    try {
+      w = await OpenWallet.create({ ...this.walletOptions(p.filename), password: p.password, keys: kw.keys, seedLanguage: kw.seedLanguage, restoreHeight, kdf: this.opts.kdf ?? DEFAULT_KDF });
+    } catch (e) {
+      if (e instanceof WalletFileError && /already exists/.test(e.message))
+        throw new WalletRpcError(CODE.WALLET_ALREADY_EXISTS, "Cannot create wallet. Already exists.");
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+    }
+    try {
+      this.autosave();
+    } catch (e) {
+      await w.close();
+      throw e;
+    }
+    await this.install(w);
+  }
+
+  /** open_wallet. */
+  async openWallet(p: { filename: string; password: string; autosave_current: boolean }): Promise<void> {
+    this.dir();
+    WalletService.checkFilename(p.filename);
+    if (p.autosave_current) this.autosave();
+    let w: OpenWallet;
+    try {
+      w = await OpenWallet.open({ ...this.walletOptions(p.filename), password: p.password });
+    } catch (e) {
+      // monero-wallet-rpc answers -1 "Failed to open wallet" whatever the reason; we add the reason
+      const why =
+        e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError ? e.message : String(e);
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, `Failed to open wallet: ${why}`);
+    }
+    await this.install(w);
+  }
+
+  /** close_wallet. */
+  async closeWallet(p: { autosave_current: boolean }): Promise<void> {
+    const w = this.wallet();
+    if (p.autosave_current) this.autosave();
+    this.current = null;
+    await w.close();
+  }
+
+  /** store. */
+  store(): void {
+    this.wallet();
+    this.autosave();
+  }
+
+  /** change_wallet_password. */
+  async changePassword(oldPassword: string, newPassword: string): Promise<void> {
+    const w = this.wallet();
+    if (!(await w.verifyPassword(oldPassword))) throw new WalletRpcError(CODE.INVALID_PASSWORD, "Invalid original password.");
+    try {
+      await w.changePassword(newPassword);
+    } catch (e) {
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** restore_deterministic_wallet. */
+  async restoreDeterministic(p: {
+    filename: string;
+    password: string;
+    seed: string;
+    seed_offset: string;
+    restore_height: bigint;
+    language: string;
+    autosave_current: boolean;
+  }): Promise<{ address: string; seed: string; info: string; was_deprecated: boolean }> {
+    this.dir();
+    if (p.seed === "") throw new WalletRpcError(CODE.UNKNOWN_ERROR, WalletRpcMessages.seedMandatory);
+    WalletService.checkFilename(p.filename);
+    if (this.fileExists(p.filename)) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Wallet already exists.");
+    const r = restoreDeterministicWallet({ seed: p.seed, seed_offset: p.seed_offset, language: p.language }, this.network, this.backend);
+    if (p.autosave_current) this.autosave();
+    const w = await this.createFiles(p.filename, p.password, r.wallet.keys, r.wallet.seedLanguage, p.restore_height);
+    await this.install(w);
+    return r.result;
+  }
+
+  /** generate_from_keys (spendkey empty → view-only). */
+  async generateFromKeys(p: {
+    filename: string;
+    password: string;
+    address: string;
+    spendkey: string;
+    viewkey: string;
+    restore_height: bigint;
+    language: string;
+    autosave_current: boolean;
+  }): Promise<{ address: string; info: string }> {
+    this.dir();
+    if (!p.viewkey) throw new WalletRpcError(CODE.UNKNOWN_ERROR, WalletRpcMessages.viewkeyMandatory);
+    if (!p.address) throw new WalletRpcError(CODE.UNKNOWN_ERROR, WalletRpcMessages.addressMandatory);
+    WalletService.checkFilename(p.filename);
+    if (this.fileExists(p.filename)) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Wallet already exists.");
+    const r = generateFromKeys(p, this.network, this.backend);
+    if (p.autosave_current) this.autosave();
+    const w = await this.createFiles(p.filename, p.password, r.wallet.keys, r.wallet.seedLanguage, p.restore_height);
+    await this.install(w);
+    return r.result;
+  }
+
+  private async createFiles(name: string, password: string, keys: OpenWallet["keys"], seedLanguage: string, restoreHeight: bigint): Promise<OpenWallet> {
+    try {
+      return await OpenWallet.create({ ...this.walletOptions(name), password, keys, seedLanguage, restoreHeight, kdf: this.opts.kdf ?? DEFAULT_KDF });
+    } catch (e) {
+      if (e instanceof WalletFileError && /already exists/.test(e.message)) throw new WalletRpcError(CODE.WALLET_ALREADY_EXISTS, "Cannot create wallet. Already exists.");
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** Opens a wallet given by path (--wallet-file), outside the wallet dir. */
+  async openFile(dir: string, name: string, password: string): Promise<OpenWallet> {
+    const w = await OpenWallet.open({
+      dir,
+      name,
+      network: this.network,
+      backend: this.backend,
+      lookaheadMajor: this.opts.lookaheadMajor,
+      lookaheadMinor: this.opts.lookaheadMinor,
+      password,
+    });
+    await this.install(w);
+    return w;
+  }
+
+  // ---- daemon ----
+
+  /** set_daemon: a new node for the service and the open wallet (after its running refresh). */
+  async setDaemon(p: { address: string; username: string; password: string; trusted: boolean }): Promise<void> {
+    const w = this.wallet();
+    if (!this.opts.connect) throw new WalletRpcError(CODE.NO_DAEMON_CONNECTION, "Unable to set daemon");
+    let node: NodeApi;
+    try {
+      const login = p.username !== "" || p.password !== "" ? `${p.username}:${p.password}` : undefined;
+      node = this.opts.connect({ address: p.address, login, trusted: p.trusted });
+    } catch (e) {
+      throw new WalletRpcError(CODE.NO_DAEMON_CONNECTION, `Unable to set daemon: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.node = node;
+    this.trustedDaemon = p.trusted;
+    await w.setNode(node);
+  }
+
+  // ---- stop ----
+
+  /** stop_wallet / SIGTERM: stores the open wallet, stops the timer and the worker. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+      const w = this.current;
+      if (w) {
+        try {
+          w.store();
+        } finally {
+          this.current = null;
+          await w.close();
+        }
+      }
+    })();
+    return this.stopping;
+  }
+
+  /** A random 8-byte payment id (make_integrated_address without one). */
+  randomPaymentId(): Bytes {
+    return Uint8Array.from(randomScalar(this.backend).subarray(0, 8));
+  }
+}

@@ -1,0 +1,433 @@
+/**
+ * One open wallet (what monero-wallet-rpc's `m_wallet` is): its keys, files, ledger, user data
+ * (labels, tags, notes, attributes, address book), a scan worker and the refresh loop over a node.
+ * The service (service.ts) owns the life cycle; the RPC layer reads and edits through here.
+ *
+ * Subaddress counts follow wallet2: `labels[major].length` is the number of subaddresses the wallet
+ * shows (get_address), grown by create_address/create_account and by receipts on lookahead
+ * subaddresses (wallet2::expand_subaddresses); new accounts reached by a receipt are labelled
+ * "Untitled account".
+ */
+import type { NodeApi } from "../../client/node-client.js";
+import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import { defaultBackend } from "../../crypto/index.js";
+import { encodeAddress } from "../../protocol/address.js";
+import type { Network } from "../../protocol/network.js";
+import {
+  CorruptWalletFileError,
+  DEFAULT_KDF,
+  emptyUserData,
+  type KdfParams,
+  type WalletKeysData,
+  WalletFiles,
+  type WalletUserData,
+} from "../files/index.js";
+import { type AccountKeys, primaryAddress } from "../keys/account.js";
+import type { KeyWallet } from "../keys/rpc.js";
+import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
+import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
+import { ScanWorker } from "../scan/pool.js";
+import { type RefreshResult, WalletSync } from "../sync/index.js";
+
+/** What the cache file (NAME) holds. */
+export interface WalletCache {
+  version: 1;
+  ledger: LedgerState;
+  /** Tx ids already announced through --tx-notify. */
+  notified: string[];
+}
+
+export interface OpenWalletOptions {
+  readonly dir: string;
+  readonly name: string;
+  readonly network: Network;
+  readonly backend?: CryptoBackend;
+  /** wallet2's subaddress lookahead (50 accounts × 200 subaddresses). */
+  readonly lookaheadMajor?: number;
+  readonly lookaheadMinor?: number;
+}
+
+export interface CreateWalletOptions extends OpenWalletOptions {
+  readonly password: string;
+  readonly keys: AccountKeys;
+  readonly seedLanguage: string;
+  readonly restoreHeight: bigint;
+  readonly kdf?: KdfParams;
+}
+
+/** The wallet file is for another network than the service runs. */
+export class WalletNetworkError extends Error {
+  constructor(
+    readonly fileNetwork: Network,
+    readonly serviceNetwork: Network,
+  ) {
+    super(`the wallet is for ${fileNetwork}, this service runs ${serviceNetwork}`);
+    this.name = "WalletNetworkError";
+  }
+}
+
+const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+
+/** Networks whose wallets share address prefixes (regtest wallets are mainnet ones). */
+function sameAddressNet(a: Network, b: Network): boolean {
+  const n = (x: Network) => (x === "regtest" ? "mainnet" : x);
+  return n(a) === n(b);
+}
+
+export class OpenWallet {
+  readonly backend: CryptoBackend;
+  /** The ledger; replaced by rescanBlockchain (read it through this property each time). */
+  ledger: Ledger;
+  private worker: ScanWorker | null = null;
+  private sync: WalletSync | null = null;
+  private node: NodeApi | null = null;
+  private readonly deriver: SubaddressDeriver;
+  private readonly addressCache = new Map<string, string>();
+  private lookup: SubaddressLookahead | null = null;
+  private closed = false;
+  /** Tx ids announced through tx-notify (kept in the cache). */
+  readonly notified: Set<string>;
+  /** Serialises refreshes, rescans and daemon changes. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private busy = 0;
+
+  private constructor(
+    readonly opts: OpenWalletOptions,
+    readonly files: WalletFiles<WalletCache>,
+    readonly keysData: WalletKeysData,
+    cache: WalletCache | null,
+  ) {
+    this.backend = opts.backend ?? defaultBackend();
+    this.ledger = new Ledger(cache?.ledger ?? emptyLedgerState(0), opts.network === "regtest" ? "mainnet" : opts.network);
+    this.notified = new Set(cache?.notified ?? []);
+    this.deriver = new SubaddressDeriver(this.keys, this.backend);
+    this.syncLabels();
+  }
+
+  /** Creates NAME.keys and NAME in `dir` (refuses to overwrite) and opens the wallet. */
+  static async create(o: CreateWalletOptions): Promise<OpenWallet> {
+    const keysData: WalletKeysData = {
+      network: o.network,
+      spendSecretKey: o.keys.spendSecretKey,
+      viewSecretKey: o.keys.viewSecretKey,
+      spendPublicKey: o.keys.spendPublicKey,
+      viewPublicKey: o.keys.viewPublicKey,
+      seedLanguage: o.seedLanguage,
+      restoreHeight: o.restoreHeight,
+      createdAt: BigInt(Math.floor(Date.now() / 1000)),
+      user: emptyUserData(),
+    };
+    const files = await WalletFiles.create<WalletCache>(o.dir, o.name, o.password, keysData, o.kdf ?? DEFAULT_KDF);
+    const w = new OpenWallet(o, files, keysData, null);
+    w.storeCacheOnly();
+    return w;
+  }
+
+  /** Opens NAME.keys (WrongPasswordError on a wrong password) and its cache (a bad cache means a rescan). */
+  static async open(o: OpenWalletOptions & { password: string }): Promise<OpenWallet> {
+    const { files, keys } = await WalletFiles.open<WalletCache>(o.dir, o.name, o.password);
+    if (!sameAddressNet(keys.network, o.network)) throw new WalletNetworkError(keys.network, o.network);
+    let cache: WalletCache | null = null;
+    try {
+      cache = await files.loadCache();
+      if (cache && (cache.version !== 1 || !cache.ledger || !Array.isArray(cache.ledger.transfers))) cache = null;
+    } catch (e) {
+      if (!(e instanceof CorruptWalletFileError)) throw e;
+      cache = null; // wallet2 also rescans when the cache does not load
+    }
+    return new OpenWallet(o, files, keys, cache);
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
+  get network(): Network {
+    return this.opts.network;
+  }
+  get keys(): AccountKeys {
+    const k = this.keysData;
+    return { spendSecretKey: k.spendSecretKey, viewSecretKey: k.viewSecretKey, spendPublicKey: k.spendPublicKey, viewPublicKey: k.viewPublicKey };
+  }
+  get keyWallet(): KeyWallet {
+    return { network: this.network, keys: this.keys, seedLanguage: this.keysData.seedLanguage };
+  }
+  get watchOnly(): boolean {
+    return this.keysData.spendSecretKey === null;
+  }
+  get user(): WalletUserData {
+    return this.keysData.user;
+  }
+  get restoreHeight(): number {
+    return Number(this.keysData.restoreHeight);
+  }
+  get refreshing(): boolean {
+    return this.busy > 0;
+  }
+
+  // ---- addresses and subaddress bookkeeping ----
+
+  get accountCount(): number {
+    return this.user.subaddressLabels.length;
+  }
+
+  subaddressCount(major: number): number {
+    return this.user.subaddressLabels[major]?.length ?? 0;
+  }
+
+  /** The address string of (major, minor) (wallet2::get_subaddress_as_str), cached. */
+  address(index: SubaddressIndex): string {
+    const k = `${index.major}/${index.minor}`;
+    let a = this.addressCache.get(k);
+    if (a === undefined) {
+      a =
+        index.major === 0 && index.minor === 0
+          ? primaryAddress(this.keys, this.network, this.backend)
+          : this.deriver.address(this.network, index.major, index.minor);
+      this.addressCache.set(k, a);
+    }
+    return a;
+  }
+
+  /** Integrated address of the primary address with an 8-byte payment id. */
+  integratedAddress(paymentId: Bytes): string {
+    return encodeAddress(this.network, "integrated", this.keys.spendPublicKey, this.keys.viewPublicKey, paymentId, this.backend);
+  }
+
+  /** The index of a spend public key among the wallet's subaddresses and their lookahead (wallet2::get_subaddress_index). */
+  subaddressIndexOf(spendPublicKey: Bytes): SubaddressIndex | null {
+    if (!this.lookup) this.lookup = new SubaddressLookahead(this.keys, this.opts.lookaheadMajor ?? 50, this.opts.lookaheadMinor ?? 200, this.backend);
+    this.user.subaddressLabels.forEach((l, major) => this.lookup?.expand(major, Math.max(0, l.length - 1)));
+    return this.lookup.table.get(spendPublicKey);
+  }
+
+  /** wallet2::expand_subaddresses for the labels: grow to include `index`. */
+  private expandLabels(index: SubaddressIndex): boolean {
+    const labels = this.user.subaddressLabels;
+    let changed = false;
+    while (labels.length <= index.major) {
+      labels.push(["Untitled account"]);
+      changed = true;
+    }
+    while (labels[index.major].length <= index.minor) {
+      labels[index.major].push("");
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Receipts grow the ledger's counts; the labels follow (and the ledger learns of created ones). */
+  private syncLabels(): void {
+    const counts = this.ledger.state.subaddressCounts;
+    counts.forEach((n, major) => {
+      if (n > 0) this.expandLabels({ major, minor: n - 1 });
+    });
+    this.user.subaddressLabels.forEach((l, major) => {
+      while (counts.length <= major) counts.push(1);
+      if (counts[major] < l.length) counts[major] = l.length;
+    });
+  }
+
+  /** create_account: a new account labelled `label`; returns its index. */
+  async addAccount(label: string): Promise<number> {
+    const major = this.accountCount;
+    this.expandLabels({ major, minor: 0 });
+    this.user.subaddressLabels[major][0] = label;
+    this.syncLabels();
+    await this.worker?.expand(major, 0);
+    return major;
+  }
+
+  /** create_address: a new subaddress of `major`; returns its minor index. */
+  async addSubaddress(major: number, label: string): Promise<number> {
+    const minor = this.subaddressCount(major);
+    this.expandLabels({ major, minor });
+    this.user.subaddressLabels[major][minor] = label;
+    this.syncLabels();
+    await this.worker?.expand(major, minor);
+    return minor;
+  }
+
+  label(index: SubaddressIndex): string {
+    return this.user.subaddressLabels[index.major]?.[index.minor] ?? "";
+  }
+
+  /** wallet2::get_account_tags: one tag per account ("" for none), and tag → description, made consistent. */
+  accountTags(): { descriptions: Map<string, string>; tags: string[] } {
+    const u = this.user;
+    const tags: string[] = [];
+    for (let i = 0; i < this.accountCount; i++) tags.push(u.accountTags[String(i)] ?? "");
+    for (const t of tags) if (t !== "" && !(t in u.accountTagDescriptions)) u.accountTagDescriptions[t] = "";
+    for (const t of Object.keys(u.accountTagDescriptions)) if (!tags.includes(t)) delete u.accountTagDescriptions[t];
+    const descriptions = new Map(Object.keys(u.accountTagDescriptions).sort().map((t) => [t, u.accountTagDescriptions[t]]));
+    return { descriptions, tags };
+  }
+
+  setAccountTag(accounts: readonly number[], tag: string): void {
+    for (const a of accounts) {
+      if (a >= this.accountCount) throw new RangeError("Account index out of bound");
+    }
+    for (const a of accounts) {
+      if (tag === "") delete this.user.accountTags[String(a)];
+      else this.user.accountTags[String(a)] = tag;
+    }
+    this.accountTags();
+  }
+
+  // ---- node, refresh ----
+
+  /** Attaches a node (null = offline) and starts the scan worker. */
+  attach(node: NodeApi | null): void {
+    this.node = node;
+    if (!this.worker && !this.closed) {
+      this.worker = new ScanWorker({
+        ...this.keys,
+        lookaheadMajor: this.opts.lookaheadMajor,
+        lookaheadMinor: this.opts.lookaheadMinor,
+        subaddressCounts: this.user.subaddressLabels.map((l) => l.length),
+      });
+    }
+    this.sync = node && this.worker ? this.makeSync(node, this.worker) : null;
+  }
+
+  private makeSync(node: NodeApi, worker: ScanWorker): WalletSync {
+    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight });
+  }
+
+  /** Runs `f` after whatever refresh/rescan is under way (one at a time). */
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(f, f);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  /** Changes the node (set_daemon) once the running refresh is over. */
+  setNode(node: NodeApi | null): Promise<void> {
+    return this.serial(async () => {
+      this.attach(node);
+    });
+  }
+
+  /**
+   * refresh: brings the ledger to the node's top (joins a refresh under way). `startHeight` above the
+   * ledger's height skips the blocks in between (wallet2 refresh(start_height) on an empty wallet).
+   */
+  refresh(startHeight = 0): Promise<RefreshResult> {
+    if (this.closed) return Promise.reject(new Error("wallet closed"));
+    if (!this.sync) return Promise.resolve({ blocks_fetched: 0, received_money: false }); // --offline
+    this.busy++;
+    return this.serial(async () => {
+      try {
+        const sync = this.sync;
+        if (!sync) return { blocks_fetched: 0, received_money: false };
+        const st = this.ledger.state;
+        if (startHeight > st.height && st.hashTail.length === 0 && st.transfers.length === 0) {
+          st.height = startHeight;
+          st.hashTailStart = startHeight;
+        }
+        const r = await sync.refresh();
+        this.syncLabels();
+        return r;
+      } finally {
+        this.busy--;
+      }
+    });
+  }
+
+  /** rescan_blockchain: forgets the chain data and refreshes from the restore height. */
+  rescanBlockchain(): Promise<RefreshResult> {
+    this.busy++;
+    return this.serial(async () => {
+      try {
+        this.ledger = new Ledger(emptyLedgerState(0), this.ledger.network);
+        this.syncLabels();
+        if (this.node && this.worker) this.sync = this.makeSync(this.node, this.worker);
+        return this.sync ? await this.sync.refresh() : { blocks_fetched: 0, received_money: false };
+      } finally {
+        this.syncLabels();
+        this.busy--;
+      }
+    });
+  }
+
+  /** Scans given transactions (scan_tx): mined ones enter the ledger at their height, pool ones as pool payments. */
+  scanTxs(txs: readonly { blob: Bytes; txid: Bytes; height: number; timestamp: bigint; inPool: boolean; outputIndices: bigint[] }[]): Promise<void> {
+    return this.serial(async () => {
+      if (!this.worker) throw new Error("no scan worker (the wallet is closed)");
+      const scanned = await this.worker.scanPool(txs.map((t) => ({ blob: t.blob, txid: t.txid })));
+      const order = txs.map((t, i) => ({ t, s: scanned[i] })).sort((a, b) => a.t.height - b.t.height);
+      for (const { t, s } of order) {
+        if (t.inPool || t.height >= this.ledger.height) continue; // the next refresh brings it
+        const withIdx = { ...s, received: s.received.map((r) => ({ ...r, globalIndex: t.outputIndices[r.index] ?? r.globalIndex })) };
+        this.ledger.applyTx(withIdx, t.height, t.timestamp);
+      }
+      this.syncLabels();
+    });
+  }
+
+  /** Transactions that paid the wallet (block or pool) not announced yet; marks them announced. */
+  takeNewIncoming(): string[] {
+    const out: string[] = [];
+    for (const p of [...this.ledger.state.payments, ...this.ledger.state.pool]) {
+      if (this.notified.has(p.txid)) continue;
+      this.notified.add(p.txid);
+      out.push(p.txid);
+    }
+    return out;
+  }
+
+  /** Marks everything received so far as announced (a wallet opened or restored announces nothing old). */
+  markAllNotified(): void {
+    this.takeNewIncoming();
+  }
+
+  // ---- files ----
+
+  private cache(): WalletCache {
+    return { version: 1, ledger: this.ledger.state, notified: [...this.notified] };
+  }
+
+  private storeCacheOnly(): void {
+    this.files.storeCache(this.cache());
+  }
+
+  /** store: both files, each atomically (keys first: a kill between the two leaves an older but whole cache). */
+  store(): void {
+    this.files.storeKeys(this.keysData);
+    this.files.storeCache(this.cache());
+  }
+
+  /** change_wallet_password: rewrites both files under the new password. */
+  async changePassword(newPassword: string): Promise<void> {
+    await this.files.changePassword(newPassword, this.keysData, this.cache());
+  }
+
+  /** Whether `password` opens this wallet's keys file. */
+  async verifyPassword(password: string): Promise<boolean> {
+    try {
+      await WalletFiles.open(this.opts.dir, this.opts.name, password);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Stops the worker (a refresh under way then fails at its next scan; nothing it did after the
+   * last store is kept). Does not store.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.sync = null;
+    const w = this.worker;
+    this.worker = null;
+    await w?.close();
+  }
+
+  /** Key images (hex) of unspent transfers, etc. — used by rescan_spent. */
+  keyImageList(): { index: number; keyImage: string }[] {
+    return this.ledger.state.transfers.map((t, index) => ({ index, keyImage: t.keyImage })).filter((x) => x.keyImage !== "");
+  }
+}
+
+export { hexOf };
