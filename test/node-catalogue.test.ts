@@ -10,12 +10,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type BlockErrorCode, nextBlockContext, type TxErrorCode } from "../src/consensus/index.js";
+import { type BlockErrorCode, checkHash, nextBlockContext, type TxErrorCode } from "../src/consensus/index.js";
 import { defaultBackend } from "../src/crypto/index.js";
 import { buildTemplate, type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import type { BlockSubmitResult, PoolEntry } from "../src/node/core.js";
 import { decodeAddress } from "../src/protocol/address.js";
-import { type Block, parseBlock, serializeBlock } from "../src/protocol/block.js";
+import { type Block, blockHashingBlob, parseBlock, serializeBlock } from "../src/protocol/block.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
@@ -272,6 +272,22 @@ test("missing txs, orphan, duplicate tx, wrong version, wrong coinbase height", 
   await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.minerTx.vin = [{ type: "gen", height: BigInt(BASE + 1) }]))), { flags: ["verification_failed"], code: "MINER_TX_HEIGHT" });
 });
 
+test("coinbase unlock time other than height + 60", async () => {
+  await expectRejected(() => node.submitBlock(blockWith(node, [], (b) => (b.minerTx.unlockTime += 1n))), { flags: ["verification_failed"], code: "MINER_TX_UNLOCK_TIME" });
+});
+
+test("every one of monerod's broken tx variants, inside a block, makes the block invalid", async () => {
+  let n = 0;
+  for (const v of variants) {
+    if (v.name === "original" || v.name === "rct-type-5") continue;
+    const bad = variant(v.name);
+    const r = await expectRejected(() => node.submitBlock(blockWith(node, [bad]), { txBlobs: [bad] }), { flags: ["verification_failed"], code: "BAD_TX" });
+    assert.ok(r.error?.txError, v.name);
+    n++;
+  }
+  assert.equal(n, 13);
+});
+
 test("fee too low: monerod's recorded variant (the RingCT balance breaks before the fee rule)", async () => {
   const before = snapshot(node);
   const r = await node.submitTransaction(variant("low-fee"));
@@ -305,7 +321,7 @@ test("a ring member younger than 10 blocks", async () => {
   }
 });
 
-test("proof of work below the difficulty (real RandomX, difficulty 2^40); a block that meets difficulty 3 passes", { skip: needPackage("librandomx-dev") }, async () => {
+test("proof of work below the difficulty (real RandomX): difficulty 2^40, a tampered nonce at 16; mining at 3 passes", { skip: needPackage("librandomx-dev") }, async () => {
   const d = tmp();
   cpSync(baseDir, d, { recursive: true });
   clock = tsOf(BASE - 1) + 60;
@@ -319,10 +335,35 @@ test("proof of work below the difficulty (real RandomX, difficulty 2^40); a bloc
   } finally {
     await hard.close();
   }
+  // at difficulty 16: a nonce found by real RandomX passes, the same block with a nonce whose hash
+  // misses the difficulty does not
+  const mid = await openNode(opts(d, { fixedDifficulty: 16n }));
+  try {
+    const t = await mid.blockTemplate(ALICE, 0);
+    const block = t.block;
+    let good = -1;
+    let bad = -1;
+    for (let nonce = 0; good < 0 || bad < 0; nonce++) {
+      block.nonce = nonce;
+      const ok = checkHash(await mid.powHash(blockHashingBlob(block), t.height, t.seedHash), 16n);
+      if (ok && good < 0) good = nonce;
+      if (!ok && bad < 0) bad = nonce;
+    }
+    const before = snapshot(mid);
+    block.nonce = bad;
+    const r = await mid.submitBlock(serializeBlock(block));
+    assert.equal(r.status, "rejected");
+    assert.deepEqual(r.flags, ["bad_pow"]);
+    assert.equal(snapshot(mid), before);
+    block.nonce = good;
+    assert.equal((await mid.submitBlock(serializeBlock(block))).status, "added");
+  } finally {
+    await mid.close();
+  }
   const easy = await openNode(opts(d, { fixedDifficulty: 3n }));
   try {
     const g = await easy.generateBlocks(2, ALICE);
-    assert.equal(g.height, BASE + 2);
+    assert.equal(g.height, BASE + 3);
     const seed = easy.seedFor(BASE);
     assert.equal(toHex(seed.hash), blocks[0].hash, "below the first epoch the seed is the genesis block");
   } finally {
