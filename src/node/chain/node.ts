@@ -120,9 +120,22 @@ export class Node extends EventEmitter implements NodeCore {
       verifier: this.verifier,
       now: this.clock,
       offline: this.offline,
+      context: () => this.mainContext(),
       ...(opts.maxTxpoolWeight === undefined ? {} : { maxWeight: opts.maxTxpoolWeight }),
       backend: this.backend,
     });
+  }
+
+  private ctxCache: { height: number; top: string; ctx: NextBlockContext } | undefined;
+
+  /** The next main-chain block's context (difficulty, weight limits, medians), cached per tip. */
+  mainContext(): NextBlockContext {
+    const height = this.store.height();
+    const top = hex(this.store.topHash());
+    if (this.ctxCache?.height === height && this.ctxCache.top === top) return this.ctxCache.ctx;
+    const ctx = nextBlockContext(this.store, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    this.ctxCache = { height, top, ctx };
+    return ctx;
   }
 
   private now(): bigint {
@@ -226,7 +239,7 @@ export class Node extends EventEmitter implements NodeCore {
     }
     if (this.store.heightOf(p.hash) !== undefined || this.alts.has(p.hash)) return { status: "duplicate", id: p.hash };
     // core::handle_incoming_block: the blob may not exceed the current weight limit (+ leeway)
-    const limit = nextBlockContext(this.store, { fixedDifficulty: 1n }).limits.limit;
+    const limit = this.mainContext().limits.limit;
     const tooBig = checkIncomingBlockSize(blob.length, limit);
     if (tooBig) return rejected(tooBig, p.hash);
     const { txs, blobs, missing } = this.blockTxs(p.block.txHashes, given);
@@ -247,7 +260,7 @@ export class Node extends EventEmitter implements NodeCore {
    * against the chain, RingCT verified per block in the worker pool).
    */
   private async applyMain(p: ParsedBlock, txs: Transaction[], blobs: Bytes[], updatePool: boolean): Promise<Applied> {
-    const ctx = nextBlockContext(this.store, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    const ctx = this.mainContext();
     const now = this.now();
     let powHash: Bytes | undefined;
     try {

@@ -38,6 +38,8 @@ export interface TxPoolOptions {
   /** --max-txpool-weight (bytes of weight). */
   maxWeight?: number;
   backend?: CryptoBackend;
+  /** The next block's context (the node's cached one); default: computed from the store per tip. */
+  context?: () => NextBlockContext;
 }
 
 export interface SubmitOptions {
@@ -108,6 +110,7 @@ export class TxPool implements PoolView {
   readonly maxWeight: number;
   private readonly backend: CryptoBackend;
   private readonly db: Database<Buffer, Buffer>;
+  private readonly context: (() => NextBlockContext) | undefined;
   /** Receive order. */
   private readonly byId = new Map<string, PoolEntry>();
   /** key image hex → ids (hex) of pool txs spending it. */
@@ -128,6 +131,7 @@ export class TxPool implements PoolView {
     this.maxWeight = opts.maxWeight ?? DEFAULT_TXPOOL_MAX_WEIGHT;
     this.backend = opts.backend ?? defaultBackend();
     this.db = this.store.auxDb("txpool");
+    this.context = opts.context;
   }
 
   /**
@@ -206,6 +210,7 @@ export class TxPool implements PoolView {
 
   /** The next block's context (fee rule, weight limit), cached per chain tip. */
   private nextContext(): NextBlockContext {
+    if (this.context) return this.context();
     const height = this.store.height();
     const top = hex(this.store.topHash());
     if (this.ctxCache && this.ctxCache.top === top && this.ctxCache.height === height) return this.ctxCache.ctx;
