@@ -14,6 +14,7 @@ import {
   checkIncomingBlockSize,
   checkTxSemantics,
   type ChainView,
+  medianBigint,
   nextBlockContext,
   type NextBlockContext,
   txError,
@@ -520,8 +521,9 @@ export class Node extends EventEmitter implements NodeCore {
     const view = this.viewAt(prevId);
     if (!view) throw new RangeError(`prev_block ${hex(prevId)} is not a known block`);
     const ctx = nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
-    const median = ctx.recentTimestamps.length > 0 ? ctx.recentTimestamps.slice().sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))[Math.floor(ctx.recentTimestamps.length / 2)] : 0n;
-    const ts = this.now() > median ? this.now() : median + 1n;
+    // create_block_template: the local time, raised to the median of the last 60 timestamps
+    const median = medianBigint(ctx.recentTimestamps);
+    const ts = this.now() < median ? median : this.now();
     const candidates = view === this.store ? this.pool.templateTxs(Number.MAX_SAFE_INTEGER) : [];
     const t = buildTemplate(ctx, prevId, candidates, keys, {
       timestamp: ts,
