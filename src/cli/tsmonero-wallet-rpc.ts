@@ -1,23 +1,36 @@
 /**
- * `tsmonero-wallet-rpc`: the wallet RPC service, accepting monero-wallet-rpc's flags.
- * The service itself arrives with the wallet issue; until then the command parses its flags,
- * answers --help, and says plainly that the service is not available yet.
+ * `tsmonero-wallet-rpc`: the wallet RPC service with monero-wallet-rpc's flags and their meanings
+ * (src/wallet/wallet_rpc_server.cpp main/t_daemon/init, src/rpc/rpc_args.cpp, wallet2::init_options).
+ * Without --rpc-login or --disable-rpc-login a login "monero:<random>" is generated and written to
+ * `monero-wallet-rpc.<port>.login` in the working directory, as monero-wallet-rpc does; the file is
+ * removed at exit. SIGTERM/SIGINT and stop_wallet store the open wallet and exit.
  */
-import { type FlagSpec, flag as s, option as v, runCli } from "./args.js";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, dirname, resolve } from "node:path";
+import { NodeClient } from "../client/node-client.js";
+import type { Network } from "../protocol/network.js";
+import type { Login } from "../rpc/index.js";
+import { parseLogin } from "../rpc/index.js";
+import { WalletService } from "../wallet/service/index.js";
+import { startWalletRpc } from "../wallet/rpc/index.js";
+import { type FlagSpec, flag as s, type ParsedArgs, option as v, runCli, UsageError } from "./args.js";
 import { VERSION } from "./version.js";
 
 /** monero-wallet-rpc's flags that tsmonero-wallet-rpc accepts. */
 export const WALLET_FLAGS: readonly FlagSpec[] = [
   s("version", "Print the version and exit"),
   v("rpc-bind-ip", "IP to bind the RPC server to", "127.0.0.1"),
-  v("rpc-bind-port", "Port for the RPC server"),
+  v("rpc-bind-port", "Port for the RPC server (required)"),
   v("rpc-login", "Require HTTP digest auth, as username:password"),
   s("disable-rpc-login", "Disable HTTP authentication for RPC connections"),
+  s("restricted-rpc", "Restricts to view-only commands"),
   v("wallet-dir", "Directory for newly created wallets"),
   v("wallet-file", "Use this wallet file"),
   v("password", "Wallet password"),
   v("password-file", "Wallet password file"),
-  v("daemon-address", "Use daemon instance at host:port", "127.0.0.1:18081"),
+  v("daemon-address", "Use daemon instance at host:port"),
   v("daemon-host", "Use daemon instance at host", "localhost"),
   v("daemon-port", "Use daemon instance at port", "18081"),
   v("daemon-login", "Daemon RPC login, as username:password"),
@@ -41,16 +54,209 @@ export const WALLET_FLAGS: readonly FlagSpec[] = [
   v("rpc-max-connections-per-private-ip", "Maximum RPC connections per private IP", "100"),
 ];
 
+const get = (a: ParsedArgs, name: string): string | undefined => {
+  const x = a.get(name);
+  return typeof x === "string" ? x : undefined;
+};
+const has = (a: ParsedArgs, name: string): boolean => a.get(name) === true;
+
+function intFlag(a: ParsedArgs, name: string, dflt: number, min: number, max: number): number {
+  const t = get(a, name);
+  if (t === undefined) return dflt;
+  if (!/^[0-9]+$/.test(t) || Number(t) < min || Number(t) > max) throw new UsageError(`--${name} must be an integer ${min}..${max} (got '${t}')`);
+  return Number(t);
+}
+
+const DEFAULT_DAEMON_PORT: Record<Network, number> = { mainnet: 18081, testnet: 28081, stagenet: 38081, regtest: 18081 };
+
+/** epee's is_local_address: loopback names and addresses. */
+function isLocalHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\./.test(h);
+}
+
+/** A node URL from what set_daemon / --daemon-address accept (host:port, or a URL). */
+export function daemonUrl(address: string, network: Network, ssl: boolean): string {
+  const a = address === "" ? `localhost:${DEFAULT_DAEMON_PORT[network]}` : address;
+  if (/^https?:\/\//.test(a)) return a;
+  return `${ssl ? "https" : "http"}://${/:\d+$/.test(a) ? a : `${a}:${DEFAULT_DAEMON_PORT[network]}`}`;
+}
+
+class Log {
+  constructor(
+    readonly file: string | undefined,
+    readonly level: number,
+  ) {}
+  line(msg: string): void {
+    const text = `${new Date().toISOString()} ${msg}`;
+    console.log(text);
+    if (this.file) {
+      try {
+        appendFileSync(this.file, text + "\n");
+      } catch {
+        // the log file is best effort
+      }
+    }
+  }
+}
+
+async function main(a: ParsedArgs): Promise<number> {
+  if (has(a, "version")) {
+    console.log(`tsmonero-wallet-rpc ${VERSION}`);
+    return 0;
+  }
+  if (has(a, "testnet") && has(a, "stagenet")) throw new UsageError("Can't specify more than one of --testnet and --stagenet");
+  const network: Network = has(a, "testnet") ? "testnet" : has(a, "stagenet") ? "stagenet" : "mainnet";
+  const walletDir = get(a, "wallet-dir");
+  const walletFile = get(a, "wallet-file");
+  if (walletDir !== undefined && walletFile !== undefined) throw new UsageError("--wallet-dir and --wallet-file are incompatible, use only one of them");
+  if (walletDir !== undefined && get(a, "password-file") !== undefined) throw new UsageError("--password-file is not allowed in combination with --wallet-dir");
+  if (walletDir === undefined && walletFile === undefined) throw new UsageError("Must specify --wallet-file or --generate-from-json or --wallet-dir");
+  const portText = get(a, "rpc-bind-port");
+  if (portText === undefined) throw new UsageError("the option '--rpc-bind-port' is required but missing");
+  const port = intFlag(a, "rpc-bind-port", 0, 0, 65535);
+  const bindIp = get(a, "rpc-bind-ip") ?? "127.0.0.1";
+  if (!isLocalHost(bindIp) && !has(a, "confirm-external-bind"))
+    throw new UsageError("--rpc-bind-ip permits inbound unencrypted external connections. Consider --rpc-ssl instead. Override with --confirm-external-bind");
+  if (get(a, "rpc-ssl") === "enabled") throw new UsageError("--rpc-ssl enabled is not supported by tsmonero-wallet-rpc yet; use disabled or autodetect (plain HTTP)");
+  if (has(a, "disable-rpc-login") && get(a, "rpc-login") !== undefined) throw new UsageError("Cannot specify --disable-rpc-login and --rpc-login");
+  if (has(a, "trusted-daemon") && has(a, "untrusted-daemon")) throw new UsageError("--trusted-daemon and --untrusted-daemon are both seen, assuming untrusted");
+  const logLevel = intFlag(a, "log-level", 0, 0, 4);
+  const log = new Log(get(a, "log-file"), logLevel);
+  const maxConcurrency = intFlag(a, "max-concurrency", 0, 0, 1024) || availableParallelism();
+  const maxConnections = intFlag(a, "rpc-max-connections", 100, 1, 100000);
+  const maxPerIp = intFlag(a, "rpc-max-connections-per-private-ip", 100, 1, 100000);
+
+  // the node
+  const offline = has(a, "offline");
+  const daemonSsl = get(a, "daemon-ssl") ?? "autodetect";
+  if (!["enabled", "disabled", "autodetect"].includes(daemonSsl)) throw new UsageError(`--daemon-ssl must be enabled, disabled or autodetect (got '${daemonSsl}')`);
+  let address = get(a, "daemon-address");
+  if (address === undefined) {
+    const host = get(a, "daemon-host") ?? "localhost";
+    const dport = intFlag(a, "daemon-port", DEFAULT_DAEMON_PORT[network], 1, 65535);
+    address = `${host}:${dport}`;
+  }
+  const url = daemonUrl(address, network, daemonSsl === "enabled");
+  const trusted = has(a, "trusted-daemon") || (!has(a, "untrusted-daemon") && isLocalHost(new URL(url).hostname));
+  const daemonLogin = get(a, "daemon-login");
+  const connect = (o: { address: string; login?: string }) => new NodeClient({ url: daemonUrl(o.address, network, false), login: o.login });
+  const node = offline ? null : new NodeClient({ url, login: daemonLogin });
+
+  const service = new WalletService({
+    network,
+    walletDir: walletDir === undefined ? undefined : resolve(walletDir),
+    node,
+    trusted,
+    connect,
+    txNotify: get(a, "tx-notify"),
+    log: (m) => log.line(m),
+  });
+
+  // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does
+  if (walletFile !== undefined) {
+    let password = get(a, "password") ?? "";
+    const pf = get(a, "password-file");
+    if (pf !== undefined) {
+      if (get(a, "password") !== undefined) throw new UsageError("can't specify more than one of --password and --password-file");
+      try {
+        password = readFileSync(pf, "utf8").replace(/\r?\n$/, "");
+      } catch (e) {
+        throw new UsageError(`cannot read --password-file ${pf}: ${(e as Error).message}`);
+      }
+    }
+    log.line("Loading wallet...");
+    try {
+      await service.openFile(dirname(resolve(walletFile)), basename(walletFile), password);
+    } catch (e) {
+      log.line(`Wallet initialization failed: ${e instanceof Error ? e.message : String(e)}`);
+      return 1;
+    }
+    if (!has(a, "no-initial-sync") && !offline) {
+      try {
+        await service.refresh();
+      } catch (e) {
+        log.line(`Initial refresh failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    log.line("Successfully loaded");
+  }
+
+  // the RPC login
+  let login: Login | undefined;
+  let loginFile: string | undefined;
+  if (!has(a, "disable-rpc-login")) {
+    const given = get(a, "rpc-login");
+    if (given !== undefined) login = parseLogin(given);
+    else {
+      login = { username: "monero", password: randomBytes(16).toString("base64") };
+      loginFile = `monero-wallet-rpc.${portText}.login`;
+      let fd: number;
+      try {
+        fd = openSync(loginFile, "wx", 0o600);
+      } catch {
+        log.line(`Failed to create file ${loginFile}. Check permissions or remove file`);
+        return 1;
+      }
+      writeSync(fd, `${login.username}:${login.password}`);
+      closeSync(fd);
+      log.line(`RPC username/password is stored in file ${loginFile}`);
+    }
+  }
+
+  let rpc: Awaited<ReturnType<typeof startWalletRpc>>;
+  try {
+    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections, maxConnectionsPerIp: maxPerIp, maxConcurrency, log: (m) => log.line(m) });
+  } catch (e) {
+    if (loginFile) unlinkSync(loginFile);
+    log.line(`Failed to initialize wallet RPC server: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  service.start();
+  log.line(`Starting wallet RPC server on ${rpc.url}`);
+
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const shutdown = (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.line(`Stopping wallet RPC server (${why})`);
+      const force = setTimeout(() => process.exit(1), 8000);
+      force.unref();
+      (async () => {
+        let code = 0;
+        try {
+          log.line("Saving wallet...");
+          await service.stop();
+          log.line("Successfully saved");
+        } catch (e) {
+          log.line(`Failed to save wallet: ${e instanceof Error ? e.message : String(e)}`);
+          code = 1;
+        }
+        await rpc.close();
+        node?.close();
+        if (loginFile) {
+          try {
+            unlinkSync(loginFile);
+          } catch {
+            // already gone
+          }
+        }
+        log.line("Stopped wallet RPC server");
+        done(code);
+        // worker threads and keep-alive sockets must not keep the process up
+        setImmediate(() => process.exit(code));
+      })();
+    };
+    service.onStop = () => shutdown("stop_wallet");
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+  });
+}
+
 await runCli(
   "tsmonero-wallet-rpc",
   `tsmonero-wallet-rpc ${VERSION}: a Monero wallet RPC service (monero-wallet-rpc-compatible), written in TypeScript.`,
   WALLET_FLAGS,
-  async (args) => {
-    if (args.has("version")) {
-      console.log(`tsmonero-wallet-rpc ${VERSION}`);
-      return 0;
-    }
-    console.error("tsmonero-wallet-rpc: the wallet service is not available in this version yet (flags parsed fine).");
-    return 1;
-  },
+  main,
 );

@@ -127,7 +127,7 @@ export class OpenWallet {
   static async open(o: OpenWalletOptions & { password: string }): Promise<OpenWallet> {
     const { files, keys } = await WalletFiles.open<WalletCache>(o.dir, o.name, o.password);
     if (!sameAddressNet(keys.network, o.network)) throw new WalletNetworkError(keys.network, o.network);
-    let cache: WalletCache | null = null;
+    let cache: WalletCache | null;
     try {
       cache = await files.loadCache();
       if (cache && (cache.version !== 1 || !cache.ledger || !Array.isArray(cache.ledger.transfers))) cache = null;
@@ -331,6 +331,16 @@ export class OpenWallet {
         this.busy--;
       }
     });
+  }
+
+  /** The pool view only (get_transfers pool=true, get_transfer_by_txid); failures keep the last view. */
+  async updatePool(): Promise<void> {
+    if (!this.sync || this.busy > 0) return;
+    try {
+      await this.sync.updatePool();
+    } catch {
+      // the node is away: the last pool view stays
+    }
   }
 
   /** rescan_blockchain: forgets the chain data and refreshes from the restore height. */

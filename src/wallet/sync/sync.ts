@@ -200,6 +200,15 @@ export class WalletSync {
     return { blocks_fetched: fetched, received_money: received };
   }
 
+  /**
+   * The pool only (what get_transfers with pool=true does first: wallet2::update_pool_state). While a
+   * refresh runs, that refresh reads the pool at its end, so this returns at once.
+   */
+  async updatePool(): Promise<void> {
+    if (this.running) return;
+    await this.refreshPool();
+  }
+
   /** update_pool_state: the pool's ids, the txs not seen before, then Ledger.setPool. */
   private async refreshPool(): Promise<void> {
     const node = this.opts.node;

@@ -1,0 +1,48 @@
+/**
+ * tsmonero-wallet-rpc's RPC layer: the method table over a WalletService (methods.ts) on the shared
+ * RpcServer (src/rpc). One server serves one service; a process may run several.
+ */
+import type { AddressInfo } from "node:net";
+import { type Login, RpcServer } from "../../rpc/index.js";
+import type { WalletService } from "../service/service.js";
+import { walletMethods, type WalletMethodsOptions } from "./methods.js";
+
+export * from "./methods.js";
+
+export interface WalletRpcOptions extends WalletMethodsOptions {
+  readonly service: WalletService;
+  readonly port: number;
+  readonly host?: string;
+  /** HTTP digest login; none = --disable-rpc-login. */
+  readonly login?: Login;
+  /** --restricted-rpc. */
+  readonly restricted?: boolean;
+  readonly maxConnections?: number;
+  readonly maxConnectionsPerIp?: number;
+}
+
+export interface WalletRpc {
+  readonly server: RpcServer;
+  readonly address: AddressInfo;
+  readonly url: string;
+  /** Stops the server (the service is stopped by its owner). */
+  close(): Promise<void>;
+}
+
+/** Starts the HTTP server for `service` (monero-wallet-rpc answers no size limit; we allow 64 MiB). */
+export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
+  const server = new RpcServer({
+    methods: walletMethods(o.service, o),
+    restricted: o.restricted ?? false,
+    login: o.login,
+    maxBodyBytes: 64 * 1024 * 1024,
+    // a refresh or rescan over a long chain answers late; the client decides how long to wait
+    requestTimeoutMs: 3_600_000,
+    maxConnections: o.maxConnections,
+    maxConnectionsPerIp: o.maxConnectionsPerIp,
+    log: o.log,
+  });
+  const address = await server.listen(o.port, o.host ?? "127.0.0.1");
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return { server, address, url: `http://${host}:${address.port}`, close: () => server.close() };
+}
