@@ -19,6 +19,7 @@ import { type Block, blockHashingBlob, parseBlock, serializeBlock } from "../src
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
+import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 import { needPackage } from "./helpers/packages.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 
@@ -368,5 +369,81 @@ test("proof of work below the difficulty (real RandomX): difficulty 2^40, a tamp
     assert.equal(toHex(seed.hash), blocks[0].hash, "below the first epoch the seed is the genesis block");
   } finally {
     await easy.close();
+  }
+});
+
+test("real signed spends: double spend in the pool and in a block, fee too low, ring size, young and locked ring members", async () => {
+  const d = tmp();
+  cpSync(baseDir, d, { recursive: true });
+  clock = tsOf(BASE - 1) + 100;
+  const n = await openNode(opts(d));
+  try {
+    const me = newKeys(backend);
+    const other = newKeys(backend);
+    const ts = BigInt(clock);
+    await mineTo(n, me, 3, backend, ts); // coinbases at 327..329, unlocked 60 blocks later
+    await mineTo(n, other, 62, backend, ts);
+    const now = BigInt(clock);
+    const owned = [BASE, BASE + 1, BASE + 2].map((h) => ownedCoinbase(n.store, h, me, backend));
+    const tx1 = buildSpend(n.store, owned[0], other, backend, { now });
+    const tx2 = buildSpend(n.store, owned[0], other, backend, { now });
+    assert.notEqual(toHex(txHash(parseTransaction(tx1))), toHex(txHash(parseTransaction(tx2))));
+    const a = await n.submitTransaction(tx1);
+    assert.equal(a.ok, true, a.reason);
+    // the second spend is valid on its own but its key image is in the pool
+    let before = snapshot(n);
+    const b = await n.submitTransaction(tx2);
+    assert.equal(b.ok, false);
+    assert.deepEqual(b.flags, ["double_spend"]);
+    assert.equal(snapshot(n), before);
+    // both in one block: the second is a double spend
+    before = snapshot(n);
+    const both = blockWith(n, [tx1, tx2]);
+    const r = await n.submitBlock(both, { txBlobs: [tx2] });
+    assert.equal(r.status, "rejected");
+    assert.equal(r.error?.txIndex, 1);
+    assert.equal(r.error?.txError?.code, "KEY_IMAGE_SPENT");
+    assert.equal(snapshot(n), before);
+    // the second alone in a block is fine; the first leaves the pool as a double spend
+    assert.equal((await n.submitBlock(blockWith(n, [tx2]), { txBlobs: [tx2] })).status, "added");
+    assert.equal(n.pool.has(txHash(parseTransaction(tx1))), false);
+    const late = await n.submitTransaction(tx1);
+    assert.deepEqual([...late.flags].sort(), ["double_spend", "invalid_input"]);
+
+    const expectTx = async (blob: Uint8Array, flags: string[], code: string): Promise<void> => {
+      const s = snapshot(n);
+      const t = await n.submitTransaction(blob);
+      assert.equal(t.ok, false);
+      assert.deepEqual([...t.flags].sort(), flags, t.reason);
+      assert.equal(t.error?.code, code, t.reason);
+      assert.equal(snapshot(n), s);
+    };
+    // fee below the minimum for its weight, correctly signed: fee_too_low exactly
+    const probe = parseTransaction(buildSpend(n.store, owned[1], other, backend, { now }));
+    await expectTx(buildSpend(n.store, owned[1], other, backend, { now, fee: (probe.rct?.fee ?? 0n) / 2n }), ["fee_too_low"], "FEE_TOO_LOW");
+    // ring of 15, correctly signed
+    await expectTx(buildSpend(n.store, owned[1], other, backend, { now, ringSize: 15 }), ["invalid_input", "low_mixin"], "BAD_RING_SIZE");
+    // a decoy 1 block deep (an output of the block that mined tx2: unlocked, too young)
+    const tx2Loc = n.store.txLocation(txHash(parseTransaction(tx2)));
+    assert.ok(tx2Loc);
+    assert.equal(tx2Loc.height, n.store.height() - 1);
+    const young = tx2Loc.outputIndices[0];
+    const auto = parseTransaction(buildSpend(n.store, owned[1], other, backend, { now }));
+    const vin = auto.vin[0];
+    assert.equal(vin.type, "key");
+    const abs = vin.type === "key" ? vin.keyOffsets.reduce<bigint[]>((acc, o) => [...acc, (acc.at(-1) ?? 0n) + o], []) : [];
+    const decoys = abs.filter((i) => i !== owned[1].globalIndex);
+    assert.equal(decoys.length, 15);
+    await expectTx(buildSpend(n.store, owned[1], other, backend, { now, decoys: [...decoys.slice(1), young] }), ["invalid_input"], "RING_MEMBER_TOO_YOUNG");
+    // a coinbase output 20 blocks deep: old enough, still locked (60 blocks)
+    const cb = n.store.block(n.store.height() - 20);
+    assert.ok(cb);
+    const locked = n.store.txLocation(txHash(cb.minerTx))?.outputIndices[0];
+    assert.ok(locked !== undefined);
+    await expectTx(buildSpend(n.store, owned[1], other, backend, { now, decoys: [...decoys.slice(1), locked] }), ["invalid_input"], "RING_MEMBER_LOCKED");
+    // and the honest spend of the same output passes
+    assert.equal((await n.submitTransaction(buildSpend(n.store, owned[1], other, backend, { now }))).ok, true);
+  } finally {
+    await n.close();
   }
 });
