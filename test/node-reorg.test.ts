@@ -20,6 +20,7 @@ import { type Bytes, parseTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 
 const backend = defaultBackend();
 const dirs: string[] = [];
@@ -216,6 +217,61 @@ test("a heavier branch whose block double-spends is rolled back: the original ch
     assert.ok(node.altBlock(c1));
     assert.ok(node.altBlock(branch[0]));
     assert.equal(node.altBlock(branch[1]), undefined);
+  } finally {
+    await node.close();
+  }
+});
+
+test("two branches mine two valid spends of the same output: the loser's tx leaves the pool at each switch", async () => {
+  clock = tsOf(BASE - 1) + 100;
+  const node = await copyOfBase();
+  try {
+    const me = newKeys(backend);
+    const other = newKeys(backend);
+    await mineTo(node, me, 1, backend, BigInt(clock));
+    await mineTo(node, other, 60, backend, BigInt(clock));
+    const owned = ownedCoinbase(node.store, BASE, me, backend);
+    const tx1 = buildSpend(node.store, owned, other, backend, { now: BigInt(clock) });
+    const tx2 = buildSpend(node.store, owned, other, backend, { now: BigInt(clock) });
+    const id1 = txHash(parseTransaction(tx1));
+    const id2 = txHash(parseTransaction(tx2));
+    const ki = parseTransaction(tx1).vin[0];
+    assert.ok(ki.type === "key");
+    assert.ok((await node.submitTransaction(tx1)).ok);
+    const fork = node.store.topHash();
+    const forkHeight = node.store.height() - 1;
+    const a1 = (await node.generateBlocks(1, ALICE)).blocks[0];
+    assert.equal(node.store.txLocation(id1)?.height, forkHeight + 1, "A1 mined tx1");
+    // B1 on the fork with tx2 (ties), B2 overtakes
+    const view = node.viewAt(fork);
+    assert.ok(view);
+    const t = buildTemplate(nextBlockContext(view, { fixedDifficulty: 1n }), fork, [{ id: id2, blob: tx2, tx: parseTransaction(tx2), weight: txWeight(parseTransaction(tx2), tx2.length), fee: parseTransaction(tx2).rct?.fee ?? 0n } as PoolEntry], decodeAddress(BOB, "regtest"), { timestamp: BigInt(clock), backend });
+    const b1 = await node.submitBlock(serializeBlock(t.block), { txBlobs: [tx2] });
+    assert.equal(b1.status, "alternative", b1.message);
+    assert.ok(b1.id);
+    await node.generateBlocks(1, BOB, { prevId: b1.id });
+    assert.equal(node.store.txLocation(id2)?.height, forkHeight + 1, "B1 mined tx2");
+    assert.equal(node.store.txLocation(id1), undefined);
+    assert.equal(node.pool.has(id1), false, "tx1 came back from A1 but double-spends tx2: dropped");
+    assert.equal(node.store.keyImageHeight(ki.keyImage), forkHeight + 1);
+    // A2, A3 overtake B: tx2 comes back from B1 and is dropped the same way
+    await node.generateBlocks(2, ALICE, { prevId: a1 });
+    assert.equal(node.store.txLocation(id1)?.height, forkHeight + 1);
+    assert.equal(node.store.txLocation(id2), undefined);
+    assert.equal(node.pool.size(), 0);
+    // a fresh node fed the winning chain
+    const fresh = await copyOfBase();
+    try {
+      for (let h = BASE; h < node.store.height(); h++) {
+        const blob = node.store.blockBlob(h);
+        assert.ok(blob);
+        assert.equal((await fresh.submitBlock(blob, { txBlobs: [tx1] })).status, "added", `block ${h}`);
+      }
+      assert.deepEqual(state(node), state(fresh));
+      assert.equal(fresh.store.keyImageHeight(ki.keyImage), forkHeight + 1);
+    } finally {
+      await fresh.close();
+    }
   } finally {
     await node.close();
   }
