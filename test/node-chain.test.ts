@@ -132,3 +132,17 @@ test("orphan, missing txs and garbage blobs are rejected without changing state"
     await node.close();
   }
 });
+
+test("close waits for the queued writer work and refuses new work", async () => {
+  const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: () => clock, verifyThreads: 1 });
+  clock = Number(parseBlock(fromHex(blocks[1].blob)).timestamp) + 1;
+  const pending = [1, 2, 3].map((h) => node.submitBlock(fromHex(blocks[h].blob)));
+  const closing = node.close();
+  const results = await Promise.all(pending);
+  await closing;
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["added", "added", "added"],
+  );
+  await assert.rejects(node.submitTransaction(new Uint8Array([2])), /closed/);
+});

@@ -165,7 +165,9 @@ export interface NodeCore {
   altBlockHashes(): Bytes[];
   altBlockCount(): number;
   /** An alternative block by id. */
-  altBlock(id: Bytes): { block: Block; blob: Bytes; height: number; cumulativeDifficulty: bigint } | undefined;
+  altBlock(id: Bytes):
+    | { block: Block; blob: Bytes; height: number; cumulativeDifficulty: bigint; difficulty: bigint; weight: number; longTermWeight: number; reward: bigint }
+    | undefined;
 
   startMining(address: string, threads: number, opts?: { background?: boolean; ignoreBattery?: boolean }): void;
   stopMining(): void;

@@ -470,10 +470,21 @@ export class Node extends EventEmitter implements NodeCore {
     return this.alts.all().map((a) => a.hash);
   }
 
-  altBlock(id: Bytes): { block: Block; blob: Bytes; height: number; cumulativeDifficulty: bigint } | undefined {
+  altBlock(id: Bytes):
+    | { block: Block; blob: Bytes; height: number; cumulativeDifficulty: bigint; difficulty: bigint; weight: number; longTermWeight: number; reward: bigint }
+    | undefined {
     const a = this.alts.get(id);
     if (!a) return undefined;
-    return { block: blockHashesFromBlob(a.blob, this.backend).block, blob: a.blob, height: a.height, cumulativeDifficulty: a.cumulativeDifficulty };
+    return {
+      block: blockHashesFromBlob(a.blob, this.backend).block,
+      blob: a.blob,
+      height: a.height,
+      cumulativeDifficulty: a.cumulativeDifficulty,
+      difficulty: a.difficulty,
+      weight: a.weight,
+      longTermWeight: a.longTermWeight,
+      reward: a.reward,
+    };
   }
 
   /** get_alternate_chains: one entry per alt block that no other alt block builds on. */
@@ -593,8 +604,9 @@ export class Node extends EventEmitter implements NodeCore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.mutex.run(async () => undefined);
+    // refuse new work first, then wait for the writer's queue to drain
     this.closed = true;
+    await this.mutex.run(async () => undefined);
     this.stopMining();
     await this.verifier.close();
     if (this.rx) await this.rx.close();

@@ -1,0 +1,156 @@
+/**
+ * What every node RPC handler shares: the dependencies (core, daemon state, clock), hex helpers,
+ * monerod's 128-bit triplets, epee's habit of leaving empty arrays out, and block headers.
+ */
+import { nextBlockContext, type NextBlockContext } from "../../consensus/block-rules.js";
+import { defaultBackend } from "../../crypto/index.js";
+import { type Block, blockHash, blockHashingBlob } from "../../protocol/block.js";
+import { txHash } from "../../protocol/tx-hash.js";
+import type { Bytes } from "../../protocol/tx.js";
+import type { JsonWritable } from "../../rpc/json.js";
+import { RpcError } from "../../rpc/methods.js";
+import type { NodeCore } from "../core.js";
+import type { DaemonState } from "./state.js";
+
+/** Everything a handler may use. */
+export interface NodeRpcDeps {
+  core: NodeCore;
+  state: DaemonState;
+  /** Unix seconds. */
+  now(): number;
+  /** Asks the daemon to shut down (after the answer is sent). */
+  stop(): void;
+  /** Bytes used by the database, for get_info. */
+  databaseSize(): number;
+  /** Free bytes on the data dir's disk, for get_info. */
+  freeSpace(): bigint;
+}
+
+export const OK = "OK";
+
+export const toHex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+export const fromHex = (s: string): Bytes => new Uint8Array(Buffer.from(s, "hex"));
+export const ZERO_HASH_HEX = "0".repeat(64);
+
+/** epee's parse_hexstr_to_binbuff: even length, hex digits only. */
+export function parseHexBuf(s: string): Bytes | undefined {
+  return /^([0-9a-fA-F]{2})*$/.test(s) ? fromHex(s) : undefined;
+}
+
+/** parse_hash256: exactly 64 hex digits. */
+export function parseHash(s: string): Bytes | undefined {
+  return /^[0-9a-fA-F]{64}$/.test(s) ? fromHex(s) : undefined;
+}
+
+const U64_MASK = (1n << 64n) - 1n;
+
+/** store_difficulty / store_128: low 64 bits, high 64 bits, and "0x…" hex of the whole. */
+export function wide(v: bigint): { lo: bigint; top64: bigint; wide: string } {
+  return { lo: v & U64_MASK, top64: v >> 64n, wide: "0x" + v.toString(16) };
+}
+
+/** The rpc_access_response_base fields monerod adds (no RPC payment: credits 0, top_hash ""). */
+export function access(status = OK): { status: string; untrusted: boolean; credits: bigint; top_hash: string } {
+  return { status, untrusted: false, credits: 0n, top_hash: "" };
+}
+
+/** epee never writes an empty STL container: drops empty arrays at every level. */
+export function epeeShape<T extends JsonWritable>(v: T): T {
+  const walk = (x: JsonWritable): JsonWritable => {
+    if (Array.isArray(x)) return (x as JsonWritable[]).map(walk);
+    if (x !== null && typeof x === "object") {
+      const o: Record<string, JsonWritable> = {};
+      for (const [k, val] of Object.entries(x as Record<string, JsonWritable>)) {
+        if (Array.isArray(val) && val.length === 0) continue;
+        o[k] = walk(val);
+      }
+      return o;
+    }
+    return x;
+  };
+  return walk(v) as T;
+}
+
+/** The next block's context (weights, medians, difficulty), from the core's cache when it has one. */
+export function nextContext(core: NodeCore): NextBlockContext {
+  const cached = (core as NodeCore & { mainContext?: () => NextBlockContext }).mainContext;
+  if (typeof cached === "function") return cached.call(core);
+  return nextBlockContext(core.store, core.fixedDifficulty === undefined ? {} : { fixedDifficulty: core.fixedDifficulty });
+}
+
+/** get_current_blockchain_height − 1 style message of monerod's "too big height" errors. */
+export function tooBigHeight(h: bigint, chainHeight: number): RpcError {
+  return new RpcError(-2, `Requested block height: ${h} greater than current top block height: ${chainHeight - 1}`);
+}
+
+export interface HeaderSource {
+  block: Block;
+  height: number;
+  hash: Bytes;
+  orphan: boolean;
+}
+
+/** The sum of the coinbase outputs (get_block_reward). */
+export function minerReward(b: Block): bigint {
+  let s = 0n;
+  for (const o of b.minerTx.vout) s += o.amount;
+  return s;
+}
+
+/** fill_block_header_response (core_rpc_server.cpp); pow_hash is filled by the caller when asked. */
+export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = ""): Record<string, JsonWritable> {
+  const store = core.store;
+  const chainHeight = store.height();
+  // monerod reads difficulty, cumulative difficulty and weights of the main-chain block at that height,
+  // also for alternative blocks
+  const meta = src.height < chainHeight ? store.meta(src.height) : undefined;
+  const d = wide(meta?.difficulty ?? 0n);
+  const cd = wide(meta?.cumulativeDifficulty ?? 0n);
+  const b = src.block;
+  return {
+    block_size: meta?.weight ?? 0,
+    block_weight: meta?.weight ?? 0,
+    cumulative_difficulty: cd.lo,
+    cumulative_difficulty_top64: cd.top64,
+    depth: chainHeight - src.height - 1,
+    difficulty: d.lo,
+    difficulty_top64: d.top64,
+    hash: toHex(src.hash),
+    height: src.height,
+    long_term_weight: meta?.longTermWeight ?? 0,
+    major_version: b.majorVersion,
+    minor_version: b.minorVersion,
+    miner_tx_hash: toHex(txHash(b.minerTx, defaultBackend())),
+    nonce: b.nonce,
+    num_txes: b.txHashes.length,
+    orphan_status: src.orphan,
+    pow_hash: powHash,
+    prev_hash: toHex(b.prevId),
+    reward: minerReward(b),
+    timestamp: b.timestamp,
+    wide_cumulative_difficulty: cd.wide,
+    wide_difficulty: d.wide,
+  };
+}
+
+/** A main-chain block by height as a header source. */
+export function mainBlock(core: NodeCore, height: number): HeaderSource {
+  const block = core.store.block(height);
+  if (!block) throw new RpcError(-5, `Internal error: can't get block by height. Height = ${height}.`);
+  return { block, height, hash: core.store.meta(height).hash, orphan: false };
+}
+
+/** A block by id, main chain or alternative. */
+export function blockById(core: NodeCore, id: Bytes): HeaderSource | undefined {
+  const h = core.store.heightOf(id);
+  if (h !== undefined) return mainBlock(core, h);
+  const alt = core.altBlock(id);
+  if (!alt) return undefined;
+  return { block: alt.block, height: alt.height, hash: blockHash(alt.block), orphan: true };
+}
+
+/** pow_hash for fill_pow_hash = true (restricted servers never fill it). */
+export async function powHashOf(core: NodeCore, src: HeaderSource): Promise<string> {
+  const seed = core.seedFor(src.height);
+  return toHex(await core.powHash(blockHashingBlob(src.block), src.height, seed.hash));
+}

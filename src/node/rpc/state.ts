@@ -1,0 +1,88 @@
+/**
+ * The daemon's own settings the RPC reports and changes while there is no P2P layer yet: bans,
+ * bandwidth limits, peer counts, log level and categories, the bootstrap daemon, hash-rate logging.
+ * node/p2p takes these over later; until then they are kept here and answered back.
+ */
+
+/** monerod's default log categories (set_log_categories with no categories). */
+export const DEFAULT_LOG_CATEGORIES = "*:WARNING,net:FATAL,net.p2p:FATAL,net.cn:FATAL,global:INFO,verify:FATAL,stacktrace:INFO,logging:INFO,msgwriter:INFO";
+
+/** monerod's --log-level presets (mlog_set_log_level: 0..4). */
+export const LOG_LEVEL_CATEGORIES: readonly string[] = [
+  DEFAULT_LOG_CATEGORIES,
+  "*:WARNING,net:FATAL,net.http:FATAL,net.ssl:FATAL,net.p2p:FATAL,net.cn:FATAL,daemon.rpc:FATAL,global:INFO,verify:FATAL,serialization:FATAL,daemon.rpc.payment:ERROR,stacktrace:INFO,logging:INFO,msgwriter:INFO,perf.*:DEBUG",
+  "*:DEBUG",
+  "*:TRACE",
+  "*:TRACE",
+];
+
+export interface Ban {
+  host: string;
+  ip: number;
+  /** Unix seconds when the ban ends. */
+  until: number;
+}
+
+/** Default bandwidth limits in kB/s (monerod's DEFAULT_LIMIT_RATE_UP / _DOWN: 2048 / 8192). */
+export const DEFAULT_LIMIT_UP = 2048;
+export const DEFAULT_LIMIT_DOWN = 8192;
+
+export class DaemonState {
+  readonly startTime: number;
+  logLevel: number;
+  logCategories: string;
+  limitUp = DEFAULT_LIMIT_UP;
+  limitDown = DEFAULT_LIMIT_DOWN;
+  /** --out-peers default 12 (P2P_DEFAULT_CONNECTIONS_COUNT_OUT), --in-peers default unlimited (-1). */
+  outPeers = 12;
+  inPeers = 0xffffffff;
+  bootstrapDaemon = "";
+  logHashRate = false;
+  private readonly bans = new Map<string, Ban>();
+  /** Called when the log level or categories change (the daemon's logger). */
+  onLogChange: ((level: number, categories: string) => void) | undefined;
+
+  constructor(opts: { startTime: number; logLevel?: number }) {
+    this.startTime = opts.startTime;
+    this.logLevel = opts.logLevel ?? 0;
+    this.logCategories = LOG_LEVEL_CATEGORIES[Math.min(4, Math.max(0, this.logLevel))] ?? DEFAULT_LOG_CATEGORIES;
+  }
+
+  setLogLevel(level: number): void {
+    this.logLevel = level;
+    this.logCategories = LOG_LEVEL_CATEGORIES[level] ?? DEFAULT_LOG_CATEGORIES;
+    this.onLogChange?.(this.logLevel, this.logCategories);
+  }
+
+  setLogCategories(cats: string): void {
+    this.logCategories = cats;
+    this.onLogChange?.(this.logLevel, this.logCategories);
+  }
+
+  ban(host: string, ip: number, seconds: number, now: number): void {
+    this.bans.set(host, { host, ip, until: now + seconds });
+  }
+
+  unban(host: string): void {
+    this.bans.delete(host);
+  }
+
+  /** Active bans (expired ones are dropped). */
+  activeBans(now: number): Ban[] {
+    for (const [k, b] of this.bans) if (b.until <= now) this.bans.delete(k);
+    return [...this.bans.values()];
+  }
+}
+
+/** A.B.C.D → the integer monerod uses (first octet in the lowest byte). */
+export function ipv4ToInt(host: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (!m) return undefined;
+  const o = m.slice(1, 5).map(Number);
+  if (o.some((x) => x > 255)) return undefined;
+  return ((o[3] << 24) >>> 0) + (o[2] << 16) + (o[1] << 8) + o[0];
+}
+
+export function intToIpv4(ip: number): string {
+  return [ip & 255, (ip >>> 8) & 255, (ip >>> 16) & 255, (ip >>> 24) & 255].join(".");
+}
