@@ -6,7 +6,7 @@
  * removed at exit. SIGTERM/SIGINT and stop_wallet store the open wallet and exit.
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { NodeClient } from "../client/node-client.js";
@@ -143,6 +143,13 @@ async function main(a: ParsedArgs): Promise<number> {
   const connect = (o: { address: string; login?: string }) => new NodeClient({ url: daemonUrl(o.address, network, false), login: o.login });
   const node = offline ? null : new NodeClient({ url, login: daemonLogin });
 
+  if (walletDir !== undefined && walletDir !== "") {
+    try {
+      mkdirSync(walletDir, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      throw new UsageError(`Failed to create directory ${walletDir}: ${(e as Error).message}`);
+    }
+  }
   const service = new WalletService({
     network,
     walletDir: walletDir === undefined ? undefined : resolve(walletDir),

@@ -946,7 +946,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
 
   // ---- version, logs, multisig status ----
 
-  add({ name: "get_version", wallet: false, params: object({}), handler: () => ({ version: WALLET_RPC_VERSION, release: true }) });
+  add({ name: "get_version", wallet: false, params: object({}), handler: () => ({ version: WALLET_RPC_VERSION, release: false }) }); // as the Debian build of monero-wallet-rpc answers
   add({
     name: "set_log_level",
     wallet: false,
