@@ -7,6 +7,7 @@
  * Every state change is serialised by the core (one writer at a time); reads may run any time and
  * see whole blocks only.
  */
+import type { NextBlockContext } from "../consensus/block-rules.js";
 import type { BlockFlag, BlockRuleError, TxFlag, TxRuleError } from "../consensus/errors.js";
 import type { Block } from "../protocol/block.js";
 import type { Network } from "../protocol/network.js";
@@ -153,6 +154,8 @@ export interface NodeCore {
   generateBlocks(count: number, address: string, opts?: { prevId?: Bytes; startingNonce?: number }): Promise<{ blocks: Bytes[]; height: number }>;
   /** RandomX (or the chain's PoW) hash of a block hashing blob at `height` with `seedHash`. */
   powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes>;
+  /** The next main-chain block's context (difficulty, weight limits, medians, coins), cached per tip. */
+  mainContext(): NextBlockContext;
   /** Seed height and hash for a block at `height` (RandomX epochs; regtest env overrides honoured). */
   seedFor(height: number): { height: number; hash: Bytes };
   /** pop_blocks: removes up to `count` top blocks (never the genesis); their txs go back to the pool. Returns the new height. */
