@@ -2,16 +2,24 @@
  * node/chain over real LMDB in a temp dir: the recorded 333-block regtest chain (test/fixtures/chain,
  * from monerod --regtest --fixed-difficulty 1) replayed through submitTransaction + submitBlock —
  * every tx admitted to the pool, every block added, and the final state equal to monerod's; then
- * pop + re-apply, duplicates, orphans, missing txs, events, reopen.
+ * pop + re-apply, duplicates, orphans, missing txs, events, reopen. With a real monerod at fixed
+ * difficulty 2 and short RandomX epochs (SEEDHASH_EPOCH_BLOCKS=8, SEEDHASH_EPOCH_LAG=4, set for
+ * this process and monerod): blocks we mine are accepted by monerod and blocks it mines by us.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { type Node, openNode } from "../src/node/chain/index.js";
-import { parseBlock } from "../src/protocol/block.js";
+import { type Node, openNode, seedHeight } from "../src/node/chain/index.js";
+import { parseBlock, serializeBlock } from "../src/protocol/block.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { type Daemon, startProcess, stopDaemon } from "./helpers/monerod.js";
+import { needPackage } from "./helpers/packages.js";
+
+// short RandomX epochs for the interop test (read once, at the first seed height asked for)
+process.env.SEEDHASH_EPOCH_BLOCKS = "8";
+process.env.SEEDHASH_EPOCH_LAG = "4";
 
 const dirs: string[] = [];
 after(() => {
@@ -145,4 +153,82 @@ test("close waits for the queued writer work and refuses new work", async () => 
     ["added", "added", "added"],
   );
   await assert.rejects(node.submitTransaction(new Uint8Array([2])), /closed/);
+});
+
+async function rpc(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }), headers: { "content-type": "application/json" } });
+  const body = (await res.json()) as { result?: Record<string, unknown>; error?: { message: string } };
+  if (!body.result) throw new Error(`${method}: ${body.error?.message ?? res.status}`);
+  return body.result;
+}
+
+test("seed heights follow monerod's rx_seedheight with the env overrides", () => {
+  assert.equal(seedHeight(12), 0);
+  assert.equal(seedHeight(13), 8);
+  assert.equal(seedHeight(20), 8);
+  assert.equal(seedHeight(21), 16);
+  assert.equal(seedHeight(3000, { blocks: 2048, lag: 64 }), 2048);
+  assert.equal(seedHeight(2112, { blocks: 2048, lag: 64 }), 0);
+  assert.equal(seedHeight(2113, { blocks: 2048, lag: 64 }), 2048);
+});
+
+test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks pass monerod, its blocks pass us", { skip: needPackage("monero") }, async () => {
+  const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-monerod-"));
+  const port = 28810;
+  let d: Daemon | undefined = startProcess(
+    "/usr/bin/monerod",
+    ["--regtest", "--offline", "--fixed-difficulty", "2", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(port + 1), "--no-zmq", "--non-interactive", "--log-level", "0"],
+    dir,
+    `http://127.0.0.1:${port}`,
+  );
+  const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 2n, syncMode: "fast", verifyThreads: 1 });
+  try {
+    const url = d.url;
+    for (let i = 0; ; i++) {
+      try {
+        await rpc(url, "get_block_count", {});
+        break;
+      } catch (e) {
+        if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${String(e)} ${d.output.join("").slice(-1000)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    // we mine 30 blocks (seeds: genesis, then blocks 8, 16, 24) and monerod accepts each
+    const mined = await node.generateBlocks(30, ALICE);
+    assert.equal(mined.height, 31);
+    for (let h = 1; h < 31; h++) {
+      const blob = node.store.blockBlob(h);
+      assert.ok(blob);
+      const r = await rpc(url, "submit_block", [toHex(blob)]);
+      assert.equal(r.status, "OK", `monerod refused our block ${h}`);
+    }
+    const head = (await rpc(url, "get_last_block_header", {})).block_header as { hash: string; height: number };
+    assert.equal(head.height, 30);
+    assert.equal(head.hash, toHex(node.store.topHash()));
+    // monerod mines 6 blocks (its nonces, its seed for block 29+); we verify and add them
+    await rpc(url, "generateblocks", { amount_of_blocks: 6, wallet_address: ALICE });
+    for (let h = 31; h < 37; h++) {
+      const b = await rpc(url, "get_block", { height: h });
+      const r = await node.submitBlock(fromHex(b.blob as string));
+      assert.equal(r.status, "added", `monerod's block ${h}: ${r.message}`);
+    }
+    // and one with its nonce changed until the hash misses difficulty 2 is refused
+    const last = await rpc(url, "get_block", { height: 36 });
+    await node.popBlocks(1);
+    const blk = parseBlock(fromHex(last.blob as string));
+    let rejected = false;
+    for (let n = 1; n < 40 && !rejected; n++) {
+      const r = await node.submitBlock(serializeBlock({ ...blk, nonce: (blk.nonce + n) >>> 0 }));
+      if (r.status === "rejected") {
+        assert.deepEqual(r.flags, ["bad_pow"]);
+        rejected = true;
+      } else await node.popBlocks(1);
+    }
+    assert.ok(rejected, "some nonce misses difficulty 2");
+  } finally {
+    await node.close();
+    await stopDaemon(d);
+    d = undefined;
+  }
 });

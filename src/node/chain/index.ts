@@ -1,3 +1,4 @@
 export * from "./alt.js";
 export * from "./node.js";
 export * from "./template.js";
+export * from "./seed.js";

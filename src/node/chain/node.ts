@@ -23,7 +23,7 @@ import {
 import { checkHash } from "../../consensus/difficulty.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { RandomX, rxSeedHeight, SEEDHASH_EPOCH_LAG } from "../../crypto/randomx.js";
+import { RandomX } from "../../crypto/randomx.js";
 import { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
 import type { RctVerifyItem } from "../../crypto/ringct/verify.js";
 import { decodeAddress } from "../../protocol/address.js";
@@ -45,6 +45,7 @@ import { bytesEqual, checkInputs, hex, rctItem, txKeyImages } from "../pool/tx-c
 import { TxPool } from "../pool/tx-pool.js";
 import { type BlockMeta, ChainStore, type SyncMode } from "../store/chain-store.js";
 import { type AltBlock, AltStore, BranchView } from "./alt.js";
+import { seedHeight, seedLag } from "./seed.js";
 import { buildTemplate } from "./template.js";
 
 export interface OpenNodeOptions {
@@ -173,7 +174,7 @@ export class Node extends EventEmitter implements NodeCore {
 
   /** Seed height for a block at `height` (RandomX epochs). */
   private seedHeight(height: number): number {
-    return rxSeedHeight(height);
+    return seedHeight(height);
   }
 
   seedFor(height: number): { height: number; hash: Bytes } {
@@ -543,7 +544,7 @@ export class Node extends EventEmitter implements NodeCore {
       backend: this.backend,
     });
     const sh = this.seedHeight(ctx.height);
-    const nextSh = this.seedHeight(ctx.height + SEEDHASH_EPOCH_LAG);
+    const nextSh = this.seedHeight(ctx.height + seedLag());
     const at = (h: number): Bytes => (view.hashAt ? view.hashAt(h) : this.store.meta(h).hash);
     return {
       block: t.block,
