@@ -40,7 +40,7 @@ async function start(args: string[], cwd: string, port: number, login?: string):
       await c.jsonRpc("get_version");
       break;
     } catch (e) {
-      if (Date.now() > deadline) throw new Error(`not ready: ${String(e)} ${out.join("")}`);
+      if (Date.now() > deadline) throw new Error(`not ready: ${out.join("")}`, { cause: e });
       await new Promise((r) => setTimeout(r, 100));
     }
   }
