@@ -176,7 +176,7 @@ test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks p
   const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-monerod-"));
   const port = 28810;
-  let d: Daemon | undefined = startProcess(
+  const d: Daemon = startProcess(
     "/usr/bin/monerod",
     ["--regtest", "--offline", "--fixed-difficulty", "2", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(port + 1), "--no-zmq", "--non-interactive", "--log-level", "0"],
     dir,
@@ -190,7 +190,7 @@ test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks p
         await rpc(url, "get_block_count", {});
         break;
       } catch (e) {
-        if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${String(e)} ${d.output.join("").slice(-1000)}`);
+        if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${d.output.join("").slice(-1000)}`, { cause: e });
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -229,6 +229,5 @@ test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks p
   } finally {
     await node.close();
     await stopDaemon(d);
-    d = undefined;
   }
 });
