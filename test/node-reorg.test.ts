@@ -20,7 +20,9 @@ import { type Bytes, parseTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { startMonerod, stopDaemon } from "./helpers/monerod.js";
 import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
+import { needPackage } from "./helpers/packages.js";
 
 const backend = defaultBackend();
 const dirs: string[] = [];
@@ -274,5 +276,70 @@ test("two branches mine two valid spends of the same output: the loser's tx leav
     }
   } finally {
     await node.close();
+  }
+});
+
+async function rpc(url: string, method: string, params: unknown): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const res = await fetch(`${url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }), headers: { "content-type": "application/json" } });
+  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+test("monerod agrees: fed the same competing branches block by block, it keeps the same tip and alternative chains", { skip: needPackage("monero") }, async () => {
+  const real = (): number => Math.floor(Date.now() / 1000);
+  const d = startMonerod(28820, 28821);
+  const miner = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: real, verifyThreads: 1 });
+  const replica = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: real, verifyThreads: 1 });
+  try {
+    for (let i = 0; ; i++) {
+      const up = await rpc(d.url, "get_block_count", {}).catch(() => undefined);
+      if (up?.result) break;
+      if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${d.output.join("").slice(-1000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // the miner builds: A1..A5; B4..B7 from A3 (B overtakes at B6); A6..A8 (A overtakes at A8)
+    const order: Uint8Array[] = [];
+    const blobOfId = (id: Uint8Array): Uint8Array => {
+      const h = miner.store.heightOf(id);
+      const b = h !== undefined ? miner.store.blockBlob(h) : miner.altBlock(id)?.blob;
+      assert.ok(b);
+      return b;
+    };
+    const gen = async (n: number, addr: string, prevId?: Uint8Array): Promise<Uint8Array[]> => {
+      const ids: Uint8Array[] = [];
+      let prev = prevId;
+      for (let i = 0; i < n; i++) {
+        const r = await miner.generateBlocks(1, addr, prev ? { prevId: prev } : {});
+        ids.push(r.blocks[0]);
+        order.push(blobOfId(r.blocks[0]));
+        if (prev) prev = r.blocks[0];
+      }
+      return ids;
+    };
+    const a = await gen(5, ALICE);
+    const b = await gen(4, BOB, a[2]);
+    a.push(...(await gen(3, ALICE, a[4])));
+    assert.equal(toHex(miner.store.topHash()), toHex(a[7]));
+    let step = 0;
+    for (const blob of order) {
+      step++;
+      await replica.submitBlock(blob);
+      await rpc(d.url, "submit_block", [toHex(blob)]);
+      const head = (await rpc(d.url, "get_last_block_header", {})).result?.block_header as { hash: string; height: number };
+      assert.equal(head.hash, toHex(replica.store.topHash()), `tip after block ${step}`);
+      assert.equal(head.height, replica.store.height() - 1);
+    }
+    assert.equal(toHex(replica.store.topHash()), toHex(a[7]));
+    const chains = (await rpc(d.url, "get_alternate_chains", {})).result?.chains as { block_hashes: string[]; height: number; length: number; main_chain_parent_block: string }[];
+    const ours = replica.altChains();
+    assert.equal(ours.length, chains.length);
+    assert.deepEqual(
+      ours.map((c) => ({ hashes: c.blockHashes.map(toHex), height: c.height, length: c.length, parent: toHex(c.mainChainParentBlock) })),
+      chains.map((c) => ({ hashes: c.block_hashes, height: c.height, length: c.length, parent: c.main_chain_parent_block })),
+    );
+    assert.deepEqual(new Set(chains[0].block_hashes), new Set(b.map(toHex)));
+  } finally {
+    await miner.close();
+    await replica.close();
+    await stopDaemon(d);
   }
 });
