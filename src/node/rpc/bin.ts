@@ -1,0 +1,221 @@
+/**
+ * The binary (epee portable storage) paths wallets sync with: /get_blocks.bin, /get_blocks_by_height.bin,
+ * /get_hashes.bin, /get_o_indexes.bin, /get_outs.bin, /get_output_distribution.bin.
+ * Behaviour mirrors monerod v0.18 core_rpc_server.cpp and Blockchain::find_blockchain_supplement.
+ */
+import { array, bool, type EpeeObjectCodec, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
+import { getOutputDistributionBinRequest, getOutputDistributionBinResponse } from "../../client/messages.js";
+import { parseTransaction, serializeTransaction, pruneTransaction, type Bytes } from "../../protocol/tx.js";
+import {
+  type BlockCompleteEntry,
+  type BlockOutputIndices,
+  blockCompleteEntry,
+  getBlocksBinRequest,
+  getBlocksBinResponse,
+  getOutsBinRequest,
+  getOutsBinResponse,
+} from "../../protocol/rpc-bin.js";
+import type { MethodTable } from "../../rpc/methods.js";
+import { txHash } from "../../protocol/tx-hash.js";
+import { access, type NodeRpcDeps } from "./common.js";
+import { outputDistribution } from "./chain.js";
+import { getOuts } from "./txs.js";
+
+const MAX_BLOCK_COUNT = 1000;
+const MAX_TX_COUNT = 20000;
+const MAX_SIZE = 100 * 1024 * 1024;
+const MIN_BLOCK_COUNT = 3;
+const BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT = 10000;
+const MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT = 5000;
+const RESTRICTED_BLOCK_COUNT = 1000;
+
+interface AccessReq {
+  client: string;
+}
+const accessFields = { status: text, untrusted: bool, credits: u64, top_hash: text };
+
+interface HeightsReq extends AccessReq {
+  heights: bigint[];
+}
+const getBlocksByHeightRequest = object<HeightsReq>({ client: text, heights: array(u64) });
+interface BlocksRes {
+  status: string;
+  untrusted: boolean;
+  credits: bigint;
+  top_hash: string;
+  blocks: BlockCompleteEntry[];
+}
+const getBlocksByHeightResponse = object<BlocksRes>({ ...accessFields, blocks: array(blockCompleteEntry) });
+
+interface HashesReq extends AccessReq {
+  block_ids: Bytes[];
+  start_height: bigint;
+}
+const getHashesRequest = object<HashesReq>({ client: text, block_ids: podArray(32), start_height: u64 });
+interface HashesRes {
+  status: string;
+  untrusted: boolean;
+  credits: bigint;
+  top_hash: string;
+  m_block_ids: Bytes[];
+  start_height: bigint;
+  current_height: bigint;
+}
+const getHashesResponse = object<HashesRes>({ ...accessFields, m_block_ids: podArray(32), start_height: u64, current_height: u64 });
+
+interface OIndexesReq extends AccessReq {
+  txid: Bytes;
+}
+const getOIndexesRequest = object<OIndexesReq>({ client: text, txid: opt(podBlob(32), new Uint8Array(32)) });
+interface OIndexesRes {
+  status: string;
+  untrusted: boolean;
+  credits: bigint;
+  top_hash: string;
+  o_indexes: bigint[];
+}
+const getOIndexesResponse = object<OIndexesRes>({ ...accessFields, o_indexes: array(u64) });
+
+/** Blockchain::find_blockchain_supplement(qblock_ids): the height of the first listed id in the main chain. */
+function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
+  const store = d.core.store;
+  if (ids.length === 0) return undefined;
+  const genesis = store.meta(0).hash;
+  if (Buffer.compare(ids[ids.length - 1], genesis) !== 0) return undefined;
+  for (const id of ids) {
+    const h = store.heightOf(id);
+    if (h !== undefined) return h;
+  }
+  return undefined;
+}
+
+/** A main-chain block with its txs (pruned or full) and its output indices. */
+function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): { entry: BlockCompleteEntry; indices: BlockOutputIndices; txCount: number; size: number } {
+  const store = d.core.store;
+  const blob = store.blockBlob(h) ?? new Uint8Array(0);
+  const block = store.block(h);
+  if (!block) throw new Error(`block ${h} missing from the store`);
+  const txs: { blob: Uint8Array; prunable_hash: Uint8Array }[] = [];
+  let size = blob.length;
+  const indices: { indices: bigint[] }[] = [];
+  // no_miner_tx: monerod puts an empty entry where the coinbase's indices would be
+  indices.push({ indices: noMinerTx ? [] : (store.txLocation(txHash(block.minerTx))?.outputIndices ?? []) });
+  for (const id of block.txHashes) {
+    const full = store.txBlob(id);
+    let txBlob: Uint8Array;
+    if (prune) txBlob = store.txPrunedBlob(id) ?? (full ? serializeTransaction(pruneTransaction(parseTransaction(full))) : new Uint8Array(0));
+    else txBlob = full ?? store.txPrunedBlob(id) ?? new Uint8Array(0);
+    size += txBlob.length;
+    txs.push({ blob: txBlob, prunable_hash: new Uint8Array(32) });
+    indices.push({ indices: store.txLocation(id)?.outputIndices ?? [] });
+  }
+  return { entry: { pruned: prune, block: blob, block_weight: 0n, txs }, indices: { indices }, txCount: block.txHashes.length, size };
+}
+
+export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
+  const store = d.core.store;
+
+  t.addBinPath({
+    path: "/get_blocks.bin",
+    aliases: ["/getblocks.bin"],
+    request: getBlocksBinRequest,
+    response: getBlocksBinResponse,
+    handler: (req) => {
+      const empty = { ...access(), blocks: [], start_height: 0n, current_height: 0n, output_indices: [] };
+      const height = store.height();
+      if (req.block_ids.length > 0 && Buffer.compare(req.block_ids[0], store.topHash()) === 0)
+        return { ...empty, current_height: BigInt(height) };
+      let start: number | undefined;
+      if (req.start_height > 0n) start = req.start_height >= BigInt(height) ? undefined : Number(req.start_height);
+      else start = splitHeight(d, req.block_ids);
+      if (start === undefined) return { ...empty, status: "Failed" };
+      const blocks: BlockCompleteEntry[] = [];
+      const output_indices: BlockOutputIndices[] = [];
+      let size = 0;
+      let txs = 0;
+      for (let h = start; h < height && blocks.length < MAX_BLOCK_COUNT; h++) {
+        if (blocks.length >= MIN_BLOCK_COUNT && (size >= MAX_SIZE || txs >= MAX_TX_COUNT)) break;
+        const b = blockEntry(d, h, req.prune, req.no_miner_tx);
+        blocks.push(b.entry);
+        output_indices.push(b.indices);
+        size += b.size;
+        txs += b.txCount;
+      }
+      return { ...access(), blocks, start_height: BigInt(start), current_height: BigInt(height), output_indices };
+    },
+  });
+
+  t.addBinPath({
+    path: "/get_blocks_by_height.bin",
+    aliases: ["/getblocks_by_height.bin"],
+    request: getBlocksByHeightRequest,
+    response: getBlocksByHeightResponse,
+    handler: (req, ctx) => {
+      if (ctx.restricted && req.heights.length > RESTRICTED_BLOCK_COUNT) return { ...access("Too many blocks requested in restricted mode"), blocks: [] };
+      const height = BigInt(store.height());
+      const blocks: BlockCompleteEntry[] = [];
+      for (const h of req.heights) {
+        if (h >= height) return { ...access("Error: requested block at height " + h.toString() + " which is greater than top block height " + (height - 1n).toString()), blocks: [] };
+        blocks.push(blockEntry(d, Number(h), false, false).entry);
+      }
+      return { ...access(), blocks };
+    },
+  });
+
+  t.addBinPath({
+    path: "/get_hashes.bin",
+    aliases: ["/gethashes.bin"],
+    request: getHashesRequest,
+    response: getHashesResponse,
+    handler: (req) => {
+      const start = splitHeight(d, req.block_ids);
+      if (start === undefined) return { ...access("Failed"), m_block_ids: [], start_height: req.start_height, current_height: 0n };
+      const height = store.height();
+      const ids: Bytes[] = [];
+      for (let h = start; h < height && ids.length < BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT; h++) ids.push(store.meta(h).hash);
+      return { ...access(), m_block_ids: ids, start_height: BigInt(start), current_height: BigInt(height) };
+    },
+  });
+
+  t.addBinPath({
+    path: "/get_o_indexes.bin",
+    request: getOIndexesRequest,
+    response: getOIndexesResponse,
+    handler: (req) => {
+      const loc = store.txLocation(req.txid);
+      if (!loc) return { ...access("Failed"), o_indexes: [] };
+      return { ...access(), o_indexes: loc.outputIndices };
+    },
+  });
+
+  t.addBinPath({
+    path: "/get_outs.bin",
+    request: getOutsBinRequest,
+    response: getOutsBinResponse,
+    handler: (req, ctx) => {
+      if (ctx.restricted && req.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested"), outs: [] };
+      const outs = getOuts(d, req.outputs);
+      if (!outs) return { ...access("Failed"), outs: [] };
+      return { ...access(), outs: outs.map((o) => ({ ...o, txid: req.get_txid ? o.txid : new Uint8Array(32) })) };
+    },
+  });
+
+  t.addBinPath({
+    path: "/get_output_distribution.bin",
+    request: getOutputDistributionBinRequest,
+    response: getOutputDistributionBinResponse as EpeeObjectCodec<ReturnType<typeof getOutputDistributionBinResponse.empty>>,
+    handler: (req, ctx) => {
+      if (ctx.restricted && !(req.amounts.length === 1 && req.amounts[0] === 0n))
+        return { ...access("Restricted RPC can only get output distribution for rct outputs. Use your own node."), distributions: [] };
+      if (!req.binary) return { ...access("Binary only call"), distributions: [] };
+      const to = req.to_height > 0n ? req.to_height : BigInt(store.height() - 1);
+      const distributions = [];
+      for (const amount of req.amounts) {
+        const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
+        if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
+        distributions.push({ amount, ...r });
+      }
+      return { ...access(), distributions };
+    },
+  });
+}

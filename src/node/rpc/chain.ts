@@ -1,0 +1,481 @@
+/**
+ * Chain queries: block count and hashes, headers, blocks, get_info, hard_fork_info, fee estimate,
+ * coinbase sums, output histogram and distribution, alternative chains, height, version.
+ * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp (and rpc_handler.cpp, db_lmdb.cpp).
+ */
+import { median } from "../../consensus/constants.js";
+import { feeEstimateLevels, feeQuantizationMask } from "../../consensus/fees.js";
+import { HARD_FORKS, hardForkInfo, hardForkVersionAt } from "../../protocol/genesis.js";
+import { blockToJson } from "../../protocol/json.js";
+import { anyJson, array, bool, hex, object, required, str, u64, u8 } from "../../rpc/schema.js";
+import { type MethodTable, RpcError } from "../../rpc/methods.js";
+import type { JsonWritable } from "../../rpc/json.js";
+import {
+  access,
+  blockById,
+  blockHeaderJson,
+  epeeShape,
+  type HeaderSource,
+  mainBlock,
+  type NodeRpcDeps,
+  nextContext,
+  OK,
+  parseHash,
+  powHashOf,
+  toHex,
+  tooBigHeight,
+  wide,
+  ZERO_HASH_HEX,
+} from "./common.js";
+
+/** CORE_RPC_VERSION: major 3, minor 10 (v0.18.0.0). */
+export const CORE_RPC_VERSION = (3 << 16) | 10;
+/** MONERO_VERSION_FULL of the release we answer as. */
+export const MONERO_VERSION_FULL = "0.18.0.0-tsmonero";
+
+const RESTRICTED_BLOCK_HEADER_RANGE = 1000n;
+const RESTRICTED_BLOCK_COUNT = 1000;
+const BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW = 60;
+const DIFFICULTY_TARGET_V2 = 120;
+const CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE = 10;
+const OUTPUT_HISTOGRAM_RECENT_CUTOFF_RESTRICTION = 3 * 86400;
+
+const fillPow = { fill_pow_hash: bool };
+
+async function header(d: NodeRpcDeps, src: HeaderSource, fill: boolean, restricted: boolean): Promise<Record<string, JsonWritable>> {
+  return blockHeaderJson(d.core, src, fill && !restricted ? await powHashOf(d.core, src) : "");
+}
+
+/** Blockchain::get_adjusted_time(height). */
+export function adjustedTime(d: NodeRpcDeps): number {
+  const store = d.core.store;
+  const height = store.height();
+  const now = d.now();
+  if (height < BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW) return now;
+  const ts = store.timestamps(height - BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW, BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW).map(Number);
+  const med = median(ts) + ((BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW + 1) * DIFFICULTY_TARGET_V2) / 2;
+  const projected = ts[ts.length - 1] + DIFFICULTY_TARGET_V2;
+  return Math.min(med, projected);
+}
+
+/** get_info's answer (on_get_info); `restricted` blanks what monerod blanks. */
+export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, JsonWritable> {
+  const { core, state } = d;
+  const store = core.store;
+  const height = store.height();
+  const ctx = nextContext(core);
+  const diff = wide(ctx.difficulty);
+  const cum = wide(store.meta(height - 1).cumulativeDifficulty);
+  const net = core.network;
+  const hf = hardForkVersionAt(HARD_FORKS[net], height);
+  const dbSize = d.databaseSize();
+  const fiveGiB = 5 * 1024 * 1024 * 1024;
+  return {
+    ...access(),
+    adjusted_time: adjustedTime(d),
+    alt_blocks_count: restricted ? 0 : core.altBlockCount(),
+    block_size_limit: ctx.limits.limit,
+    block_size_median: ctx.limits.effectiveMedian,
+    block_weight_limit: ctx.limits.limit,
+    block_weight_median: ctx.limits.effectiveMedian,
+    bootstrap_daemon_address: restricted ? "" : state.bootstrapDaemon,
+    busy_syncing: false,
+    cumulative_difficulty: cum.lo,
+    cumulative_difficulty_top64: cum.top64,
+    database_size: restricted ? Math.ceil(dbSize / fiveGiB) * fiveGiB : dbSize,
+    difficulty: diff.lo,
+    difficulty_top64: diff.top64,
+    free_space: restricted ? (1n << 64n) - 1n : d.freeSpace(),
+    grey_peerlist_size: 0,
+    height,
+    height_without_bootstrap: restricted ? 0 : height,
+    incoming_connections_count: 0,
+    mainnet: net === "mainnet",
+    nettype: net === "regtest" ? "fakechain" : net,
+    offline: core.offline,
+    outgoing_connections_count: 0,
+    restricted,
+    rpc_connections_count: 0,
+    stagenet: net === "stagenet",
+    start_time: restricted ? 0 : state.startTime,
+    synchronized: true,
+    target: hf < 2 ? 60 : DIFFICULTY_TARGET_V2,
+    target_height: 0,
+    testnet: net === "testnet",
+    top_block_hash: toHex(store.topHash()),
+    tx_count: store.txCount(),
+    tx_pool_size: core.pool.size(),
+    update_available: false,
+    version: restricted ? "" : MONERO_VERSION_FULL,
+    was_bootstrap_ever_used: false,
+    white_peerlist_size: 0,
+    wide_cumulative_difficulty: cum.wide,
+    wide_difficulty: diff.wide,
+  };
+}
+
+/** Blockchain::get_output_distribution + RpcHandler::get_output_distribution, without the cache. */
+export function outputDistribution(
+  d: NodeRpcDeps,
+  amount: bigint,
+  fromHeight: bigint,
+  toHeight: bigint,
+  cumulative: boolean,
+): { start_height: bigint; base: bigint; distribution: bigint[] } | undefined {
+  const store = d.core.store;
+  const dbHeight = BigInt(store.height());
+  let start = 0n;
+  if (amount === 0n) {
+    // rct outputs do not exist before v4 (regtest, monerod's FAKECHAIN: from 0)
+    const table = HARD_FORKS[d.core.network];
+    start = d.core.network === "regtest" ? 0n : BigInt(table[3]?.height ?? 0);
+  }
+  if (toHeight > 0n && toHeight < fromHeight) return undefined;
+  if (fromHeight > start) start = fromHeight;
+  if (dbHeight === 0n || start >= dbHeight || toHeight >= dbHeight) return undefined;
+  let dist: bigint[];
+  let base = 0n;
+  // outputs are indexed per amount in global order, i.e. by height: walk them once
+  const count = store.outputCount(amount);
+  let idx = 0n;
+  const heightOfOut = (i: bigint): number => store.output(amount, i)?.height ?? Number.MAX_SAFE_INTEGER;
+  if (amount === 0n) {
+    // get_block_cumulative_rct_outputs for heights real_start..to
+    const realStart = start > 0n ? start - 1n : start;
+    dist = [];
+    for (let h = realStart; h <= toHeight; h++) {
+      while (idx < count && BigInt(heightOfOut(idx)) <= h) idx++;
+      dist.push(idx);
+    }
+    if (start > 0n) {
+      base = dist[0];
+      dist.shift();
+    }
+  } else {
+    // BlockchainLMDB::get_output_distribution
+    dist = new Array<bigint>(Number(dbHeight - start)).fill(0n);
+    for (; idx < count; idx++) {
+      const h = BigInt(heightOfOut(idx));
+      if (h >= start) dist[Number(h - start)] += 1n;
+      else base++;
+      if (toHeight > 0n && h > toHeight) break;
+    }
+    dist[0] += base;
+    for (let n = 1; n < dist.length; n++) dist[n] += dist[n - 1];
+    base = 0n;
+  }
+  if (toHeight > 0n && toHeight >= fromHeight) {
+    const offset = fromHeight > start ? fromHeight : start;
+    if (offset <= toHeight && toHeight - offset + 1n < BigInt(dist.length)) dist.length = Number(toHeight - offset + 1n);
+  }
+  if (!cumulative && dist.length > 0) {
+    for (let n = dist.length - 1; n > 0; n--) dist[n] -= dist[n - 1];
+    dist[0] -= base;
+  }
+  return { start_height: start, base, distribution: dist };
+}
+
+export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
+  const store = d.core.store;
+
+  t.addJsonRpc({
+    name: "get_block_count",
+    aliases: ["getblockcount"],
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => ({ count: store.height(), status: OK, untrusted: false }),
+  });
+
+  t.addJsonRpc({
+    name: "on_get_block_hash",
+    aliases: ["on_getblockhash"],
+    params: anyJson,
+    summary: "params: [height]",
+    handler: (p) => {
+      if (!Array.isArray(p) || p.length !== 1) throw new RpcError(-1, "Wrong parameters, expected height");
+      const h = u64.parse(p[0], "params[0]");
+      // monerod sets the error but still answers with the (null) hash of a height it does not have
+      if (h >= BigInt(store.height())) return ZERO_HASH_HEX;
+      return toHex(store.meta(Number(h)).hash);
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_last_block_header",
+    aliases: ["getlastblockheader"],
+    params: object(fillPow, { arrayIsEmpty: true }),
+    handler: async (p, ctx) => {
+      const src = mainBlock(d.core, store.height() - 1);
+      return { ...access(), block_header: await header(d, src, p.fill_pow_hash, ctx.restricted) };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_block_header_by_hash",
+    aliases: ["getblockheaderbyhash"],
+    params: object({ hash: str, hashes: array(str), ...fillPow }),
+    handler: async (p, ctx) => {
+      if (ctx.restricted && p.hashes.length > RESTRICTED_BLOCK_COUNT) throw new RpcError(-19, "Too many block headers requested in restricted mode");
+      const get = async (h: string): Promise<Record<string, JsonWritable>> => {
+        const id = parseHash(h);
+        if (!id) throw new RpcError(-1, `Failed to parse hex representation of block hash. Hex = ${h}.`);
+        const src = blockById(d.core, id);
+        if (!src) throw new RpcError(-5, `Internal error: can't get block by hash. Hash = ${h}.`);
+        return header(d, src, p.fill_pow_hash, ctx.restricted);
+      };
+      const out: Record<string, JsonWritable> = { ...access() };
+      if (p.hash !== "") out.block_header = await get(p.hash);
+      else out.block_header = emptyHeader();
+      const list: JsonWritable[] = [];
+      for (const h of p.hashes) list.push(await get(h));
+      out.block_headers = list;
+      return epeeShape(out);
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_block_header_by_height",
+    aliases: ["getblockheaderbyheight"],
+    params: object({ height: required(u64), ...fillPow }),
+    handler: async (p, ctx) => {
+      if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
+      const src = mainBlock(d.core, Number(p.height));
+      return { ...access(), block_header: await header(d, src, p.fill_pow_hash, ctx.restricted) };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_block_headers_range",
+    aliases: ["getblockheadersrange"],
+    params: object({ start_height: required(u64), end_height: required(u64), ...fillPow }),
+    handler: async (p, ctx) => {
+      const h = BigInt(store.height());
+      if (p.start_height >= h || p.end_height >= h || p.start_height > p.end_height) throw new RpcError(-2, "Invalid start/end heights.");
+      if (ctx.restricted && p.end_height - p.start_height > RESTRICTED_BLOCK_HEADER_RANGE) throw new RpcError(-19, "Too many block headers requested.");
+      const headers: JsonWritable[] = [];
+      for (let k = Number(p.start_height); k <= Number(p.end_height); k++) headers.push(await header(d, mainBlock(d.core, k), p.fill_pow_hash, ctx.restricted));
+      return { ...access(), headers };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_block",
+    aliases: ["getblock"],
+    params: object({ hash: str, height: u64, ...fillPow }),
+    handler: async (p, ctx) => {
+      let src: HeaderSource | undefined;
+      if (p.hash !== "") {
+        const id = parseHash(p.hash);
+        if (!id) throw new RpcError(-1, `Failed to parse hex representation of block hash. Hex = ${p.hash}.`);
+        src = blockById(d.core, id);
+        if (!src) throw new RpcError(-5, `Internal error: can't get block by hash. Hash = ${p.hash}.`);
+      } else {
+        if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
+        src = mainBlock(d.core, Number(p.height));
+      }
+      const blob = src.orphan ? d.core.altBlock(src.hash)?.blob : store.blockBlob(src.height);
+      const hdr = await header(d, src, p.fill_pow_hash, ctx.restricted);
+      return epeeShape({
+        ...access(),
+        blob: blob ? toHex(blob) : "",
+        block_header: hdr,
+        json: blockToJson(src.block),
+        miner_tx_hash: hdr.miner_tx_hash,
+        tx_hashes: src.block.txHashes.map(toHex),
+      });
+    },
+  });
+
+  const info = {
+    params: object({}, { arrayIsEmpty: true }),
+    handler: (_p: unknown, ctx: { restricted: boolean }) => getInfo(d, ctx.restricted),
+  };
+  t.addJsonRpc({ name: "get_info", ...info });
+  t.addJsonPath({ path: "/get_info", aliases: ["/getinfo"], ...info });
+
+  t.addJsonRpc({
+    name: "hard_fork_info",
+    params: object({ version: u8 }, { arrayIsEmpty: true }),
+    handler: (p) => {
+      const table = HARD_FORKS[d.core.network];
+      const height = store.height();
+      // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
+      const window = Math.min(height, 10080);
+      const votes: number[] = [];
+      for (let h = height - window; h < height; h++) {
+        const b = store.block(h);
+        votes.push(b ? Math.max(1, b.minorVersion) : 1);
+      }
+      const next = hardForkVersionAt(table, height);
+      const i = hardForkInfo(table, height, votes, d.now(), p.version > 0 ? p.version : next);
+      return { ...access(), ...i, version: hardForkVersionAt(table, Math.max(0, height - 1)) };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_fee_estimate",
+    params: object({ grace_blocks: u64 }, { arrayIsEmpty: true }),
+    handler: (p) => {
+      if (p.grace_blocks > 100n) throw new RpcError(-32603, "Internal error");
+      const height = store.height();
+      const ctx = nextContext(d.core);
+      const weights = store.blockWeights(Math.max(0, height - 100), Math.min(height, 100));
+      const lt = store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000));
+      const version = hardForkVersionAt(HARD_FORKS[d.core.network], Math.max(0, height - 1));
+      const fees = feeEstimateLevels(Number(p.grace_blocks), weights, lt, ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
+      return { ...access(), fee: fees[0], fees, quantization_mask: feeQuantizationMask() };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_coinbase_tx_sum",
+    restricted: true,
+    params: object({ height: u64, count: u64 }, { arrayIsEmpty: true }),
+    handler: (p) => {
+      const h = BigInt(store.height());
+      if (p.height >= h || p.count > h) return { ...access("height or count is too large"), ...sums(0n, 0n) };
+      let emission = 0n;
+      let fees = 0n;
+      const end = p.height + p.count > h ? h : p.height + p.count;
+      for (let k = Number(p.height); k < Number(end); k++) {
+        const m = store.meta(k);
+        const prev = k > 0 ? store.meta(k - 1).alreadyGeneratedCoins : 0n;
+        const coinbase = m.reward;
+        const generated = m.alreadyGeneratedCoins - prev;
+        emission += generated;
+        fees += coinbase - generated;
+      }
+      return { ...access(), ...sums(emission, fees) };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_output_histogram",
+    params: object({ amounts: array(u64), min_count: u64, max_count: u64, unlocked: bool, recent_cutoff: u64 }, { arrayIsEmpty: true }),
+    handler: (p, ctx) => {
+      if (ctx.restricted && p.amounts.length === 0)
+        return { ...access("Restricted RPC will not serve histograms on the whole blockchain. Use your own node.") };
+      if (ctx.restricted && p.recent_cutoff > 0n && p.recent_cutoff < BigInt(d.now() - OUTPUT_HISTOGRAM_RECENT_CUTOFF_RESTRICTION))
+        return { ...access("Recent cutoff is too old") };
+      const counts = new Map<bigint, bigint>();
+      if (p.amounts.length === 0) {
+        for (const [a, n] of store.outputCounts()) if (n > 0n && n >= p.min_count) counts.set(a, n);
+      } else {
+        for (const a of p.amounts) {
+          const n = store.outputCount(a);
+          if (n >= p.min_count) counts.set(a, n);
+        }
+      }
+      const height = store.height();
+      const histogram: JsonWritable[] = [];
+      for (const a of [...counts.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
+        const total = counts.get(a) ?? 0n;
+        let unlocked = 0n;
+        let recent = 0n;
+        if (p.unlocked || p.recent_cutoff > 0n) {
+          let n = total;
+          while (n > 0n) {
+            const o = store.output(a, n - 1n);
+            if (!o || o.height + CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE <= height) break;
+            n--;
+          }
+          unlocked = n;
+          if (p.recent_cutoff > 0n) {
+            while (n > 0n) {
+              const o = store.output(a, n - 1n);
+              if (!o || store.meta(o.height).timestamp < p.recent_cutoff) break;
+              n--;
+              recent++;
+            }
+          }
+        }
+        if (total >= p.min_count && (total <= p.max_count || p.max_count === 0n))
+          histogram.push({ amount: a, recent_instances: recent, total_instances: total, unlocked_instances: unlocked });
+      }
+      return epeeShape({ ...access(), histogram });
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_output_distribution",
+    params: object({ amounts: array(u64), from_height: u64, to_height: u64, cumulative: bool, binary: bool, compress: bool }),
+    handler: (p, ctx) => {
+      if (ctx.restricted && !(p.amounts.length === 1 && p.amounts[0] === 0n))
+        throw new RpcError(-19, "Restricted RPC can only get output distribution for rct outputs. Use your own node.");
+      const to = p.to_height > 0n ? p.to_height : BigInt(store.height() - 1);
+      const distributions: JsonWritable[] = [];
+      for (const amount of p.amounts) {
+        const r = outputDistribution(d, amount, p.from_height, to, p.cumulative);
+        if (!r) throw new RpcError(-5, "Failed to get output distribution");
+        // binary (JSON default false here): the raw little-endian u64s as a JSON string of bytes
+        const distribution: JsonWritable = p.binary ? Buffer.from(new BigUint64Array(r.distribution).buffer).toString("latin1") : r.distribution;
+        distributions.push({ amount, base: r.base, binary: p.binary, compress: false, distribution, start_height: r.start_height });
+      }
+      return epeeShape({ ...access(), distributions });
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_alternate_chains",
+    restricted: true,
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => {
+      const chains = d.core.altChains().map((c) => {
+        const w = wide(c.difficulty);
+        return {
+          block_hash: toHex(c.blockHashes[0] ?? new Uint8Array(32)),
+          block_hashes: c.blockHashes.map(toHex),
+          difficulty: w.lo,
+          difficulty_top64: w.top64,
+          height: c.height,
+          length: c.length,
+          main_chain_parent_block: toHex(c.mainChainParentBlock),
+          wide_difficulty: w.wide,
+        };
+      });
+      return epeeShape({ chains, status: OK, untrusted: false });
+    },
+  });
+
+  t.addJsonPath({
+    path: "/get_alt_blocks_hashes",
+    params: object({}),
+    handler: () => epeeShape({ ...access(), blks_hashes: d.core.altBlockHashes().map(toHex) }),
+  });
+
+  t.addJsonPath({
+    path: "/get_height",
+    aliases: ["/getheight"],
+    params: object({}),
+    handler: () => ({ hash: toHex(store.topHash()), height: store.height(), status: OK, untrusted: false }),
+  });
+
+  t.addJsonRpc({
+    name: "get_version",
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => ({ release: true, status: OK, untrusted: false, version: CORE_RPC_VERSION }),
+  });
+}
+
+function sums(emission: bigint, fees: bigint): Record<string, JsonWritable> {
+  const e = wide(emission);
+  const f = wide(fees);
+  return {
+    emission_amount: e.lo,
+    emission_amount_top64: e.top64,
+    fee_amount: f.lo,
+    fee_amount_top64: f.top64,
+    wide_emission_amount: e.wide,
+    wide_fee_amount: f.wide,
+  };
+}
+
+/** A default-initialised block_header_response (what monerod writes when `hash` is empty). */
+function emptyHeader(): Record<string, JsonWritable> {
+  return {
+    block_size: 0, block_weight: 0, cumulative_difficulty: 0, cumulative_difficulty_top64: 0, depth: 0, difficulty: 0, difficulty_top64: 0,
+    hash: "", height: 0, long_term_weight: 0, major_version: 0, minor_version: 0, miner_tx_hash: "", nonce: 0, num_txes: 0,
+    orphan_status: false, pow_hash: "", prev_hash: "", reward: 0, timestamp: 0, wide_cumulative_difficulty: "", wide_difficulty: "",
+  };
+}
+
+export { hex };

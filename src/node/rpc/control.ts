@@ -1,0 +1,243 @@
+/**
+ * Daemon control and the peer-facing settings kept by DaemonState until node/p2p exists:
+ * get_connections, /get_peer_list, /get_public_nodes, set_bans/get_bans/banned, /get_limit,
+ * /set_limit, /out_peers, /in_peers, sync_info, /get_net_stats, /set_log_*, /save_bc,
+ * /stop_daemon, /update, prune_blockchain, flush_cache, /set_bootstrap_daemon, save_graph.
+ * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp.
+ */
+import type { JsonWritable } from "../../rpc/json.js";
+import { type MethodTable, RpcError } from "../../rpc/methods.js";
+import { array, bool, i64, object, optional, str, u32, withDefault } from "../../rpc/schema.js";
+import { access, epeeShape, type NodeRpcDeps, OK } from "./common.js";
+import { DEFAULT_LIMIT_DOWN, DEFAULT_LIMIT_UP, intToIpv4, ipv4ToInt } from "./state.js";
+
+const ok = { status: OK, untrusted: false };
+/** Log categories are comma-separated `<category>:<LEVEL>` (or a bare number 0-4 in monerod's mlog_set_log). */
+const CATEGORY = /^([A-Za-z0-9_.*-]+:(FATAL|ERROR|WARNING|INFO|DEBUG|TRACE))$/i;
+
+export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
+  const { state } = d;
+
+  t.addJsonRpc({
+    name: "get_connections",
+    restricted: true,
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => ({ ...ok }),
+  });
+
+  t.addJsonPath({
+    path: "/get_peer_list",
+    restricted: true,
+    params: object({ public_only: bool, include_blocked: bool }),
+    handler: () => ({ ...ok }),
+  });
+
+  t.addJsonPath({
+    path: "/get_public_nodes",
+    params: object({ gray: bool, white: bool, include_blocked: bool }),
+    handler: () => ({ ...ok }),
+  });
+
+  t.addJsonRpc({
+    name: "set_bans",
+    restricted: true,
+    params: object({ bans: array(object({ host: str, ip: u32, ban: bool, seconds: u32 })) }),
+    handler: (p) => {
+      for (const b of p.bans) {
+        let host = b.host;
+        let ip = b.ip;
+        if (host !== "") {
+          const subnet = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(host);
+          const parsed = ipv4ToInt(subnet ? subnet[1] : host);
+          if (parsed === undefined || (subnet && Number(subnet[2]) > 32)) throw new RpcError(-1, "Unsupported host/subnet type");
+          ip = subnet ? 0 : parsed;
+        } else host = intToIpv4(ip);
+        if (b.ban) state.ban(host, ip, b.seconds, d.now());
+        else state.unban(host);
+      }
+      return { ...ok };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_bans",
+    restricted: true,
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => {
+      const now = d.now();
+      return epeeShape({ ...ok, bans: state.activeBans(now).map((b) => ({ host: b.host, ip: b.ip, seconds: b.until - now })) });
+    },
+  });
+
+  t.addJsonRpc({
+    name: "banned",
+    restricted: true,
+    params: object({ address: str }),
+    handler: (p) => {
+      if (ipv4ToInt(p.address) === undefined) throw new RpcError(-1, "Unsupported host type");
+      const now = d.now();
+      const b = state.activeBans(now).find((x) => x.host === p.address);
+      return { banned: b !== undefined, seconds: b ? b.until - now : 0, status: OK };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/get_limit",
+    params: object({}),
+    handler: () => ({ ...ok, limit_down: state.limitDown, limit_up: state.limitUp }),
+  });
+
+  t.addJsonPath({
+    path: "/set_limit",
+    restricted: true,
+    params: object({ limit_down: i64, limit_up: i64 }),
+    handler: (p) => {
+      const apply = (v: bigint, dflt: number, cur: number): number | undefined => (v > 0n ? Number(v > 0xffffffffn ? 0xffffffffn : v) : v === 0n ? cur : v === -1n ? dflt : undefined);
+      const down = apply(p.limit_down, DEFAULT_LIMIT_DOWN, state.limitDown);
+      if (down === undefined) return { ...ok, status: "Invalid parameter", limit_down: 0, limit_up: 0 };
+      state.limitDown = down;
+      const up = apply(p.limit_up, DEFAULT_LIMIT_UP, state.limitUp);
+      if (up === undefined) return { ...ok, status: "Invalid parameter", limit_down: 0, limit_up: 0 };
+      state.limitUp = up;
+      return { ...ok, limit_down: state.limitDown, limit_up: state.limitUp };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/out_peers",
+    restricted: true,
+    params: object({ set: withDefault(bool, true), out_peers: u32 }),
+    handler: (p) => {
+      if (p.set) state.outPeers = p.out_peers;
+      return { ...ok, out_peers: state.outPeers };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/in_peers",
+    restricted: true,
+    params: object({ set: withDefault(bool, true), in_peers: u32 }),
+    handler: (p) => {
+      if (p.set) state.inPeers = p.in_peers;
+      return { ...ok, in_peers: state.inPeers };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "sync_info",
+    restricted: true,
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => ({ ...access(), height: d.core.store.height(), next_needed_pruning_seed: 0, overview: "[]", target_height: 0 }),
+  });
+
+  t.addJsonPath({
+    path: "/get_net_stats",
+    restricted: true,
+    params: object({}),
+    handler: () => ({ ...ok, start_time: state.startTime, total_bytes_in: 0, total_bytes_out: 0, total_packets_in: 0, total_packets_out: 0 }),
+  });
+
+  t.addJsonPath({
+    path: "/set_log_hash_rate",
+    restricted: true,
+    params: object({ visible: bool }),
+    handler: (p) => {
+      if (!d.core.minerStatus().active) return { status: "NOT MINING", untrusted: false };
+      state.logHashRate = p.visible;
+      return { ...ok };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/set_log_level",
+    restricted: true,
+    params: object({ level: i64 }),
+    handler: (p) => {
+      if (p.level < 0n || p.level > 4n) return { status: "Error: log level not valid", untrusted: false };
+      state.setLogLevel(Number(p.level));
+      return { ...ok };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/set_log_categories",
+    restricted: true,
+    params: object({ categories: optional(str) }),
+    handler: (p) => {
+      if (p.categories === undefined) state.setLogLevel(state.logLevel);
+      else {
+        const parts = p.categories.split(",").filter((s) => s !== "");
+        // monerod: a leading "+" adds to the current set; anything else replaces it
+        const add = p.categories.startsWith("+");
+        const clean = parts.map((s) => s.replace(/^\+/, ""));
+        const bad = clean.find((s) => !CATEGORY.test(s));
+        if (bad !== undefined) return { ...ok, status: `Invalid log category '${bad}': use <category>:<FATAL|ERROR|WARNING|INFO|DEBUG|TRACE>`, categories: state.logCategories };
+        state.setLogCategories(add ? [state.logCategories, ...clean].filter((s) => s !== "").join(",") : clean.join(","));
+      }
+      return { ...ok, categories: state.logCategories };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/save_bc",
+    restricted: true,
+    params: object({}),
+    handler: () => ({ ...ok }),
+  });
+
+  t.addJsonPath({
+    path: "/stop_daemon",
+    restricted: true,
+    params: object({}),
+    handler: () => {
+      d.stop();
+      return { ...ok };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/update",
+    restricted: true,
+    params: object({ command: str, path: str }),
+    handler: (p): Record<string, JsonWritable> => {
+      const base = { ...ok, auto_uri: "", hash: "", path: "", update: false, user_uri: "", version: "" };
+      if (d.core.offline) return { ...base, status: "Daemon is running offline" };
+      if (p.command !== "check" && p.command !== "download" && p.command !== "update") return { ...base, status: `unknown command: '${p.command}'` };
+      // no update server for tsmonero: checking is answered as monerod does when it cannot reach it
+      return { ...base, status: "Error checking for updates" };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "prune_blockchain",
+    restricted: true,
+    params: object({ check: bool }, { arrayIsEmpty: true }),
+    handler: (p) => {
+      if (!p.check) throw new RpcError(-5, "Failed to prune blockchain: pruning is not supported by tsmonerod yet");
+      return { ...ok, pruned: false, pruning_seed: 0 };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "flush_cache",
+    restricted: true,
+    params: object({ bad_txs: bool, bad_blocks: bool }, { arrayIsEmpty: true }),
+    handler: () => ({ ...ok }),
+  });
+
+  t.addJsonPath({
+    path: "/set_bootstrap_daemon",
+    restricted: true,
+    params: object({ address: str, username: str, password: str, proxy: str }),
+    handler: (p) => {
+      if (p.address !== "" && p.address !== "auto" && !/^[A-Za-z0-9.[\]:-]+:\d{1,5}$/.test(p.address)) return { status: "Failed to set bootstrap daemon to address = " + p.address };
+      state.bootstrapDaemon = p.address;
+      return { status: OK };
+    },
+  });
+
+  for (const path of ["/start_save_graph", "/stop_save_graph"]) {
+    t.addJsonPath({ path, restricted: true, params: object({}), handler: () => ({ ...ok }) });
+  }
+}
+

@@ -1,0 +1,250 @@
+/**
+ * Mining and chain control: get_block_template, submit_block, generateblocks, get_miner_data,
+ * calc_pow, /start_mining, /stop_mining, /mining_status, /pop_blocks.
+ * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp.
+ */
+import { baseBlockReward } from "../../consensus/reward.js";
+import { decodeAddress } from "../../protocol/address.js";
+import { HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
+import { blockHashingBlob, parseBlock } from "../../protocol/block.js";
+import type { JsonWritable } from "../../rpc/json.js";
+import { type MethodTable, RpcError } from "../../rpc/methods.js";
+import { anyJson, bool, object, str, u32, u64, u8 } from "../../rpc/schema.js";
+import { fromHex, type NodeRpcDeps, nextContext, OK, parseHash, parseHexBuf, toHex, wide } from "./common.js";
+
+/** CRYPTONOTE_MAX_BLOCK_SIZE-style limit monerod applies to submitted blobs (check_incoming_block_size). */
+const MAX_BLOCK_BLOB = 2 * 1024 * 1024 + 100 * 1024;
+
+function checkMinerAddress(d: NodeRpcDeps, address: string): void {
+  let kind: string;
+  try {
+    kind = decodeAddress(address, d.core.network).kind;
+  } catch {
+    throw new RpcError(-4, "Failed to parse wallet address");
+  }
+  if (address === "") throw new RpcError(-4, "Failed to parse wallet address");
+  if (kind === "subaddress") throw new RpcError(-12, "Mining to subaddress is not supported yet");
+}
+
+export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
+  const { core } = d;
+  const store = core.store;
+
+  const template = async (p: { wallet_address: string; reserve_size: bigint; extra_nonce: string; prev_block: string }): Promise<Record<string, JsonWritable>> => {
+    if (p.reserve_size > 255n) throw new RpcError(-3, "Too big reserved size, maximum 255");
+    if (p.reserve_size > 0n && p.extra_nonce !== "") throw new RpcError(-1, "Cannot specify both a reserve_size and an extra_nonce");
+    if (p.extra_nonce.length > 510) throw new RpcError(-3, "Too big extra_nonce size, maximum 510 hex chars");
+    checkMinerAddress(d, p.wallet_address);
+    let extraNonce: Uint8Array | undefined;
+    if (p.extra_nonce !== "") {
+      extraNonce = parseHexBuf(p.extra_nonce);
+      if (!extraNonce) throw new RpcError(-1, "Parameter extra_nonce should be a hex string");
+    }
+    let prevId: Uint8Array | undefined;
+    if (p.prev_block !== "") {
+      prevId = parseHash(p.prev_block);
+      if (!prevId) throw new RpcError(-5, "Invalid prev_block");
+    }
+    let tpl;
+    try {
+      tpl = await core.blockTemplate(p.wallet_address, Number(p.reserve_size), { ...(prevId ? { prevId } : {}), ...(extraNonce ? { extraNonce } : {}) });
+    } catch (e) {
+      throw new RpcError(-5, `Internal error: failed to create block template${e instanceof Error ? `: ${e.message}` : ""}`);
+    }
+    const w = wide(tpl.difficulty);
+    return {
+      blockhashing_blob: toHex(tpl.hashingBlob),
+      blocktemplate_blob: toHex(tpl.blob),
+      difficulty: w.lo,
+      difficulty_top64: w.top64,
+      expected_reward: tpl.expectedReward,
+      height: tpl.height,
+      next_seed_hash: tpl.nextSeedHash.length > 0 && Buffer.compare(tpl.nextSeedHash, tpl.seedHash) !== 0 ? toHex(tpl.nextSeedHash) : "",
+      prev_hash: toHex(tpl.prevHash),
+      reserved_offset: tpl.reservedOffset,
+      seed_hash: toHex(tpl.seedHash),
+      seed_height: tpl.seedHeight,
+      status: OK,
+      untrusted: false,
+      wide_difficulty: w.wide,
+    };
+  };
+
+  t.addJsonRpc({
+    name: "get_block_template",
+    aliases: ["getblocktemplate"],
+    params: object({ wallet_address: str, reserve_size: u64, extra_nonce: str, prev_block: str }),
+    handler: (p) => template(p),
+  });
+
+  t.addJsonRpc({
+    name: "submit_block",
+    aliases: ["submitblock"],
+    params: anyJson,
+    summary: "params: [block blob hex]",
+    handler: async (p) => {
+      if (!Array.isArray(p) || p.length !== 1) throw new RpcError(-1, "Wrong param");
+      const hexBlob = p[0];
+      const blob = typeof hexBlob === "string" ? parseHexBuf(hexBlob) : undefined;
+      if (!blob) throw new RpcError(-6, "Wrong block blob");
+      try {
+        parseBlock(blob);
+      } catch {
+        throw new RpcError(-6, "Wrong block blob");
+      }
+      if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(-10, "Block bloc size is too big, rejecting block");
+      const r = await core.submitBlock(blob);
+      if (r.status === "rejected") throw new RpcError(-7, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
+      return { status: OK, untrusted: false };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "generateblocks",
+    restricted: true,
+    params: object({ amount_of_blocks: u64, wallet_address: str, prev_block: str, starting_nonce: u32 }),
+    handler: async (p) => {
+      if (core.network !== "regtest") throw new RpcError(-13, "Regtest required when generating blocks");
+      checkMinerAddress(d, p.wallet_address);
+      let prevId: Uint8Array | undefined;
+      if (p.prev_block !== "") {
+        prevId = parseHash(p.prev_block);
+        if (!prevId) throw new RpcError(-5, "Invalid prev_block");
+      }
+      if (p.amount_of_blocks > 100000n) throw new RpcError(-1, "amount_of_blocks: at most 100000 blocks per call");
+      let r;
+      try {
+        r = await core.generateBlocks(Number(p.amount_of_blocks), p.wallet_address, { ...(prevId ? { prevId } : {}), startingNonce: p.starting_nonce });
+      } catch (e) {
+        throw new RpcError(-7, `Block not accepted${e instanceof Error ? `: ${e.message}` : ""}`);
+      }
+      return { blocks: r.blocks.map(toHex), height: r.blocks.length > 0 ? r.height - 1 : store.height(), status: OK, untrusted: false };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "get_miner_data",
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => {
+      const height = store.height();
+      const ctx = nextContext(core);
+      const seed = core.seedFor(height);
+      const backlog = [...core.pool.entries()]
+        .sort((a, b) => {
+          const x = a.fee * BigInt(b.weight);
+          const y = b.fee * BigInt(a.weight);
+          return x > y ? -1 : x < y ? 1 : 0;
+        })
+        .map((e) => ({ fee: e.fee, id: toHex(e.id), weight: e.weight }));
+      const out: Record<string, JsonWritable> = {
+        already_generated_coins: store.alreadyGeneratedCoins(),
+        difficulty: wide(ctx.difficulty).wide,
+        height,
+        major_version: ctx.hfVersion,
+        median_weight: ctx.limits.effectiveMedian,
+        prev_id: toHex(store.topHash()),
+        seed_hash: toHex(seed.hash),
+        status: OK,
+        untrusted: false,
+      };
+      if (backlog.length > 0) out.tx_backlog = backlog;
+      return out;
+    },
+  });
+
+  t.addJsonRpc({
+    name: "calc_pow",
+    restricted: true,
+    params: object({ major_version: u8, height: u64, block_blob: str, seed_hash: str }),
+    handler: async (p) => {
+      const blob = parseHexBuf(p.block_blob);
+      if (!blob) throw new RpcError(-6, "Wrong block blob");
+      let hashing: Uint8Array;
+      try {
+        hashing = blockHashingBlob(parseBlock(blob));
+      } catch {
+        throw new RpcError(-6, "Wrong block blob");
+      }
+      const seed = p.seed_hash === "" ? undefined : parseHash(p.seed_hash);
+      if (p.seed_hash !== "" && !seed) throw new RpcError(-1, "Invalid seed hash");
+      if (p.height > 0xffffffffn) throw new RpcError(-2, "height is too big");
+      return toHex(await core.powHash(hashing, Number(p.height), seed));
+    },
+  });
+
+  t.addJsonPath({
+    path: "/start_mining",
+    restricted: true,
+    params: object({ miner_address: str, threads_count: u64, do_background_mining: bool, ignore_battery: bool }),
+    handler: (p) => {
+      try {
+        decodeAddress(p.miner_address, core.network);
+      } catch {
+        return { status: "Failed, wrong address", untrusted: false };
+      }
+      if (p.threads_count > 1024n) return { status: "Failed, too many threads relative to CPU cores.", untrusted: false };
+      try {
+        core.startMining(p.miner_address, Number(p.threads_count), { background: p.do_background_mining, ignoreBattery: p.ignore_battery });
+      } catch (e) {
+        return { status: `Failed, mining not started${e instanceof Error ? `: ${e.message}` : ""}`, untrusted: false };
+      }
+      return { status: OK, untrusted: false };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/stop_mining",
+    restricted: true,
+    params: object({}),
+    handler: () => {
+      if (!core.minerStatus().active) return { status: "Failed, mining not stopped", untrusted: false };
+      core.stopMining();
+      return { status: OK, untrusted: false };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/mining_status",
+    restricted: true,
+    params: object({}),
+    handler: () => {
+      const m = core.minerStatus();
+      const ctx = nextContext(core);
+      const w = wide(ctx.difficulty);
+      const height = store.height();
+      const version = hardForkVersionAt(HARD_FORKS[core.network], height);
+      return {
+        active: m.active,
+        address: m.active ? m.address : "",
+        bg_idle_threshold: 90,
+        bg_ignore_battery: false,
+        bg_min_idle_seconds: 10,
+        bg_target: 40,
+        block_reward: baseBlockReward(store.alreadyGeneratedCoins(), version),
+        block_target: 120,
+        difficulty: w.lo,
+        difficulty_top64: w.top64,
+        is_background_mining_enabled: m.background,
+        pow_algorithm: version >= 12 ? "RandomX" : "Cryptonight",
+        speed: m.active ? Math.round(m.speed) : 0,
+        status: OK,
+        threads_count: m.active ? m.threads : 0,
+        untrusted: false,
+        wide_difficulty: w.wide,
+      };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/pop_blocks",
+    restricted: true,
+    params: object({ nblocks: u64 }),
+    handler: async (p) => {
+      const n = p.nblocks > BigInt(store.height()) ? store.height() : Number(p.nblocks);
+      const height = await core.popBlocks(n);
+      return { height, status: OK, untrusted: false };
+    },
+  });
+}
+
+export { fromHex };

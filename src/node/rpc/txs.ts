@@ -1,0 +1,405 @@
+/**
+ * Transactions, outputs and the pool: /get_transactions, /is_key_image_spent, /send_raw_transaction,
+ * /get_outs, get_transaction_pool(_hashes/_stats), get_txpool_backlog, relay_tx, flush_txpool.
+ * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp and tx_pool.cpp.
+ */
+import { defaultBackend } from "../../crypto/index.js";
+import { txToJson } from "../../protocol/json.js";
+import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+import { type Bytes, parseTransaction, pruneTransaction, type Transaction } from "../../protocol/tx.js";
+import type { JsonWritable } from "../../rpc/json.js";
+import { type MethodTable, RpcError } from "../../rpc/methods.js";
+import { array, bool, object, str, u64 } from "../../rpc/schema.js";
+import type { PoolEntry } from "../core.js";
+import { access, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
+
+const RESTRICTED_TRANSACTIONS_COUNT = 100;
+const RESTRICTED_SPENT_KEY_IMAGES_COUNT = 5000;
+const MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT = 5000;
+const U64_MAX = (1n << 64n) - 1n;
+const CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE = 10;
+
+/** A tx's split parts: pruned blob (prefix + RingCT base), prunable bytes, prunable hash. */
+interface SplitTx {
+  pruned: Bytes;
+  prunable: Bytes;
+  prunableHash: Bytes;
+}
+
+function splitBlob(blob: Bytes): SplitTx {
+  const h = txHashesFromBlob(blob, defaultBackend());
+  const cut = h.tx.version === 1 ? blob.length : h.layout.unprunableSize;
+  return { pruned: blob.subarray(0, cut), prunable: blob.subarray(cut), prunableHash: h.prunableHash ?? new Uint8Array(32) };
+}
+
+/** tx_info of get_transaction_pool. */
+function poolTxJson(e: PoolEntry, sensitive: boolean): Record<string, JsonWritable> {
+  return {
+    blob_size: e.blobSize,
+    do_not_relay: e.doNotRelay,
+    double_spend_seen: e.doubleSpendSeen,
+    fee: e.fee,
+    id_hash: toHex(e.id),
+    kept_by_block: e.keptByBlock,
+    last_failed_height: e.lastFailedHeight,
+    last_failed_id_hash: toHex(e.lastFailedId),
+    last_relayed_time: sensitive ? e.lastRelayedTime : 0,
+    max_used_block_height: e.maxUsedBlockHeight,
+    max_used_block_id_hash: toHex(e.maxUsedBlockId),
+    receive_time: sensitive ? e.receiveTime : 0,
+    relayed: e.relayed,
+    tx_blob: toHex(e.blob),
+    tx_json: txToJson(e.tx),
+    weight: e.weight,
+  };
+}
+
+/** Pool entries a caller may see: a restricted server hides do_not_relay (unbroadcast) txs. */
+export function visiblePool(d: NodeRpcDeps, restricted: boolean): readonly PoolEntry[] {
+  const all = d.core.pool.entries();
+  return restricted ? all.filter((e) => !e.doNotRelay) : all;
+}
+
+/** tx_memory_pool::get_transaction_stats. */
+function poolStats(entries: readonly PoolEntry[], now: number): Record<string, JsonWritable> {
+  const weights = entries.map((e) => e.weight).sort((a, b) => a - b);
+  let bytesTotal = 0n;
+  let feeTotal = 0n;
+  let oldest = 0;
+  let num10m = 0;
+  let failing = 0;
+  let notRelayed = 0;
+  let doubleSpends = 0;
+  const ages = new Map<number, { txs: number; bytes: bigint }>();
+  for (const e of entries) {
+    bytesTotal += BigInt(e.weight);
+    feeTotal += e.fee;
+    const age = Math.max(0, now - e.receiveTime);
+    const a = ages.get(age) ?? { txs: 0, bytes: 0n };
+    a.txs++;
+    a.bytes += BigInt(e.weight);
+    ages.set(age, a);
+    if (e.doubleSpendSeen) doubleSpends++;
+    if (oldest === 0 || e.receiveTime < oldest) oldest = e.receiveTime;
+    if (age > 600) num10m++;
+    if (e.lastFailedHeight) failing++;
+    if (!e.relayed) notRelayed++;
+  }
+  const n = weights.length;
+  const med = n === 0 ? 0 : n % 2 ? weights[(n - 1) / 2] : Math.floor((weights[n / 2 - 1] + weights[n / 2]) / 2);
+  let histo: { txs: number; bytes: bigint }[] = [];
+  let histo98 = 0;
+  if (n > 1) {
+    const sorted = [...ages.entries()].sort((a, b) => a[0] - b[0]);
+    const end = Math.floor(n * 0.02);
+    let cut = sorted.length;
+    let factor: number;
+    let delta: number;
+    if (end) {
+      let cum = 0;
+      do {
+        cut--;
+        cum += sorted[cut][1].txs;
+      } while (cut > 0 && cum < end);
+      histo98 = sorted[cut][0];
+      factor = 9;
+      delta = sorted[cut][0];
+      histo = Array.from({ length: 10 }, () => ({ txs: 0, bytes: 0n }));
+    } else {
+      factor = n > 9 ? 10 : n;
+      delta = now - oldest;
+      histo = Array.from({ length: factor }, () => ({ txs: 0, bytes: 0n }));
+    }
+    if (!delta) delta = 1;
+    for (let k = 0; k < cut; k++) {
+      const [age, v] = sorted[k];
+      const i = Math.min(histo.length - 1, Math.max(0, Math.floor((age * factor - 1) / delta)));
+      histo[i].txs += v.txs;
+      histo[i].bytes += v.bytes;
+    }
+    for (let k = cut; k < sorted.length && end; k++) {
+      histo[factor].txs += sorted[k][1].txs;
+      histo[factor].bytes += sorted[k][1].bytes;
+    }
+  }
+  return {
+    bytes_max: n ? weights[n - 1] : 0,
+    bytes_med: med,
+    bytes_min: n ? weights[0] : 0,
+    bytes_total: bytesTotal,
+    fee_total: feeTotal,
+    histo: histo.map((h) => ({ bytes: h.bytes, txs: h.txs })),
+    histo_98pc: histo98,
+    num_10m: num10m,
+    num_double_spends: doubleSpends,
+    num_failing: failing,
+    num_not_relayed: notRelayed,
+    oldest,
+    txs_total: n,
+  };
+}
+
+/** core::get_outs: one outkey per requested (amount, index). */
+export function getOuts(
+  d: NodeRpcDeps,
+  outputs: readonly { amount: bigint; index: bigint }[],
+): { key: Bytes; mask: Bytes; unlocked: boolean; height: bigint; txid: Bytes }[] | undefined {
+  const store = d.core.store;
+  const height = store.height();
+  const now = BigInt(d.now());
+  const out = [];
+  for (const o of outputs) {
+    const r = store.output(o.amount, o.index);
+    if (!r) return undefined;
+    out.push({ key: r.key, mask: r.commitment, unlocked: isUnlocked(r.unlockTime, r.height, height, now), height: BigInt(r.height), txid: r.txId });
+  }
+  return out;
+}
+
+/** Blockchain::is_tx_spendable_now-style check used by get_outs (unlock time and 10-block age). */
+function isUnlocked(unlockTime: bigint, outHeight: number, chainHeight: number, now: bigint): boolean {
+  if (outHeight + CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE > chainHeight) return false;
+  if (unlockTime === 0n) return true;
+  if (unlockTime < 500000000n) return BigInt(chainHeight - 1) + 1n >= unlockTime;
+  return now + 120n >= unlockTime;
+}
+
+export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
+  const { core } = d;
+  const store = core.store;
+
+  t.addJsonPath({
+    path: "/get_transactions",
+    aliases: ["/gettransactions"],
+    params: object({ txs_hashes: array(str), decode_as_json: bool, prune: bool, split: bool }),
+    handler: (p, ctx) => {
+      if (ctx.restricted && p.txs_hashes.length > RESTRICTED_TRANSACTIONS_COUNT) return { ...access("Too many transactions requested in restricted mode") };
+      const ids: Bytes[] = [];
+      for (const h of p.txs_hashes) {
+        const b = parseHexBuf(h);
+        if (!b) return { ...access("Failed to parse hex representation of transaction hash") };
+        if (b.length !== 32) return { ...access("Failed, size of data mismatch") };
+        ids.push(b);
+      }
+      const chainHeight = store.height();
+      const pool = visiblePool(d, ctx.restricted);
+      const txs: JsonWritable[] = [];
+      const txsAsHex: string[] = [];
+      const txsAsJson: string[] = [];
+      const missed: string[] = [];
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k];
+        const loc = store.txLocation(id);
+        let blob: Bytes | undefined;
+        let poolEntry: PoolEntry | undefined;
+        if (loc) blob = store.txBlob(id) ?? store.txPrunedBlob(id);
+        else {
+          poolEntry = pool.find((e) => Buffer.compare(e.id, id) === 0);
+          blob = poolEntry?.blob;
+        }
+        if (!blob) {
+          missed.push(toHex(id));
+          continue;
+        }
+        const fullKnown = loc ? !loc.pruned && store.txBlob(id) !== undefined : true;
+        let split: SplitTx;
+        if (fullKnown) split = splitBlob(blob);
+        else split = { pruned: blob, prunable: new Uint8Array(0), prunableHash: new Uint8Array(32) };
+        const e: Record<string, JsonWritable> = { tx_hash: p.txs_hashes[k], prunable_hash: toHex(split.prunableHash), as_hex: "", pruned_as_hex: "", prunable_as_hex: "", as_json: "" };
+        if (p.split || p.prune || split.prunable.length === 0) {
+          e.pruned_as_hex = toHex(split.pruned);
+          if (!p.prune) e.prunable_as_hex = toHex(split.prunable);
+          if (p.decode_as_json) {
+            if (p.prune || split.prunable.length === 0) e.as_json = txToJson(pruneTransaction(parseTransaction(split.pruned, { pruned: true })));
+            else e.as_json = txToJson(parseTransaction(blob));
+          }
+        } else {
+          e.as_hex = toHex(blob);
+          if (p.decode_as_json) e.as_json = txToJson(parseTransaction(blob));
+        }
+        if (poolEntry) {
+          e.in_pool = true;
+          e.double_spend_seen = poolEntry.doubleSpendSeen;
+          e.relayed = poolEntry.relayed;
+          e.received_timestamp = poolEntry.receiveTime;
+        } else if (loc) {
+          e.in_pool = false;
+          e.double_spend_seen = false;
+          e.block_height = loc.height;
+          e.confirmations = chainHeight - loc.height;
+          e.block_timestamp = store.meta(loc.height).timestamp;
+          e.output_indices = loc.outputIndices;
+        }
+        txs.push(e);
+        txsAsHex.push(e.as_hex as string);
+        if (p.decode_as_json) txsAsJson.push(e.as_json as string);
+      }
+      return epeeShape({ ...access(), missed_tx: missed, txs, txs_as_hex: txsAsHex, txs_as_json: txsAsJson });
+    },
+  });
+
+  t.addJsonPath({
+    path: "/is_key_image_spent",
+    params: object({ key_images: array(str) }),
+    handler: (p, ctx) => {
+      if (ctx.restricted && p.key_images.length > RESTRICTED_SPENT_KEY_IMAGES_COUNT) return { ...access("Too many key images queried in restricted mode") };
+      const kis: Bytes[] = [];
+      for (const h of p.key_images) {
+        const b = parseHexBuf(h);
+        if (!b) return { ...access("Failed to parse hex representation of key image") };
+        if (b.length !== 32) return { ...access("Failed, size of data mismatch") };
+        kis.push(b);
+      }
+      const pool = new Set(visiblePool(d, ctx.restricted).flatMap((e) => e.keyImages.map(toHex)));
+      const spent_status = kis.map((ki) => (store.keyImageHeight(ki) !== undefined ? 1 : pool.has(toHex(ki)) ? 2 : 0));
+      return epeeShape({ ...access(), spent_status });
+    },
+  });
+
+  t.addJsonPath({
+    path: "/send_raw_transaction",
+    aliases: ["/sendrawtransaction"],
+    params: object({ tx_as_hex: str, do_not_relay: bool, do_sanity_checks: bool }),
+    handler: async (p) => {
+      const flagsOut = {
+        double_spend: false, fee_too_low: false, invalid_input: false, invalid_output: false, low_mixin: false,
+        not_relayed: false, overspend: false, sanity_check_failed: false, too_big: false, too_few_outputs: false,
+      };
+      const blob = parseHexBuf(p.tx_as_hex);
+      if (!blob || blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is not a hex string of a transaction blob" };
+      const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
+      if (!r.ok) {
+        const f = new Set(r.flags);
+        const reasons: string[] = [];
+        const set = (k: keyof typeof flagsOut, flag: string, text: string): void => {
+          if (f.has(flag as never)) {
+            flagsOut[k] = true;
+            reasons.push(text);
+          }
+        };
+        set("low_mixin", "low_mixin", "bad ring size");
+        set("double_spend", "double_spend", "double spend");
+        set("invalid_input", "invalid_input", "invalid input");
+        set("invalid_output", "invalid_output", "invalid output");
+        set("too_big", "too_big", "too big");
+        set("overspend", "overspend", "overspend");
+        set("fee_too_low", "fee_too_low", "fee too low");
+        set("too_few_outputs", "too_few_outputs", "too few outputs");
+        const detail = r.reason ?? r.error?.message ?? "";
+        return { ...access("Failed"), ...flagsOut, reason: [reasons.join(", "), detail].filter((s) => s !== "").join(": ") };
+      }
+      if (r.notRelayed || r.duplicate) return { ...access(), ...flagsOut, not_relayed: true, reason: "Not relayed" };
+      return { ...access(), ...flagsOut, reason: "" };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/get_outs",
+    params: object({ outputs: array(object({ amount: u64, index: u64 })), get_txid: bool }),
+    handler: (p, ctx) => {
+      if (ctx.restricted && p.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested") };
+      const outs = getOuts(d, p.outputs);
+      if (!outs) return { ...access("Failed") };
+      return epeeShape({
+        ...access(),
+        outs: outs.map((o) => ({ height: o.height, key: toHex(o.key), mask: toHex(o.mask), txid: p.get_txid ? toHex(o.txid) : "", unlocked: o.unlocked })),
+      });
+    },
+  });
+
+  t.addJsonPath({
+    path: "/get_transaction_pool",
+    params: object({}),
+    handler: (_p, ctx) => {
+      const entries = visiblePool(d, ctx.restricted);
+      const visible = new Set(entries.map((e) => toHex(e.id)));
+      const spent: JsonWritable[] = [];
+      for (const [ki, ids] of core.pool.spentKeyImages()) {
+        const hs = ids.map(toHex).filter((h) => visible.has(h));
+        if (hs.length > 0) spent.push({ id_hash: ki, txs_hashes: hs });
+      }
+      return epeeShape({ ...access(), spent_key_images: spent, transactions: entries.map((e) => poolTxJson(e, !ctx.restricted)) });
+    },
+  });
+
+  t.addJsonPath({
+    path: "/get_transaction_pool_hashes",
+    params: object({}),
+    handler: (_p, ctx) => epeeShape({ ...access(), tx_hashes: visiblePool(d, ctx.restricted).map((e) => toHex(e.id)) }),
+  });
+
+  // served as JSON by monerod despite the name: the ids packed in one string of raw bytes
+  t.addJsonPath({
+    path: "/get_transaction_pool_hashes.bin",
+    params: object({}),
+    handler: (_p, ctx) => {
+      const ids = visiblePool(d, ctx.restricted).map((e) => Buffer.from(e.id));
+      return ids.length === 0 ? { ...access() } : { ...access(), tx_hashes: Buffer.concat(ids).toString("latin1") };
+    },
+  });
+
+  t.addJsonPath({
+    path: "/get_transaction_pool_stats",
+    params: object({}),
+    handler: (_p, ctx) => epeeShape({ ...access(), pool_stats: poolStats(visiblePool(d, ctx.restricted), d.now()) }),
+  });
+
+  t.addJsonRpc({
+    name: "get_txpool_backlog",
+    params: object({}, { arrayIsEmpty: true }),
+    handler: () => {
+      const now = d.now();
+      const entries = core.pool.entries();
+      if (entries.length === 0) return { ...access() };
+      const buf = Buffer.alloc(24 * entries.length);
+      entries.forEach((e, k) => {
+        buf.writeBigUInt64LE(BigInt(e.weight), 24 * k);
+        buf.writeBigUInt64LE(e.fee, 24 * k + 8);
+        buf.writeBigUInt64LE(BigInt(Math.max(0, now - e.receiveTime)), 24 * k + 16);
+      });
+      return { ...access(), backlog: buf.toString("latin1") };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "relay_tx",
+    restricted: true,
+    params: object({ txids: array(str) }),
+    handler: async (p) => {
+      const problems: string[] = [];
+      const ids: Bytes[] = [];
+      for (const s of p.txids) {
+        const id = parseHash(s);
+        if (!id) problems.push(`invalid transaction id: ${s}`);
+        else ids.push(id);
+      }
+      const missing = new Set((await core.relayTransactions(ids)).map(toHex));
+      for (const s of p.txids) if (parseHash(s) && missing.has(s.toLowerCase())) problems.push(`transaction not found in pool: ${s}`);
+      if (problems.length > 0) throw new RpcError(-5, problems.join(", "));
+      return { ...access() };
+    },
+  });
+
+  t.addJsonRpc({
+    name: "flush_txpool",
+    restricted: true,
+    params: object({ txids: array(str) }, { arrayIsEmpty: true }),
+    handler: async (p) => {
+      let failed = false;
+      const ids: Bytes[] = [];
+      for (const s of p.txids) {
+        const id = parseHash(s);
+        if (id) ids.push(id);
+        else failed = true;
+      }
+      if (p.txids.length === 0) await core.flushPool([]);
+      else if (ids.length > 0) await core.flushPool(ids);
+      if (failed) return { status: ids.length === 0 ? "Failed to parse txid" : "Failed to parse some of the txids", untrusted: false };
+      return { status: OK, untrusted: false };
+    },
+  });
+}
+
+export const U64_MAX_VALUE = U64_MAX;
+export { fromHex };
+export type { Transaction };
