@@ -14,6 +14,7 @@ import { after, before, test } from "node:test";
 import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import { compareForTemplate, MEMPOOL_TX_FROM_BLOCK_LIVETIME, MEMPOOL_TX_LIVETIME } from "../src/node/pool/index.js";
 import { parseBlock } from "../src/protocol/block.js";
+import { parseTxExtra } from "../src/protocol/extra.js";
 import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
@@ -216,6 +217,14 @@ test("template order: fee per weight, no conflicting key images, within the weig
     const addr = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
     const t = await node.blockTemplate(addr, 8);
     assert.equal(t.txIds.length, pending.length);
+    // the reserved bytes are the extra nonce's data inside the blob
+    assert.ok(t.reservedOffset > 0);
+    assert.deepEqual([...t.blob.subarray(t.reservedOffset, t.reservedOffset + 8)], new Array(8).fill(0));
+    const stamped = t.blob.slice();
+    stamped.set([1, 2, 3, 4, 5, 6, 7, 8], t.reservedOffset);
+    const nonce = parseTxExtra(parseBlock(stamped).minerTx.extra).fields.find((f) => f.type === "nonce");
+    assert.ok(nonce && nonce.type === "nonce");
+    assert.deepEqual([...nonce.nonce], [1, 2, 3, 4, 5, 6, 7, 8]);
     assert.equal(t.height, BASE);
     const r = await node.submitBlock(t.blob);
     assert.equal(r.status, "added", r.message);

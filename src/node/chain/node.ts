@@ -7,6 +7,7 @@
  * pop_block_from_blockchain) and core::handle_incoming_tx.
  */
 import { EventEmitter } from "node:events";
+import { availableParallelism } from "node:os";
 import {
   blockError,
   type BlockRuleError,
@@ -101,6 +102,7 @@ export class Node extends EventEmitter implements NodeCore {
   readonly offline: boolean;
   private readonly alts: AltStore;
   private readonly verifier: RctVerifyPool;
+  private readonly verifyThreads: number;
   private readonly backend: CryptoBackend;
   private readonly mutex = new Mutex();
   private readonly clock: () => number;
@@ -115,7 +117,8 @@ export class Node extends EventEmitter implements NodeCore {
     this.offline = opts.offline ?? false;
     this.backend = opts.backend ?? defaultBackend();
     this.clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
-    this.verifier = new RctVerifyPool(opts.verifyThreads);
+    this.verifyThreads = opts.verifyThreads ?? Math.max(1, availableParallelism() - 1);
+    this.verifier = new RctVerifyPool(this.verifyThreads);
     this.alts = new AltStore(store.auxDb("alt_blocks"));
     this.pool = TxPool.open({
       store,
@@ -300,7 +303,10 @@ export class Node extends EventEmitter implements NodeCore {
     if (!r.ok) return r;
     const present = items.map((it, i) => ({ it, i })).filter((x): x is { it: RctVerifyItem; i: number } => x.it !== undefined);
     if (present.length > 0) {
-      const ok = await this.verifier.verify(present.map((x) => x.it), "full").catch(() => false);
+      // one batch per worker: the block's txs split evenly over the verification threads
+      const k = Math.min(this.verifyThreads, present.length);
+      const chunks = Array.from({ length: k }, (_, j) => present.filter((_x, i) => i % k === j).map((x) => x.it));
+      const ok = (await Promise.all(chunks.map((c) => this.verifier.verify(c, "full").catch(() => false)))).every(Boolean);
       if (!ok) {
         const each = await this.verifier.verifyEach(present.map((x) => x.it)).catch(() => present.map(() => false));
         const bad = present[Math.max(0, each.indexOf(false))].i;
