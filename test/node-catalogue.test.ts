@@ -447,3 +447,27 @@ test("real signed spends: double spend in the pool and in a block, fee too low, 
     await n.close();
   }
 });
+
+test("alternative blocks are checked against their branch: a broken one is not stored, a good one is", async () => {
+  const parent = node.store.meta(BASE - 3).hash;
+  const view = node.viewAt(parent);
+  assert.ok(view);
+  const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
+  const build = (mutate: (b: Block) => void): Bytes => {
+    const t = buildTemplate(ctx, parent, [], keys, { timestamp: BigInt(clock), backend });
+    mutate(t.block);
+    return serializeBlock(t.block);
+  };
+  await expectRejected(() => node.submitBlock(build((b) => (b.minerTx.vout[0].amount += 1n))), { flags: ["verification_failed"], code: "REWARD_TOO_HIGH" });
+  await expectRejected(() => node.submitBlock(build((b) => (b.minerTx.vin = [{ type: "gen", height: BigInt(BASE) }]))), { flags: ["verification_failed"], code: "MINER_TX_HEIGHT" });
+  await expectRejected(() => node.submitBlock(build((b) => (b.timestamp = BigInt(clock + 7201)))), { flags: ["verification_failed"], code: "TIMESTAMP_IN_FUTURE" });
+  const before = node.altBlockCount();
+  const top = toHex(node.store.topHash());
+  const r = await node.submitBlock(build(() => undefined));
+  assert.equal(r.status, "alternative", r.message);
+  assert.equal(r.height, BASE - 2);
+  assert.equal(node.altBlockCount(), before + 1);
+  assert.equal(toHex(node.store.topHash()), top, "a shorter branch does not switch");
+  assert.equal((await node.submitBlock(build(() => undefined))).status, "alternative", "another coinbase key, another block");
+  assert.equal(node.altChains().length, 2);
+});
