@@ -1,0 +1,341 @@
+/**
+ * `npm run bench -- wallet`: tsmonero-wallet-rpc next to monero-wallet-rpc (Debian package `monero`),
+ * both measured in the same run, on the same machine, against the same real monerod and chain.
+ *
+ * The chain: test/fixtures/chain (333 blocks, 154 txs made by real wallets) replayed into
+ * `monerod --regtest --offline --fixed-difficulty 1` (ports 29350-29369), then --extra-blocks more
+ * mined to bob (owned coinbase outputs all along the chain). The rows (issue 7's goals):
+ *   restore + full refresh   restore_deterministic_wallet (alice, restore_height 0) + refresh, blocks/s
+ *                            (height / wall time, median of --repeats fresh restores); goal ≥ 2× the real wallet
+ *   get_balance, get_address, get_transfers (in+out, all accounts) req/s at concurrency 1 and 32
+ *                            (keep-alive HTTP, --seconds per row); goal ≥ 1×
+ *   get_balance latency while rescan_blockchain runs (sequential calls from another connection
+ *                            for the whole rescan): median and p99, goal < 50 ms
+ * Each implementation runs alone (the other one is stopped) so they do not share the 2 cores.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
+import { recordedBlocks, recordedTxs, WALLET_SEEDS } from "../test/helpers/chain.js";
+import { median, quantile, formatRatio } from "./lib/stats.js";
+import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
+import { machineLine } from "./lib/system.js";
+import { markdownTable } from "./lib/table.js";
+
+const DAEMON_RPC = 29350;
+const DAEMON_P2P = 29351;
+const WALLET_PORT = { tsmonero: 29361, real: 29362 } as const;
+type Impl = keyof typeof WALLET_PORT;
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BOB = "484uskMavqB8o7ehUFn5Sq3Ze2Jew2Hq6LgsCZ3YzkqiZkSFcsSD5rwQshTNdRF4pJiUtUEzk4EegjCYiUGVWcsRD52LtH6";
+
+const FLAGS: readonly FlagSpec[] = [
+  { name: "extra-blocks", takesValue: true, help: "Blocks mined to bob after the recorded chain", defaultValue: "1000" },
+  { name: "repeats", takesValue: true, help: "Fresh restores timed per implementation (median)", defaultValue: "3" },
+  { name: "seconds", takesValue: true, help: "Seconds per req/s row", defaultValue: "3" },
+  { name: "quick", takesValue: false, help: "300 extra blocks, 1 restore, 1 s per req/s row (noisier figures)" },
+  { name: "subject", takesValue: true, help: "'real' runs monero-wallet-rpc in tsmonero's place (checks the bench itself)", defaultValue: "tsmonero" },
+];
+
+// ---------------------------------------------------------------------------------------------
+// JSON-RPC over keep-alive HTTP (one agent per target, up to 32 sockets)
+
+const agents = new Map<number, http.Agent>();
+function agent(port: number): http.Agent {
+  let a = agents.get(port);
+  if (!a) {
+    a = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    agents.set(port, a);
+  }
+  return a;
+}
+
+function post(port: number, path: string, body: unknown, timeoutMs = 600_000): Promise<unknown> {
+  const data = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, path, method: "POST", agent: agent(port), timeout: timeoutMs, headers: { "Content-Type": "application/json", "Content-Length": data.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 200) return reject(new Error(`${path} on ${port}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
+          try {
+            resolve(JSON.parse(text));
+          } catch (e) {
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${path} on ${port}: timed out`)));
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+interface RpcReply {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+async function rpc(port: number, method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+  const j = (await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params })) as RpcReply;
+  if (j.error) throw new Error(`${method} on ${port}: ${j.error.message} (${j.error.code})`);
+  return j.result ?? {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+interface Proc {
+  name: string;
+  proc: ChildProcess;
+  dir: string;
+  output: string[];
+}
+
+function launch(name: string, bin: string, args: string[], dir: string): Proc {
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  const keep = (b: Buffer): void => {
+    output.push(b.toString());
+    if (output.length > 100) output.shift();
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  return { name, proc, dir, output };
+}
+
+async function stop(p: Proc | undefined): Promise<void> {
+  if (!p) return;
+  if (p.proc.exitCode === null && p.proc.signalCode === null) {
+    const gone = new Promise((r) => p.proc.once("exit", r));
+    p.proc.kill("SIGTERM");
+    const t = setTimeout(() => p.proc.kill("SIGKILL"), 8000);
+    await gone;
+    clearTimeout(t);
+  }
+  rmSync(p.dir, { recursive: true, force: true });
+}
+
+async function waitAnswer(p: Proc, port: number, method: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (p.proc.exitCode !== null) throw new Error(`${p.name} exited ${p.proc.exitCode}: ${p.output.join("").slice(-1500)}`);
+    try {
+      await rpc(port, method);
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`${p.name} did not answer in ${ms} ms: ${String(e)}`, { cause: e });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+function startWallet(impl: Impl, binary: Impl): Proc {
+  const dir = mkdtempSync(join(tmpdir(), `tsmonero-bench-wallet-${impl}-`));
+  const flags = [
+    "--wallet-dir", dir, "--disable-rpc-login", "--daemon-address", `127.0.0.1:${DAEMON_RPC}`, "--rpc-bind-ip", "127.0.0.1",
+    "--rpc-bind-port", String(WALLET_PORT[impl]), "--log-file", join(dir, "wallet.log"), "--non-interactive",
+  ];
+  return binary === "real"
+    ? launch(`monero-wallet-rpc (${impl} slot)`, "/usr/bin/monero-wallet-rpc", flags, dir)
+    : launch("tsmonero-wallet-rpc", process.execPath, [join(ROOT, "bin", "tsmonero-wallet-rpc"), ...flags], dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// measurements
+
+interface Figures {
+  restoreBps: number[];
+  rps: Record<string, number>;
+  rescanLatencyMs: number[];
+  rescanSeconds: number;
+  error?: string;
+}
+
+async function restoreAndRefresh(port: number, filename: string, height: number): Promise<number> {
+  const t0 = performance.now();
+  await rpc(port, "restore_deterministic_wallet", { filename, seed: WALLET_SEEDS.alice, password: "", restore_height: 0, language: "English" });
+  await rpc(port, "refresh", {});
+  const s = (performance.now() - t0) / 1000;
+  const h = Number((await rpc(port, "get_height")).height);
+  if (h !== height) throw new Error(`${filename}: wallet height ${h} after refresh, daemon ${height}`);
+  return height / s;
+}
+
+/** Requests per second of `method` with `concurrency` callers for `seconds`. */
+async function reqPerSecond(port: number, method: string, params: unknown, concurrency: number, seconds: number): Promise<number> {
+  for (let i = 0; i < 3; i++) await rpc(port, method, params); // warm the connection and caches
+  let done = 0;
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        await rpc(port, method, params);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - t0) / 1000);
+}
+
+/** get_balance latencies (ms), called back to back while rescan_blockchain runs. */
+async function latencyDuringRescan(port: number): Promise<{ ms: number[]; seconds: number }> {
+  const ms: number[] = [];
+  let running = true;
+  const t0 = performance.now();
+  const rescan = rpc(port, "rescan_blockchain", {}).finally(() => {
+    running = false;
+  });
+  await new Promise((r) => setTimeout(r, 20)); // let the rescan start first
+  while (running) {
+    const t = performance.now();
+    await rpc(port, "get_balance", { account_index: 0 });
+    ms.push(performance.now() - t);
+  }
+  await rescan;
+  return { ms, seconds: (performance.now() - t0) / 1000 };
+}
+
+const RPS_ROWS: { method: string; params: unknown }[] = [
+  { method: "get_balance", params: { account_index: 0 } },
+  { method: "get_address", params: { account_index: 0 } },
+  { method: "get_transfers", params: { in: true, out: true, all_accounts: true } },
+];
+
+async function measure(impl: Impl, binary: Impl, height: number, repeats: number, seconds: number): Promise<Figures> {
+  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0 };
+  const port = WALLET_PORT[impl];
+  const w = startWallet(impl, binary);
+  try {
+    await waitAnswer(w, port, "get_version");
+    for (let i = 0; i < repeats; i++) {
+      if (i > 0) await rpc(port, "close_wallet", {});
+      progress(`  ${impl}: restore + refresh ${i + 1}/${repeats}`);
+      f.restoreBps.push(await restoreAndRefresh(port, `alice-${i}`, height));
+    }
+    for (const { method, params } of RPS_ROWS) {
+      for (const c of [1, 32]) {
+        progress(`  ${impl}: ${method} at concurrency ${c}`);
+        f.rps[`${method}/${c}`] = await reqPerSecond(port, method, params, c, seconds);
+      }
+    }
+    progress(`  ${impl}: get_balance during rescan_blockchain`);
+    const r = await latencyDuringRescan(port);
+    f.rescanLatencyMs = r.ms;
+    f.rescanSeconds = r.seconds;
+  } catch (e) {
+    f.error = e instanceof Error ? e.message : String(e);
+    progress(`  ${impl}: ${f.error}`);
+  } finally {
+    await stop(w);
+  }
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function startChain(extra: number): Promise<{ daemon: Proc; height: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-bench-monerod-"));
+  const daemon = launch("monerod", "/usr/bin/monerod", [
+    "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1",
+    "--rpc-bind-port", String(DAEMON_RPC), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(DAEMON_P2P),
+    "--no-zmq", "--non-interactive", "--log-level", "0",
+  ], dir);
+  await waitAnswer(daemon, DAEMON_RPC, "get_info");
+  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
+  for (const b of recordedBlocks().slice(1)) {
+    for (const h of b.tx_hashes) {
+      const r = (await post(DAEMON_RPC, "/send_raw_transaction", { tx_as_hex: txById.get(h), do_not_relay: false })) as { status: string };
+      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h}: ${JSON.stringify(r)}`);
+    }
+    const r = await rpc(DAEMON_RPC, "submit_block", [b.blob]);
+    if (r.status !== "OK") throw new Error(`submit_block ${b.height}`);
+  }
+  for (let left = extra; left > 0; left -= 100) await rpc(DAEMON_RPC, "generateblocks", { amount_of_blocks: Math.min(100, left), wallet_address: BOB });
+  const height = Number((await rpc(DAEMON_RPC, "get_block_count")).count);
+  return { daemon, height };
+}
+
+function fmtRate(x: number | undefined): string {
+  return x === undefined || !Number.isFinite(x) ? "—" : x >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(1);
+}
+
+async function run(args: ParsedArgs): Promise<void> {
+  const quick = flagSet(args, "quick");
+  const extra = Number(flagString(args, "extra-blocks") ?? (quick ? "300" : "1000"));
+  const repeats = Number(flagString(args, "repeats") ?? (quick ? "1" : "3"));
+  const seconds = Number(flagString(args, "seconds") ?? (quick ? "1" : "3"));
+  const subject: Impl = flagString(args, "subject") === "real" ? "real" : "tsmonero";
+  for (const bin of ["/usr/bin/monerod", "/usr/bin/monero-wallet-rpc"]) {
+    if (!existsSync(bin)) throw new Error(`bench wallet needs Debian package monero (apt-get install -y monero); missing ${bin}`);
+  }
+  progress(`wallet: replaying test/fixtures/chain and mining ${extra} blocks into monerod`);
+  const { daemon, height } = await startChain(extra);
+  let ts: Figures;
+  let real: Figures;
+  try {
+    progress(`wallet: chain height ${height}; measuring ${subject === "real" ? "monero-wallet-rpc (in tsmonero's slot)" : "tsmonero-wallet-rpc"}`);
+    ts = await measure("tsmonero", subject, height, repeats, seconds);
+    progress("wallet: measuring monero-wallet-rpc");
+    real = await measure("real", "real", height, repeats, seconds);
+  } finally {
+    await stop(daemon);
+    for (const a of agents.values()) a.destroy();
+  }
+
+  const rows: string[][] = [];
+  const mark = (ok: boolean | undefined) => (ok === undefined ? "—" : ok ? "met" : "NOT met");
+  const ratio = (a: number | undefined, b: number | undefined) => (a && b ? a / b : undefined);
+  const tsB = ts.restoreBps.length ? median(ts.restoreBps) : undefined;
+  const rlB = real.restoreBps.length ? median(real.restoreBps) : undefined;
+  const rB = ratio(tsB, rlB);
+  rows.push([`restore + full refresh, ${height} blocks (blocks/s, median of ${repeats})`, fmtRate(tsB), fmtRate(rlB), rB ? formatRatio(rB) : "—", "≥ 2×", mark(rB === undefined ? (ts.error ? false : undefined) : rB >= 2)]);
+  for (const { method } of RPS_ROWS) {
+    for (const c of [1, 32]) {
+      const a = ts.rps[`${method}/${c}`];
+      const b = real.rps[`${method}/${c}`];
+      const r = ratio(a, b);
+      rows.push([`${method} req/s, concurrency ${c}`, fmtRate(a), fmtRate(b), r ? formatRatio(r) : "—", "≥ 1×", mark(r === undefined ? (ts.error ? false : undefined) : r >= 1)]);
+    }
+  }
+  const lat = (f: Figures, q: number) => (f.rescanLatencyMs.length ? quantile(f.rescanLatencyMs, q) : undefined);
+  const ms = (x: number | undefined) => (x === undefined ? "—" : `${x.toFixed(1)} ms`);
+  for (const [label, q] of [["median", 0.5], ["p99", 0.99]] as const) {
+    const a = lat(ts, q);
+    const b = lat(real, q);
+    rows.push([`get_balance latency during rescan_blockchain, ${label}`, ms(a), ms(b), a && b ? formatRatio(a / b) : "—", "< 50 ms", mark(a === undefined ? (ts.error ? false : undefined) : a < 50)]);
+  }
+
+  const subjectName = subject === "real" ? "monero-wallet-rpc (as subject)" : "tsmonero-wallet-rpc";
+  process.stdout.write(`## wallet — ${subjectName} vs monero-wallet-rpc\n\n${machineLine()}\n\n`);
+  process.stdout.write(
+    `${markdownTable(
+      [{ header: "measure" }, { header: subjectName, align: "right" }, { header: "monero-wallet-rpc", align: "right" }, { header: "ratio", align: "right" }, { header: "goal" }, { header: "goal" }],
+      rows,
+    )}\n`,
+  );
+  process.stdout.write(
+    `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob; wallet: alice restored from height 0. ` +
+      `Rescan: ${subjectName} ${ts.rescanSeconds.toFixed(1)} s (${ts.rescanLatencyMs.length} get_balance calls), monero-wallet-rpc ${real.rescanSeconds.toFixed(1)} s (${real.rescanLatencyMs.length} calls). ` +
+      `Restores: ${subjectName} ${ts.restoreBps.map((x) => fmtRate(x)).join(", ") || "—"}; monero-wallet-rpc ${real.restoreBps.map((x) => fmtRate(x)).join(", ") || "—"} blocks/s.\n`,
+  );
+  if (ts.error) process.stdout.write(`\n${subjectName} failed: ${ts.error}\n`);
+  if (real.error) process.stdout.write(`\nmonero-wallet-rpc failed: ${real.error}\n`);
+}
+
+export const suite: BenchSuite = {
+  name: "wallet",
+  summary: "tsmonero-wallet-rpc vs monero-wallet-rpc: restore+refresh blocks/s, req/s, latency during a rescan",
+  flags: FLAGS,
+  run,
+};
