@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
+import type { PoolEntry } from "../src/node/core.js";
 import { compareForTemplate, MEMPOOL_TX_FROM_BLOCK_LIVETIME, MEMPOOL_TX_LIVETIME } from "../src/node/pool/index.js";
 import { parseBlock } from "../src/protocol/block.js";
 import { parseTxExtra } from "../src/protocol/extra.js";
@@ -282,26 +283,34 @@ test("eviction: by age (1 day, 3 days when kept by block) and by --max-txpool-we
     await node.close();
   }
   const probe = await nodeAtBase();
-  let weights: { id: string; w: number; rate: number }[];
+  let probed: PoolEntry[];
   try {
     for (const id of pending) assert.ok((await probe.submitTransaction(blobOf(id))).ok);
-    weights = probe.pool.entries().map((e) => ({ id: toHex(e.id), w: e.weight, rate: Number(e.fee) / e.weight }));
+    probed = [...probe.pool.entries()];
   } finally {
     await probe.close();
   }
-  const total = weights.reduce((a, x) => a + x.w, 0);
+  const total = probed.reduce((a, x) => a + x.weight, 0);
   const max = Math.floor(total * 0.6);
+  // what tx_memory_pool::prune keeps: after each admission, the lowest fee per weight (then the
+  // newest) leaves until the pool fits
+  const kept: PoolEntry[] = [];
+  for (const e of probed) {
+    kept.push(e);
+    let w = kept.reduce((a, x) => a + x.weight, 0);
+    while (w > max) {
+      const worst = [...kept].sort(compareForTemplate).at(-1);
+      assert.ok(worst);
+      kept.splice(kept.indexOf(worst), 1);
+      w -= worst.weight;
+    }
+  }
   const small = await nodeAtBase({ maxTxpoolWeight: max });
   try {
     for (const id of pending) await small.submitTransaction(blobOf(id));
     assert.ok(small.pool.totalWeight() <= max);
     assert.ok(small.pool.size() < pending.length);
-    const keptRates = small.pool.entries().map((e) => Number(e.fee) / e.weight);
-    const minKept = Math.min(...keptRates);
-    const evicted = weights.filter((x) => !small.pool.has(fromHex(x.id)));
-    assert.ok(evicted.length > 0);
-    // every tx evicted in the end had a rate no higher than the best kept one at its eviction
-    assert.ok(evicted.some((x) => x.rate <= minKept + 1e-9), "the lowest fee per weight went first");
+    assert.deepEqual(small.pool.entries().map((e) => toHex(e.id)).sort(), kept.map((e) => toHex(e.id)).sort());
   } finally {
     await small.close();
   }
