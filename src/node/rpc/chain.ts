@@ -103,7 +103,7 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
     target_height: 0,
     testnet: net === "testnet",
     top_block_hash: toHex(store.topHash()),
-    tx_count: store.txCount(),
+    tx_count: store.txCount() - height,
     tx_pool_size: core.pool.size(),
     update_available: false,
     version: restricted ? "" : MONERO_VERSION_FULL,

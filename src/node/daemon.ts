@@ -1,0 +1,186 @@
+/**
+ * tsmonerod's daemon: opens the node core (node/chain) and serves its RPC on the main port and, when
+ * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
+ * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
+ */
+import { appendFileSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Network } from "../protocol/network.js";
+import { parseLogin } from "../rpc/digest.js";
+import { RpcServer } from "../rpc/server.js";
+import { openNode } from "./chain/index.js";
+import type { NodeCore } from "./core.js";
+import { DaemonState, nodeMethods } from "./rpc/index.js";
+
+export interface DaemonOptions {
+  network: Network;
+  /** Base data directory (monerod's --data-dir); the chain goes in <dataDir>[/testnet|/stagenet][/fake]/lmdb. */
+  dataDir: string;
+  fixedDifficulty?: bigint;
+  offline?: boolean;
+  /** regtest: keep the chain between runs (monerod wipes a fake chain at start without it). */
+  keepFakechain?: boolean;
+  rpcBindIp?: string;
+  rpcBindPort: number;
+  restrictedRpc?: boolean;
+  rpcRestrictedBindPort?: number;
+  /** "user:pass" for HTTP digest auth. */
+  rpcLogin?: string;
+  rpcMaxConnections?: number;
+  rpcMaxConnectionsPerIp?: number;
+  logLevel?: number;
+  /** Log file; default <dataDir>/tsmonerod.log; "" disables the file. */
+  logFile?: string;
+  /** Also print log lines on stdout (default true). */
+  logToConsole?: boolean;
+  maxTxpoolWeight?: number;
+  syncMode?: "safe" | "fast";
+  verifyThreads?: number;
+}
+
+export interface Daemon {
+  core: NodeCore;
+  state: DaemonState;
+  rpcUrl: string;
+  restrictedRpcUrl?: string;
+  /** Resolves when the daemon has stopped (database closed). */
+  readonly stopped: Promise<void>;
+  stop(reason?: string): Promise<void>;
+  log(level: number, msg: string): void;
+}
+
+/** monerod's default data directory (~/.bitmonero). */
+export function defaultDataDir(): string {
+  return join(homedir(), ".bitmonero");
+}
+
+/** Where the LMDB chain lives under a data dir (monerod: testnet/ and stagenet/ subdirs, fake/ for regtest). */
+export function chainDir(dataDir: string, network: Network): string {
+  const sub = network === "testnet" ? ["testnet"] : network === "stagenet" ? ["stagenet"] : [];
+  return join(dataDir, ...sub, ...(network === "regtest" ? ["fake"] : []), "lmdb");
+}
+
+function dirSize(dir: string): number {
+  let n = 0;
+  try {
+    for (const f of readdirSync(dir)) {
+      try {
+        n += statSync(join(dir, f)).size;
+      } catch {
+        // file went away
+      }
+    }
+  } catch {
+    // no dir
+  }
+  return n;
+}
+
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const lmdbDir = chainDir(opts.dataDir, opts.network);
+  mkdirSync(opts.dataDir, { recursive: true });
+  const logFile = opts.logFile === undefined ? join(opts.dataDir, "tsmonerod.log") : opts.logFile;
+  if (logFile !== "") mkdirSync(dirname(logFile), { recursive: true });
+  const state = new DaemonState({ startTime: Math.floor(Date.now() / 1000), logLevel: opts.logLevel ?? 0 });
+  const log = (level: number, msg: string): void => {
+    if (level > state.logLevel) return;
+    const line = `${new Date().toISOString().replace("T", " ").replace("Z", "")}\t${level === 0 ? "INFO" : "DEBUG"}\t${msg}`;
+    if (opts.logToConsole !== false) console.log(line);
+    if (logFile !== "") {
+      try {
+        appendFileSync(logFile, line + "\n");
+      } catch {
+        // a log file we cannot write must not stop the daemon
+      }
+    }
+  };
+
+  if (opts.network === "regtest" && !opts.keepFakechain) {
+    rmSync(lmdbDir, { recursive: true, force: true });
+  }
+  mkdirSync(lmdbDir, { recursive: true });
+  log(0, `tsmonerod: opening the ${opts.network} chain in ${lmdbDir}`);
+  const core = await openNode({
+    dataDir: lmdbDir,
+    network: opts.network,
+    ...(opts.fixedDifficulty !== undefined && opts.fixedDifficulty > 0n ? { fixedDifficulty: opts.fixedDifficulty } : {}),
+    offline: opts.offline ?? false,
+    ...(opts.maxTxpoolWeight !== undefined ? { maxTxpoolWeight: opts.maxTxpoolWeight } : {}),
+    ...(opts.syncMode ? { syncMode: opts.syncMode } : {}),
+    ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
+  });
+  log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
+
+  let stopping: Promise<void> | undefined;
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  const servers: RpcServer[] = [];
+
+  const deps = {
+    core,
+    state,
+    now: () => Math.floor(Date.now() / 1000),
+    // answer first, then stop
+    stop: () => void setTimeout(() => void daemon.stop("/stop_daemon"), 50),
+    databaseSize: () => dirSize(lmdbDir),
+    freeSpace: () => {
+      try {
+        const s = statfsSync(lmdbDir);
+        return BigInt(s.bavail) * BigInt(s.bsize);
+      } catch {
+        return 0n;
+      }
+    },
+  };
+  const methods = nodeMethods(deps);
+  const login = opts.rpcLogin ? parseLogin(opts.rpcLogin) : undefined;
+  const common = {
+    methods,
+    ...(login ? { login } : {}),
+    ...(opts.rpcMaxConnections !== undefined ? { maxConnections: opts.rpcMaxConnections } : {}),
+    ...(opts.rpcMaxConnectionsPerIp !== undefined ? { maxConnectionsPerIp: opts.rpcMaxConnectionsPerIp } : {}),
+    log: (m: string) => log(0, m),
+  };
+  const host = opts.rpcBindIp ?? "127.0.0.1";
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let rpcUrl: string;
+  let restrictedUrl: string | undefined;
+  try {
+    const main = new RpcServer({ ...common, restricted: opts.restrictedRpc ?? false });
+    const a = await main.listen(opts.rpcBindPort, host);
+    servers.push(main);
+    rpcUrl = `http://${urlHost}:${a.port}`;
+    if (opts.rpcRestrictedBindPort !== undefined) {
+      const r = new RpcServer({ ...common, restricted: true });
+      const ra = await r.listen(opts.rpcRestrictedBindPort, host);
+      servers.push(r);
+      restrictedUrl = `http://${urlHost}:${ra.port}`;
+    }
+  } catch (e) {
+    for (const s of servers) await s.close();
+    await core.close();
+    throw e;
+  }
+  log(0, `tsmonerod: RPC listening on ${rpcUrl}${opts.restrictedRpc ? " (restricted)" : ""}${restrictedUrl ? `, restricted RPC on ${restrictedUrl}` : ""}`);
+
+  const daemon: Daemon = {
+    core,
+    state,
+    rpcUrl,
+    ...(restrictedUrl ? { restrictedRpcUrl: restrictedUrl } : {}),
+    stopped,
+    log,
+    stop(reason = "stop requested") {
+      stopping ??= (async () => {
+        log(0, `tsmonerod: stopping (${reason})`);
+        await Promise.all(servers.map((s) => s.close()));
+        await core.close();
+        log(0, "tsmonerod: stopped, database closed");
+        resolveStopped();
+      })();
+      return stopping;
+    },
+  };
+  return daemon;
+}
