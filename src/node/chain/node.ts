@@ -247,16 +247,17 @@ export class Node extends EventEmitter implements NodeCore {
     const limit = this.mainContext().limits.limit;
     const tooBig = checkIncomingBlockSize(blob.length, limit);
     if (tooBig) return rejected(tooBig, p.hash);
+    // add_new_block: a block on an unknown parent is an orphan before anything else is looked at
+    const onTop = bytesEqual(p.block.prevId, this.store.topHash());
+    const branch = onTop ? undefined : this.alts.branchTo(this.store, p.block.prevId);
+    if (!onTop && !branch) return rejected(blockError("PREV_ID_MISMATCH", `parent ${hex(p.block.prevId)} is unknown (orphan block)`), p.hash);
     const { txs, blobs, missing } = this.blockTxs(p.block.txHashes, given);
     if (missing.length > 0) return rejected(blockError("MISSING_TX", `${missing.length} of ${p.block.txHashes.length} not in the pool, first ${hex(missing[0])}`), p.hash);
-    const top = this.store.topHash();
-    if (bytesEqual(p.block.prevId, top)) {
+    if (!branch) {
       const r = await this.applyMain(p, txs, blobs, true);
       if (!r.ok) return rejected(r.error, p.hash);
       return { status: "added", id: p.hash, height: r.meta.height };
     }
-    const branch = this.alts.branchTo(this.store, p.block.prevId);
-    if (!branch) return rejected(blockError("PREV_ID_MISMATCH", `parent ${hex(p.block.prevId)} is unknown (orphan block)`), p.hash);
     return this.addAlternative(p, txs, blobs, branch);
   }
 
