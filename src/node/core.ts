@@ -78,6 +78,11 @@ export type BlockSubmitStatus =
   | "alternative"
   /** Already known. */
   | "duplicate"
+  /**
+   * Refused. monerod's submit_block still answers OK when the only flag is `marked_as_orphaned`
+   * (unknown parent: handle_block_found returns true without verification_failed); `missing_txs`
+   * and every verification failure answer "Block not accepted".
+   */
   | "rejected";
 
 export interface BlockSubmitResult {
