@@ -18,7 +18,13 @@ import { parseBlock } from "../src/protocol/block.js";
 import { parseTxExtra } from "../src/protocol/extra.js";
 import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
+import { defaultBackend } from "../src/crypto/index.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { startMonerod, stopDaemon } from "./helpers/monerod.js";
+import { buildSpend, mineTo, newKeys, ownedCoinbase, type SpendOptions } from "./helpers/node-spend.js";
+import { needPackage } from "./helpers/packages.js";
+
+const backend = defaultBackend();
 
 const dirs: string[] = [];
 after(() => {
@@ -344,5 +350,66 @@ test("the pool persists across reopen, and txs mined meanwhile are dropped on op
     assert.equal(third.pool.has(fromHex(blocks[BASE].tx_hashes[0])), false);
   } finally {
     await third.close();
+  }
+});
+
+async function rpc(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+test("monerod gives the same send_raw_transaction verdicts on our own signed spends", { skip: needPackage("monero") }, async () => {
+  const real = (): number => Math.floor(Date.now() / 1000);
+  const d = startMonerod(28830, 28831);
+  const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: real, verifyThreads: 1 });
+  try {
+    for (let i = 0; ; i++) {
+      const up = await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "get_block_count" }).catch(() => undefined);
+      if (up?.result) break;
+      if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${d.output.join("").slice(-1000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const me = newKeys(backend);
+    const other = newKeys(backend);
+    const ts = BigInt(real());
+    await mineTo(node, me, 3, backend, ts);
+    await mineTo(node, other, 80, backend, ts);
+    for (let h = 1; h < node.store.height(); h++) {
+      const r = await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [toHex(node.store.blockBlob(h) ?? new Uint8Array())] });
+      assert.equal((r.result as { status?: string } | undefined)?.status, "OK", `monerod took block ${h}`);
+    }
+    const now = BigInt(real());
+    const owned = [1, 2, 3].map((h) => ownedCoinbase(node.store, h, me, backend));
+    const spend = (o: (typeof owned)[number], extra: Partial<SpendOptions> = {}): Uint8Array => buildSpend(node.store, o, other, backend, { now, ...extra });
+    const tx1 = spend(owned[0]);
+    const cases: [string, Uint8Array][] = [
+      ["valid", tx1],
+      ["again", tx1],
+      ["double-spend-in-pool", spend(owned[0])],
+      ["fee-too-low", spend(owned[1], { fee: (parseTransaction(spend(owned[1])).rct?.fee ?? 0n) / 2n })],
+      ["ring-15", spend(owned[1], { ringSize: 15 })],
+    ];
+    // a ring member only a few blocks deep: one of the newest coinbase outputs (locked and young)
+    const auto = parseTransaction(spend(owned[2]));
+    const vin = auto.vin[0];
+    assert.ok(vin.type === "key");
+    let acc = 0n;
+    const abs = vin.keyOffsets.map((o) => (acc += o));
+    const decoys = abs.filter((i) => i !== owned[2].globalIndex);
+    cases.push(["young-ring-member", spend(owned[2], { decoys: [...decoys.slice(1), node.store.outputCount(0n) - 2n] })]);
+    const FLAGS = ["double_spend", "fee_too_low", "invalid_input", "invalid_output", "low_mixin", "overspend", "too_big", "too_few_outputs"] as const;
+    for (const [name, blob] of cases) {
+      const theirs = await rpc(d.url, "/send_raw_transaction", { tx_as_hex: toHex(blob), do_not_relay: false, do_sanity_checks: false });
+      const ours = await node.submitTransaction(blob);
+      assert.equal(ours.ok, theirs.status === "OK", `${name}: monerod ${JSON.stringify(theirs)}, ours ${ours.reason}`);
+      assert.deepEqual([...ours.flags].sort(), FLAGS.filter((f) => theirs[f] === true), `${name}: ${ours.reason}`);
+      assert.equal(ours.notRelayed, theirs.not_relayed === true, `${name}: not_relayed`);
+    }
+    // and both pools hold the same txs
+    const pool = await rpc(d.url, "/get_transaction_pool_hashes", {});
+    assert.deepEqual([...((pool.tx_hashes as string[] | undefined) ?? [])].sort(), node.pool.entries().map((e) => toHex(e.id)).sort());
+  } finally {
+    await node.close();
+    await stopDaemon(d);
   }
 });
