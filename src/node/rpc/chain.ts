@@ -332,7 +332,8 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({ height: u64, count: u64 }, { arrayIsEmpty: true }),
     handler: (p) => {
       const h = BigInt(store.height());
-      if (p.height >= h || p.count > h) return { ...access("height or count is too large"), ...sums(0n, 0n) };
+      if (p.height >= h || p.count > h)
+        return { ...access("height or count is too large"), ...sums(0n, 0n), wide_emission_amount: "", wide_fee_amount: "" };
       let emission = 0n;
       let fees = 0n;
       const end = p.height + p.count > h ? h : p.height + p.count;
@@ -452,7 +453,8 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
   t.addJsonRpc({
     name: "get_version",
     params: object({}, { arrayIsEmpty: true }),
-    handler: () => ({ release: true, status: OK, untrusted: false, version: CORE_RPC_VERSION }),
+    // not an official tagged release (Debian's monerod answers false too)
+    handler: () => ({ release: false, status: OK, untrusted: false, version: CORE_RPC_VERSION }),
   });
 }
 
@@ -472,8 +474,8 @@ function sums(emission: bigint, fees: bigint): Record<string, JsonWritable> {
 /** A default-initialised block_header_response (what monerod writes when `hash` is empty). */
 function emptyHeader(): Record<string, JsonWritable> {
   return {
-    block_size: 0, block_weight: 0, cumulative_difficulty: 0, cumulative_difficulty_top64: 0, depth: 0, difficulty: 0, difficulty_top64: 0,
-    hash: "", height: 0, long_term_weight: 0, major_version: 0, minor_version: 0, miner_tx_hash: "", nonce: 0, num_txes: 0,
+    block_size: 0, cumulative_difficulty: 0, cumulative_difficulty_top64: 0, depth: 0, difficulty: 0, difficulty_top64: 0,
+    hash: "", height: 0, major_version: 0, minor_version: 0, miner_tx_hash: "", nonce: 0, num_txes: 0,
     orphan_status: false, pow_hash: "", prev_hash: "", reward: 0, timestamp: 0, wide_cumulative_difficulty: "", wide_difficulty: "",
   };
 }

@@ -94,7 +94,9 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
       }
       if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(-10, "Block bloc size is too big, rejecting block");
       const r = await core.submitBlock(blob);
-      if (r.status === "rejected") throw new RpcError(-7, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
+      // monerod answers OK for an orphan (handle_block_found succeeds without verification_failed)
+      const orphanOnly = r.flags !== undefined && r.flags.length > 0 && r.flags.every((f) => f === "marked_as_orphaned");
+      if (r.status === "rejected" && !orphanOnly) throw new RpcError(-7, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
       return { status: OK, untrusted: false };
     },
   });

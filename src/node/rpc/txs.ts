@@ -11,13 +11,13 @@ import type { JsonWritable } from "../../rpc/json.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { array, bool, object, str, u64 } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
+import { adjustedTime } from "./chain.js";
 import { access, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
 
 const RESTRICTED_TRANSACTIONS_COUNT = 100;
 const RESTRICTED_SPENT_KEY_IMAGES_COUNT = 5000;
 const MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT = 5000;
 const U64_MAX = (1n << 64n) - 1n;
-const CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE = 10;
 
 /** A tx's split parts: pruned blob (prefix + RingCT base), prunable bytes, prunable hash. */
 interface SplitTx {
@@ -29,7 +29,9 @@ interface SplitTx {
 function splitBlob(blob: Bytes): SplitTx {
   const h = txHashesFromBlob(blob, defaultBackend());
   const cut = h.tx.version === 1 ? blob.length : h.layout.unprunableSize;
-  return { pruned: blob.subarray(0, cut), prunable: blob.subarray(cut), prunableHash: h.prunableHash ?? new Uint8Array(32) };
+  const prunable = blob.subarray(cut);
+  // get_transaction_prunable_hash: keccak of the prunable bytes (also when empty), null for v1
+  return { pruned: blob.subarray(0, cut), prunable, prunableHash: h.tx.version === 1 ? new Uint8Array(32) : defaultBackend().keccak256(prunable) };
 }
 
 /** tx_info of get_transaction_pool. */
@@ -146,20 +148,18 @@ export function getOuts(
 ): { key: Bytes; mask: Bytes; unlocked: boolean; height: bigint; txid: Bytes }[] | undefined {
   const store = d.core.store;
   const height = store.height();
-  const now = BigInt(d.now());
+  const now = BigInt(adjustedTime(d));
   const out = [];
   for (const o of outputs) {
     const r = store.output(o.amount, o.index);
     if (!r) return undefined;
-    out.push({ key: r.key, mask: r.commitment, unlocked: isUnlocked(r.unlockTime, r.height, height, now), height: BigInt(r.height), txid: r.txId });
+    out.push({ key: r.key, mask: r.commitment, unlocked: isSpendableNow(r.unlockTime, height, now), height: BigInt(r.height), txid: r.txId });
   }
   return out;
 }
 
-/** Blockchain::is_tx_spendable_now-style check used by get_outs (unlock time and 10-block age). */
-function isUnlocked(unlockTime: bigint, outHeight: number, chainHeight: number, now: bigint): boolean {
-  if (outHeight + CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE > chainHeight) return false;
-  if (unlockTime === 0n) return true;
+/** Blockchain::is_tx_spendable_now (get_outs' `unlocked`: the unlock time only, not the 10-block age). */
+function isSpendableNow(unlockTime: bigint, chainHeight: number, now: bigint): boolean {
   if (unlockTime < 500000000n) return BigInt(chainHeight - 1) + 1n >= unlockTime;
   return now + 120n >= unlockTime;
 }

@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+// Records monerod's answers to the node RPC requests test/node-replay.test.ts asks tsmonerod, as
+// test/fixtures/node/monerod-answers.json.gz. Run: node scripts/record-node-fixtures.mjs [outFile]
+//
+// It starts `monerod --regtest --offline --fixed-difficulty 1` on ports 29190/29191 in a temporary
+// directory and replays the recorded chain (test/fixtures/chain) into it as the test does: each
+// block's transactions with /send_raw_transaction, then the block with submit_block. Then it sends
+// every request of requestList() and stores request + raw answer text (exact 64-bit integers).
+// Finally it stops the monerod it started and removes the temporary directory.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync, gzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const chainDir = join(root, "test", "fixtures", "chain");
+const outFile = process.argv[2] ?? join(root, "test", "fixtures", "node", "monerod-answers.json.gz");
+const RPC = 29190;
+const P2P = 29191;
+
+const load = (name) => JSON.parse(gunzipSync(readFileSync(join(chainDir, name))).toString("utf8"));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmp = mkdtempSync(join(tmpdir(), "tsmonero-node-fixtures-"));
+let child;
+let stopping = false;
+
+async function postText(path, body) {
+  const res = await fetch(`http://127.0.0.1:${RPC}${path}`, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/json" },
+    signal: AbortSignal.timeout(120000),
+  });
+  return { http: res.status, text: await res.text() };
+}
+async function rpc(method, params = {}) {
+  const r = await postText("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }));
+  const j = JSON.parse(r.text);
+  if (j.error) throw new Error(`${method}: ${j.error.message} (${j.error.code})`);
+  return j.result;
+}
+
+/**
+ * The requests to compare, built from the recorded chain only (so the test can rebuild nothing and
+ * simply replays this list). Each: { kind: "rpc", method, params } or { kind: "path", path, body }.
+ */
+export function requestList(blocks, txs) {
+  const top = blocks.length - 1;
+  const withTxs = blocks.filter((b) => b.tx_hashes.length > 0);
+  const userTxs = txs.filter((t) => !t.coinbase);
+  const coinbase = txs.filter((t) => t.coinbase);
+  const pick = (arr, n) => Array.from({ length: n }, (_, k) => arr[Math.floor((k * (arr.length - 1)) / Math.max(1, n - 1))]);
+  const rq = [];
+  const R = (method, params) => rq.push({ kind: "rpc", method, params });
+  const P = (path, body) => rq.push({ kind: "path", path, body });
+
+  R("get_block_count", {});
+  R("getblockcount", {});
+  for (const h of [0, 1, 2, 100, top]) R("on_get_block_hash", [h]);
+  R("on_getblockhash", [top]);
+  R("on_get_block_hash", [top + 1]);
+  R("on_get_block_hash", []);
+  R("get_last_block_header", {});
+  R("getlastblockheader", {});
+  for (const b of [blocks[0], blocks[1], ...pick(withTxs, 4), blocks[top]]) R("get_block_header_by_hash", { hash: b.hash });
+  R("getblockheaderbyhash", { hash: blocks[5].hash });
+  R("get_block_header_by_hash", { hashes: [blocks[3].hash, blocks[4].hash] });
+  R("get_block_header_by_hash", { hash: "00".repeat(32) });
+  R("get_block_header_by_hash", { hash: "xyz" });
+  for (const h of [0, 1, 61, 200, top]) R("get_block_header_by_height", { height: h });
+  R("getblockheaderbyheight", { height: 7 });
+  R("get_block_header_by_height", { height: top + 1 });
+  R("get_block_headers_range", { start_height: 0, end_height: top });
+  R("get_block_headers_range", { start_height: 100, end_height: 120 });
+  R("getblockheadersrange", { start_height: 5, end_height: 5 });
+  R("get_block_headers_range", { start_height: 10, end_height: 5 });
+  R("get_block_headers_range", { start_height: 0, end_height: top + 1 });
+  for (const b of [blocks[0], blocks[1], ...pick(withTxs, 6), blocks[top]]) {
+    R("get_block", { height: b.height });
+    R("get_block", { hash: b.hash });
+  }
+  R("getblock", { height: 3 });
+  R("get_block", { height: top + 1 });
+  R("get_block", { hash: "00".repeat(32) });
+  R("get_block", { hash: "zz" });
+
+  const someTxs = [...pick(userTxs, 8), ...pick(coinbase, 3)].map((t) => t.tx_hash);
+  for (const decode_as_json of [false, true])
+    for (const prune of [false, true])
+      for (const split of [false, true]) P("/get_transactions", { txs_hashes: someTxs, decode_as_json, prune, split });
+  P("/get_transactions", { txs_hashes: userTxs.map((t) => t.tx_hash) });
+  P("/gettransactions", { txs_hashes: [someTxs[0], "11".repeat(32), someTxs[1]], decode_as_json: true });
+  P("/get_transactions", { txs_hashes: ["1234"] });
+  P("/get_transactions", { txs_hashes: ["nothex"] });
+
+  // outputs: the chain has one RingCT output list (amount 0)
+  // RingCT outputs: every v2 coinbase's and every user tx's (the genesis coinbase is v1)
+  const nOuts =
+    blocks.slice(1).reduce((n, b) => n + JSON.parse(b.json).miner_tx.vout.length, 0) + userTxs.reduce((n, t) => n + JSON.parse(t.as_json).vout.length, 0);
+  for (const get_txid of [true, false])
+    P("/get_outs", { outputs: [0, 1, 2, 50, 333, 500, nOuts - 2, nOuts - 1].map((index) => ({ amount: 0, index })), get_txid });
+  P("/get_outs", { outputs: [{ amount: 0, index: nOuts }] });
+  P("/get_outs", { outputs: [{ amount: 0, index: 100000 }] });
+  P("/get_outs", { outputs: [{ amount: 1000, index: 0 }] });
+
+  for (const cumulative of [false, true]) {
+    R("get_output_distribution", { amounts: [0], cumulative, binary: false });
+    R("get_output_distribution", { amounts: [0], cumulative, from_height: 10, to_height: 200, binary: false });
+    R("get_output_distribution", { amounts: [0], cumulative, from_height: 100, binary: false });
+    R("get_output_distribution", { amounts: [0], cumulative, to_height: 50, binary: false });
+    R("get_output_distribution", { amounts: [0], cumulative, from_height: top, to_height: top, binary: false });
+  }
+  R("get_output_distribution", { amounts: [0], to_height: top + 1, binary: false });
+  R("get_output_distribution", { amounts: [0], from_height: 20, to_height: 10, binary: false });
+
+  R("get_output_histogram", { amounts: [0] });
+  R("get_output_histogram", { amounts: [0], unlocked: true });
+  R("get_output_histogram", { amounts: [0], unlocked: true, recent_cutoff: JSON.parse(blocks[top - 30].json).timestamp });
+  R("get_output_histogram", {});
+  R("get_output_histogram", { amounts: [0, 1000] });
+  R("get_output_histogram", { amounts: [0], min_count: 100000 });
+
+  R("get_coinbase_tx_sum", { height: 0, count: top + 1 });
+  R("get_coinbase_tx_sum", { height: 100, count: 50 });
+  R("get_coinbase_tx_sum", { height: 0, count: 0 });
+  R("get_coinbase_tx_sum", { height: top + 1, count: 1 });
+
+  // key images: those the chain's txs spend, plus made-up ones
+  const kis = [];
+  for (const t of pick(userTxs, 10)) {
+    const j = JSON.parse(t.as_json);
+    for (const vin of j.vin) if (vin.key) kis.push(vin.key.k_image);
+  }
+  P("/is_key_image_spent", { key_images: [...kis, "22".repeat(32), "33".repeat(32)] });
+  P("/is_key_image_spent", { key_images: ["12"] });
+
+  R("hard_fork_info", {});
+  R("hard_fork_info", { version: 16 });
+  R("hard_fork_info", { version: 1 });
+  R("get_fee_estimate", {});
+  R("get_fee_estimate", { grace_blocks: 10 });
+  R("get_info", {});
+  P("/get_info", {});
+  P("/get_height", {});
+  R("get_version", {});
+  P("/get_transaction_pool", {});
+  P("/get_transaction_pool_hashes", {});
+  P("/get_transaction_pool_stats", {});
+  R("get_alternate_chains", {});
+  P("/get_alt_blocks_hashes", {});
+  R("get_block_template", { wallet_address: "", reserve_size: 1 });
+  R("get_block_template", { wallet_address: "4xyz", reserve_size: 1 });
+  R("submit_block", ["00"]);
+  R("submit_block", []);
+  R("no_such_method", {});
+  return rq;
+}
+
+async function main() {
+  const blocks = load("blocks.json.gz");
+  const txList = load("txs.json.gz");
+  const txs = new Map(txList.map((t) => [t.tx_hash, t]));
+  mkdirSync(join(tmp, "node"));
+  child = spawn(
+    "monerod",
+    [
+      "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", join(tmp, "node"),
+      "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(RPC), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(P2P),
+      "--no-zmq", "--non-interactive", "--log-file", join(tmp, "monerod.log"),
+    ],
+    { stdio: ["ignore", "ignore", "ignore"] },
+  );
+  child.on("exit", (code, sig) => {
+    if (!stopping) console.error(`monerod exited early (code ${code}, signal ${sig})`);
+  });
+  const deadline = Date.now() + 120000;
+  for (;;) {
+    try {
+      await rpc("get_info");
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await sleep(500);
+    }
+  }
+  const version = await rpc("get_version");
+  for (const b of blocks.slice(1)) {
+    for (const h of b.tx_hashes) {
+      const r = JSON.parse((await postText("/send_raw_transaction", JSON.stringify({ tx_as_hex: txs.get(h).as_hex }))).text);
+      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h} at ${b.height}: ${JSON.stringify(r)}`);
+    }
+    const r = await rpc("submit_block", [b.blob]);
+    if (r.status !== "OK") throw new Error(`submit_block ${b.height}: ${JSON.stringify(r)}`);
+  }
+  const answers = [];
+  for (const q of requestList(blocks, txList)) {
+    const r =
+      q.kind === "rpc"
+        ? await postText("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method: q.method, params: q.params }))
+        : await postText(q.path, JSON.stringify(q.body));
+    answers.push({ ...q, http: r.http, answer: r.text });
+  }
+  mkdirSync(dirname(outFile), { recursive: true });
+  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers };
+  writeFileSync(outFile, gzipSync(JSON.stringify(doc)));
+  console.log(`wrote ${answers.length} answers to ${outFile}`);
+}
+
+try {
+  await main();
+} finally {
+  stopping = true;
+  if (child && child.exitCode === null) {
+    child.kill("SIGTERM");
+    for (let i = 0; i < 75 && child.exitCode === null && child.signalCode === null; i++) await sleep(200);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
+}
