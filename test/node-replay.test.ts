@@ -137,3 +137,22 @@ async function compareOne(q: Recorded): Promise<number> {
     return 1;
   }
 }
+
+test("/get_blocks.bin (full and pruned) and /get_outs.bin answer as monerod's recorded answers", async () => {
+  const { readChainFile } = await import("./helpers/chain.js");
+  const { decodeEpee } = await import("../src/codec/epee-map.js");
+  const { getBlocksBinResponse, getOutsBinResponse } = await import("../src/protocol/rpc-bin.js");
+  const cases = [
+    { path: "/get_blocks.bin", req: "get_blocks.req.bin", res: "get_blocks.bin", codec: getBlocksBinResponse },
+    { path: "/getblocks.bin", req: "get_blocks_pruned.req.bin", res: "get_blocks_pruned.bin", codec: getBlocksBinResponse },
+    { path: "/get_outs.bin", req: "get_outs.req.bin", res: "get_outs.bin", codec: getOutsBinResponse },
+  ] as const;
+  for (const c of cases) {
+    const res = await fetch(daemon.rpcUrl + c.path, { method: "POST", body: readChainFile(c.req) });
+    assert.equal(res.status, 200, c.path);
+    const mine = new Uint8Array(await res.arrayBuffer());
+    const theirs = readChainFile(c.res);
+    assert.deepEqual(decodeEpee(c.codec as typeof getBlocksBinResponse, mine), decodeEpee(c.codec as typeof getBlocksBinResponse, theirs), `${c.path} decoded`);
+    assert.equal(Buffer.compare(Buffer.from(mine), Buffer.from(theirs)), 0, `${c.path}: byte for byte`);
+  }
+});
