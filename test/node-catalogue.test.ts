@@ -12,14 +12,13 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type BlockErrorCode, checkHash, nextBlockContext, type TxErrorCode } from "../src/consensus/index.js";
 import { defaultBackend } from "../src/crypto/index.js";
-import { buildTemplate, type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
-import type { BlockSubmitResult, PoolEntry } from "../src/node/core.js";
+import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
+import type { BlockSubmitResult } from "../src/node/core.js";
 import { decodeAddress } from "../src/protocol/address.js";
 import { type Block, blockHashingBlob, parseBlock, serializeBlock } from "../src/protocol/block.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
-import { txWeight } from "../src/protocol/weight.js";
-import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
+import { blockOn, buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 import { needPackage } from "./helpers/packages.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 
@@ -92,18 +91,11 @@ function snapshot(n: Node): string {
   });
 }
 
-const asEntry = (blob: Bytes): PoolEntry => {
-  const tx = parseTransaction(blob);
-  return { id: txHash(tx), blob, tx, weight: txWeight(tx, blob.length), fee: tx.rct?.fee ?? 0n } as PoolEntry;
-};
-
 /** A block on the node's tip with `txBlobs` and an exact coinbase, then `mutate` on it. */
 function blockWith(n: Node, txBlobs: Bytes[], mutate: (b: Block) => void = () => undefined): Bytes {
-  const ctx = nextBlockContext(n.store, { fixedDifficulty: n.fixedDifficulty ?? 1n });
-  const t = buildTemplate(ctx, n.store.topHash(), txBlobs.map(asEntry), keys, { timestamp: BigInt(clock), backend });
-  assert.equal(t.txIds.length, txBlobs.length);
-  mutate(t.block);
-  return serializeBlock(t.block);
+  const b = blockOn(n, n.store.topHash(), txBlobs, keys, BigInt(clock), backend);
+  mutate(b);
+  return serializeBlock(b);
 }
 
 async function expectRejected(
@@ -450,13 +442,10 @@ test("real signed spends: double spend in the pool and in a block, fee too low, 
 
 test("alternative blocks are checked against their branch: a broken one is not stored, a good one is", async () => {
   const parent = node.store.meta(BASE - 3).hash;
-  const view = node.viewAt(parent);
-  assert.ok(view);
-  const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
   const build = (mutate: (b: Block) => void): Bytes => {
-    const t = buildTemplate(ctx, parent, [], keys, { timestamp: BigInt(clock), backend });
-    mutate(t.block);
-    return serializeBlock(t.block);
+    const b = blockOn(node, parent, [], keys, BigInt(clock), backend);
+    mutate(b);
+    return serializeBlock(b);
   };
   await expectRejected(() => node.submitBlock(build((b) => (b.minerTx.vout[0].amount += 1n))), { flags: ["verification_failed"], code: "REWARD_TOO_HIGH" });
   await expectRejected(() => node.submitBlock(build((b) => (b.minerTx.vin = [{ type: "gen", height: BigInt(BASE) }]))), { flags: ["verification_failed"], code: "MINER_TX_HEIGHT" });

@@ -10,18 +10,15 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { nextBlockContext } from "../src/consensus/index.js";
 import { defaultBackend } from "../src/crypto/index.js";
-import { buildTemplate, type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
-import type { PoolEntry } from "../src/node/core.js";
+import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import { decodeAddress } from "../src/protocol/address.js";
 import { parseBlock, serializeBlock } from "../src/protocol/block.js";
 import { type Bytes, parseTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
-import { txWeight } from "../src/protocol/weight.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 import { startMonerod, stopDaemon } from "./helpers/monerod.js";
-import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
+import { blockOn, buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 import { needPackage } from "./helpers/packages.js";
 
 const backend = defaultBackend();
@@ -192,17 +189,12 @@ test("a heavier branch whose block double-spends is rolled back: the original ch
     // branch: a coinbase-only block, then one with a tx the chain already mined below the fork
     const c1 = (await node.generateBlocks(1, BOB, { prevId: fork })).blocks[0];
     const mined = blobOf(blocks[315].tx_hashes[0]);
-    const tx = parseTransaction(mined);
-    const entry = { id: txHash(tx), blob: mined, tx, weight: txWeight(tx, mined.length), fee: tx.rct?.fee ?? 0n } as PoolEntry;
     const keys = decodeAddress(BOB, "regtest");
     let prev: Bytes = c1;
     const branch: Bytes[] = [];
     for (let i = 0; i < 4; i++) {
-      const view = node.viewAt(prev);
-      assert.ok(view);
-      const ctx = nextBlockContext(view, { fixedDifficulty: 1n });
-      const t = buildTemplate(ctx, prev, i === 1 ? [entry] : [], keys, { timestamp: BigInt(clock), backend });
-      const r = await node.submitBlock(serializeBlock(t.block), { txBlobs: [mined] });
+      const block = blockOn(node, prev, i === 1 ? [mined] : [], keys, BigInt(clock), backend);
+      const r = await node.submitBlock(serializeBlock(block), { txBlobs: [mined] });
       if (i < 2) assert.equal(r.status, "alternative", r.message);
       else {
         // the third makes the branch heavier: the switch hits the double spend and is undone
@@ -245,10 +237,8 @@ test("two branches mine two valid spends of the same output: the loser's tx leav
     const a1 = (await node.generateBlocks(1, ALICE)).blocks[0];
     assert.equal(node.store.txLocation(id1)?.height, forkHeight + 1, "A1 mined tx1");
     // B1 on the fork with tx2 (ties), B2 overtakes
-    const view = node.viewAt(fork);
-    assert.ok(view);
-    const t = buildTemplate(nextBlockContext(view, { fixedDifficulty: 1n }), fork, [{ id: id2, blob: tx2, tx: parseTransaction(tx2), weight: txWeight(parseTransaction(tx2), tx2.length), fee: parseTransaction(tx2).rct?.fee ?? 0n } as PoolEntry], decodeAddress(BOB, "regtest"), { timestamp: BigInt(clock), backend });
-    const b1 = await node.submitBlock(serializeBlock(t.block), { txBlobs: [tx2] });
+    const t = blockOn(node, fork, [tx2], decodeAddress(BOB, "regtest"), BigInt(clock), backend);
+    const b1 = await node.submitBlock(serializeBlock(t), { txBlobs: [tx2] });
     assert.equal(b1.status, "alternative", b1.message);
     assert.ok(b1.id);
     await node.generateBlocks(1, BOB, { prevId: b1.id });

@@ -10,12 +10,12 @@ import { commitmentMask, encryptAmount, zeroCommit } from "../../src/crypto/ring
 import { keyImageOf, proveRctClsagBpp, type RctInputSecret } from "../../src/crypto/ringct/prove.js";
 import type { RctSigLike } from "../../src/crypto/ringct/verify.js";
 import type { Node } from "../../src/node/chain/index.js";
-import { buildTemplate } from "../../src/node/chain/template.js";
+import { buildBlockTemplate, type MinerKeys, templateSeeds } from "../../src/node/mining/index.js";
 import type { ChainStore } from "../../src/node/store/chain-store.js";
-import { serializeBlock } from "../../src/protocol/block.js";
+import { type Block, serializeBlock } from "../../src/protocol/block.js";
 import { extraTxPubKey, parseTxExtra, serializeTxExtra } from "../../src/protocol/extra.js";
 import type { RctSignatures } from "../../src/protocol/rct.js";
-import { absoluteToRelativeOffsets, type Bytes, serializeRctBase, serializeTransaction, type Transaction } from "../../src/protocol/tx.js";
+import { absoluteToRelativeOffsets, type Bytes, parseTransaction, serializeRctBase, serializeTransaction, type Transaction } from "../../src/protocol/tx.js";
 import { txHash, txPrefixHash } from "../../src/protocol/tx-hash.js";
 import { txWeight } from "../../src/protocol/weight.js";
 
@@ -47,15 +47,33 @@ const ONE = (() => {
   return b;
 })();
 
+/**
+ * A block on `prevId` (the tip or any known block) with exactly `txBlobs` (no pool, no key-image
+ * filtering: tests build invalid blocks too) and an exact coinbase for `miner`, built by
+ * node/mining's buildBlockTemplate; mutate it before serializing.
+ */
+export function blockOn(node: Node, prevId: Bytes, txBlobs: readonly Bytes[], miner: MinerKeys, timestamp: bigint, be: CryptoBackend): Block {
+  const view = node.viewAt(prevId);
+  if (!view) throw new Error("blockOn: unknown parent");
+  const ctx = nextBlockContext(view, { fixedDifficulty: node.fixedDifficulty ?? 1n });
+  const candidates = txBlobs.map((b) => {
+    const tx = parseTransaction(b);
+    return { id: txHash(tx, be), weight: txWeight(tx, b.length), fee: tx.rct?.fee ?? 0n, keyImages: [] };
+  });
+  const idAt = (h: number): Bytes => (view.hashAt ? view.hashAt(h) : node.store.meta(h).hash);
+  const t = buildBlockTemplate({ ctx, prevId, candidates, miner, extraNonce: new Uint8Array(0), now: timestamp, seeds: templateSeeds(ctx.height, idAt), backend: be });
+  if (t.txIds.length !== txBlobs.length) throw new Error("blockOn: the template left txs out");
+  return t.block;
+}
+
 /** Mines `n` coinbase-only blocks paying `keys` on the node's tip; returns their heights. */
 export async function mineTo(node: Node, keys: TestKeys, n: number, be: CryptoBackend, timestamp: bigint): Promise<number[]> {
   const heights: number[] = [];
   for (let i = 0; i < n; i++) {
-    const ctx = node.mainContext();
-    const t = buildTemplate(ctx, node.store.topHash(), [], keys, { timestamp, backend: be });
-    const r = await node.submitBlock(serializeBlock(t.block));
+    const h = node.store.height();
+    const r = await node.submitBlock(serializeBlock(blockOn(node, node.store.topHash(), [], keys, timestamp, be)));
     if (r.status !== "added") throw new Error(`mineTo: ${r.message ?? r.status}`);
-    heights.push(ctx.height);
+    heights.push(h);
   }
   return heights;
 }

@@ -1,4 +1,2 @@
 export * from "./alt.js";
 export * from "./node.js";
-export * from "./template.js";
-export * from "./seed.js";

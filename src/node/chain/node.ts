@@ -15,20 +15,16 @@ import {
   checkIncomingBlockSize,
   checkTxSemantics,
   type ChainView,
-  medianBigint,
   nextBlockContext,
   type NextBlockContext,
   txError,
   type TxRuleError,
 } from "../../consensus/index.js";
-import { checkHash } from "../../consensus/difficulty.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { RandomX } from "../../crypto/randomx.js";
 import { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
 import type { RctVerifyItem } from "../../crypto/ringct/verify.js";
-import { decodeAddress } from "../../protocol/address.js";
-import { type Block, blockHashesFromBlob, blockHashingBlob, serializeBlock } from "../../protocol/block.js";
+import { type Block, blockHashesFromBlob, serializeBlock } from "../../protocol/block.js";
 import type { Network } from "../../protocol/network.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
@@ -46,8 +42,22 @@ import { bytesEqual, checkInputs, hex, rctItem, txKeyImages } from "../pool/tx-c
 import { TxPool } from "../pool/tx-pool.js";
 import { type BlockMeta, ChainStore, type SyncMode } from "../store/chain-store.js";
 import { type AltBlock, AltStore, BranchView } from "./alt.js";
-import { seedHeight, seedLag } from "./seed.js";
-import { buildTemplate } from "./template.js";
+import {
+  altTemplateMedian,
+  buildBlockTemplate,
+  Miner,
+  minerAddress,
+  mineBlock,
+  miningErrors,
+  type MiningStatusReport,
+  PowHasher,
+  RX_BLOCK_VERSION,
+  seedFor,
+  seedHeight,
+  type TemplateCandidate,
+  templateExtraNonce,
+  templateSeeds,
+} from "../mining/index.js";
 
 export interface OpenNodeOptions {
   dataDir: string;
@@ -106,7 +116,8 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly backend: CryptoBackend;
   private readonly mutex = new Mutex();
   private readonly clock: () => number;
-  private rx: RandomX | undefined;
+  private readonly hasher = new PowHasher();
+  private readonly miner: Miner;
   private closed = false;
 
   constructor(store: ChainStore, opts: OpenNodeOptions) {
@@ -120,6 +131,13 @@ export class Node extends EventEmitter implements NodeCore {
     this.verifyThreads = opts.verifyThreads ?? Math.max(1, availableParallelism() - 1);
     this.verifier = new RctVerifyPool(this.verifyThreads);
     this.alts = new AltStore(store.auxDb("alt_blocks"));
+    this.miner = new Miner({
+      template: (address) => this.blockTemplate(address, 0),
+      submit: async (blob) => (await this.submitBlock(blob)).status === "added",
+      powHash: (hashingBlob, t) => this.powHash(hashingBlob, t.height, t.seedHash),
+      checkAddress: (address) => void minerAddress(address, this.network, this.backend),
+    });
+    this.on("block", () => void this.miner.onNewBlock());
     this.pool = TxPool.open({
       store,
       verifier: this.verifier,
@@ -175,20 +193,20 @@ export class Node extends EventEmitter implements NodeCore {
 
   // ---- PoW ----
 
-  /** Seed height for a block at `height` (RandomX epochs). */
+  /** Seed height for a block at `height` (node/mining: RandomX epochs with monerod's env overrides). */
   private seedHeight(height: number): number {
     return seedHeight(height);
   }
 
   seedFor(height: number): { height: number; hash: Bytes } {
-    const h = this.seedHeight(height);
-    return { height: h, hash: this.store.meta(h).hash };
+    return seedFor(height, (h) => this.store.meta(h).hash);
   }
 
+  /** get_block_longhash (node/mining's PowHasher): RandomX from v12 with the height's seed, CryptoNight before. */
   async powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes> {
-    const seed = seedHash ?? this.seedFor(height).hash;
-    this.rx ??= new RandomX();
-    return this.rx.hash(seed, hashingBlob);
+    const version = this.store.hardForkVersion(height);
+    const seed = version >= RX_BLOCK_VERSION ? (seedHash ?? this.seedFor(height).hash) : undefined;
+    return this.hasher.hash(version, height, hashingBlob, seed);
   }
 
   /** PoW check input: undefined (not hashed) at fixed difficulty 1, where every hash meets it. */
@@ -515,13 +533,7 @@ export class Node extends EventEmitter implements NodeCore {
     return out;
   }
 
-  // ---- mining ----
-
-  private minerKeys(address: string): { spendPublicKey: Bytes; viewPublicKey: Bytes } {
-    const a = decodeAddress(address, this.network, this.backend);
-    if (a.kind === "subaddress") throw new RangeError("cannot mine to a subaddress: give a standard address");
-    return a;
-  }
+  // ---- mining (node/mining) ----
 
   /**
    * The chain as a block on top of `prevId` sees it: the store when it is the tip, else a
@@ -533,56 +545,45 @@ export class Node extends EventEmitter implements NodeCore {
     return branch ? new BranchView(this.store, branch.forkHeight, branch.blocks) : undefined;
   }
 
+  /**
+   * get_block_template (node/mining's buildBlockTemplate): on the tip with the pool's txs in
+   * template order; on another known block (`prevId`) without txs and with the parent's weight as
+   * the median, as monerod does. Throws MiningError (monerod's code and message) for bad input.
+   */
   async blockTemplate(address: string, reserveSize: number, opts: { prevId?: Bytes; extraNonce?: Bytes } = {}): Promise<BlockTemplate> {
-    if (!Number.isInteger(reserveSize) || reserveSize < 0 || reserveSize > 255) throw new RangeError("reserve_size must be 0..255");
-    const keys = this.minerKeys(address);
+    const miner = minerAddress(address, this.network, this.backend);
+    const extraNonce = templateExtraNonce(reserveSize, opts.extraNonce);
     const prevId = opts.prevId ?? this.store.topHash();
     const view = this.viewAt(prevId);
-    if (!view) throw new RangeError(`prev_block ${hex(prevId)} is not a known block`);
-    const ctx = nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
-    // create_block_template: the local time, raised to the median of the last 60 timestamps
-    const median = medianBigint(ctx.recentTimestamps);
-    const ts = this.now() < median ? median : this.now();
-    const candidates = view === this.store ? this.pool.templateTxs(Number.MAX_SAFE_INTEGER) : [];
-    const t = buildTemplate(ctx, prevId, candidates, keys, {
-      timestamp: ts,
-      reserveSize,
-      ...(opts.extraNonce ? { extraNonce: opts.extraNonce } : {}),
+    if (!view) throw miningErrors.internal(`prev_block ${hex(prevId)} is not a known block`);
+    const onTip = view === this.store;
+    const ctx = onTip ? this.mainContext() : nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    const mainIdAt = (h: number): Bytes => this.store.meta(h).hash;
+    const idAt = view.hashAt ? view.hashAt.bind(view) : mainIdAt;
+    const candidates: TemplateCandidate[] = onTip ? this.pool.templateTxs(Number.MAX_SAFE_INTEGER) : [];
+    const t = buildBlockTemplate({
+      ctx,
+      prevId,
+      candidates,
+      miner,
+      extraNonce,
+      now: this.now(),
+      seeds: templateSeeds(ctx.height, idAt, mainIdAt),
+      ...(onTip ? {} : { medianWeight: altTemplateMedian(view.blockWeights(ctx.height - 1, 1)[0], this.store.heightOf(prevId) !== undefined), recentTimestamps: this.mainContext().recentTimestamps }),
       backend: this.backend,
     });
-    const sh = this.seedHeight(ctx.height);
-    const nextSh = this.seedHeight(ctx.height + seedLag());
-    const at = (h: number): Bytes => (view.hashAt ? view.hashAt(h) : this.store.meta(h).hash);
-    return {
-      block: t.block,
-      blob: t.blob,
-      hashingBlob: blockHashingBlob(t.block, this.backend),
-      height: ctx.height,
-      difficulty: ctx.difficulty,
-      expectedReward: t.reward,
-      prevHash: prevId,
-      reservedOffset: t.reservedOffset,
-      seedHeight: sh,
-      seedHash: at(sh),
-      nextSeedHash: nextSh !== sh && nextSh < view.height() ? at(nextSh) : new Uint8Array(0),
-      txIds: t.txIds,
-    };
+    return t;
   }
 
+  /** generateblocks: templates, a real nonce search at the current difficulty, submitBlock. */
   async generateBlocks(count: number, address: string, opts: { prevId?: Bytes; startingNonce?: number } = {}): Promise<{ blocks: Bytes[]; height: number }> {
     const blocks: Bytes[] = [];
     let prevId = opts.prevId;
     for (let i = 0; i < count; i++) {
       const t = await this.blockTemplate(address, 0, prevId ? { prevId } : {});
-      const block = { ...t.block, nonce: opts.startingNonce ?? 0 };
-      if (t.difficulty > 1n) {
-        for (;;) {
-          const pow = await this.powHash(blockHashingBlob(block, this.backend), t.height, t.seedHash);
-          if (checkHash(pow, t.difficulty)) break;
-          block.nonce = (block.nonce + 1) >>> 0;
-        }
-      }
-      const r = await this.submitBlock(serializeBlock(block));
+      const mined = await mineBlock(t, t.difficulty, (hb) => this.powHash(hb, t.height, t.seedHash), opts.startingNonce ?? 0);
+      if (!mined) throw miningErrors.internal(`no nonce meets difficulty ${t.difficulty}`);
+      const r = await this.submitBlock(mined.blob);
       if (r.status !== "added" && r.status !== "alternative") throw new Error(`generated block rejected: ${r.message ?? r.status}`);
       if (!r.id) throw new Error("generated block has no id");
       blocks.push(r.id);
@@ -591,16 +592,24 @@ export class Node extends EventEmitter implements NodeCore {
     return { blocks, height: this.store.height() };
   }
 
-  startMining(): void {
-    throw new Error("the built-in miner is not available yet (node/mining)");
+  /** start_mining: checks throw synchronously (MiningError); the loops run until stopMining. */
+  startMining(address: string, threads: number, opts: { background?: boolean; ignoreBattery?: boolean } = {}): void {
+    if (this.closed) throw new Error("node is closed");
+    this.miner.start(address, threads, opts).catch(() => undefined);
   }
 
   stopMining(): void {
-    // nothing runs until node/mining lands
+    void this.miner.stop();
   }
 
   minerStatus(): MinerStatus {
-    return { active: false, address: "", threads: 0, speed: 0, background: false };
+    return this.miner.status();
+  }
+
+  /** mining_status's full answer (node/mining's report, with the next block's difficulty). */
+  miningReport(): MiningStatusReport {
+    const ctx = this.mainContext();
+    return this.miner.report(ctx.hfVersion, ctx.difficulty);
   }
 
   override on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
@@ -614,10 +623,10 @@ export class Node extends EventEmitter implements NodeCore {
     if (this.closed) return;
     // refuse new work first, then wait for the writer's queue to drain
     this.closed = true;
+    await this.miner.stop();
     await this.mutex.run(async () => undefined);
-    this.stopMining();
     await this.verifier.close();
-    if (this.rx) await this.rx.close();
+    await this.hasher.close();
     await this.store.close();
   }
 }
