@@ -232,3 +232,26 @@ test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks p
     await stopDaemon(d);
   }
 });
+
+test("the built-in miner: start_mining adds blocks, minerStatus reports it, stop_mining stops", async () => {
+  const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+  const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, syncMode: "fast", verifyThreads: 1 });
+  try {
+    assert.throws(() => node.startMining("not an address", 1), /address/i);
+    assert.equal(node.minerStatus().active, false);
+    node.startMining(ALICE, 1);
+    assert.equal(node.minerStatus().active, true);
+    assert.equal(node.minerStatus().address, ALICE);
+    const deadline = Date.now() + 20_000;
+    while (node.store.height() < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(node.store.height() >= 4, `mined to ${node.store.height()}`);
+    node.stopMining();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(node.minerStatus().active, false);
+    const h = node.store.height();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(node.store.height(), h, "no block after stop");
+  } finally {
+    await node.close();
+  }
+});
