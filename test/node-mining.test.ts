@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
-import { checkBlock, checkHash, type NextBlockContext, nextBlockContext } from "../src/consensus/index.js";
+import { blockReward, checkBlock, checkHash, checkMinerReward, type NextBlockContext, nextBlockContext } from "../src/consensus/index.js";
 import { defaultBackend } from "../src/crypto/index.js";
 import { RandomX, randomxStatus } from "../src/crypto/randomx.js";
 import { encodeAddress } from "../src/protocol/address.js";
@@ -269,6 +269,52 @@ test("fill_block_template: weight budget, key images used once, coinbase never d
   assert.equal(heavy.chosen.length, 0);
   assert.equal(altTemplateMedian(1000, true), 1000);
   assert.equal(altTemplateMedian(1000, false), 950);
+});
+
+test("coinbase weight settles in the penalty zone: the amount is the reward for the final weight (padding when it shrinks)", async (t) => {
+  const { store, dir } = storeUpTo(70);
+  t.after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const ctx = nextBlockContext(store, { fixedDifficulty: 1n });
+  const median = mainChainTemplateMedian(ctx);
+  assert.equal(median, 300_000);
+  let padded = 0;
+  const make = (weight: number, fee: bigint): BuiltTemplate =>
+    buildBlockTemplate({
+      ctx,
+      prevId: store.topHash(),
+      candidates: [{ id: new Uint8Array(32).fill(9), weight, fee, keyImages: [new Uint8Array(32).fill(1)] }],
+      miner: minerAddress(ADDRESS, "regtest", be),
+      extraNonce: new Uint8Array(0),
+      now: NOW,
+      seeds: templateSeeds(ctx.height, idAt(store)),
+      backend: be,
+    });
+  const cases: [number, bigint][] = [];
+  for (let w = median - 200; w < median + 2000; w += 37) cases.push([w, 10n ** 11n]);
+  // fees that put reward + fees just above 2^49 for the txs alone and below it with the coinbase:
+  // the amount's varint loses a byte, so the coinbase must be padded back to the weight it was paid for
+  const w = median + 100_000;
+  for (let k = 80; k < 120; k++) cases.push([w, (1n << 49n) - (blockReward(median, w + k, ctx.alreadyGeneratedCoins, ctx.hfVersion) ?? 0n)]);
+  for (const [weight, fee] of cases) {
+    const tpl = make(weight, fee);
+    if (tpl.txIds.length === 0) continue;
+    const total = tpl.txsWeight + tpl.minerTxWeight;
+    assert.equal(tpl.minerTxWeight, serializeTransaction(tpl.block.minerTx).length);
+    const base = blockReward(median, total, ctx.alreadyGeneratedCoins, ctx.hfVersion);
+    assert.equal(tpl.block.minerTx.vout[0].amount, (base ?? -1n) + tpl.fees, `weight ${weight}`);
+    // exactly what consensus's checkMinerReward demands from HF 13
+    const r = checkMinerReward(tpl.block.minerTx, total, tpl.fees, ctx.penaltyMedian, ctx.alreadyGeneratedCoins, ctx.hfVersion);
+    assert.ok(r.ok, `weight ${weight}`);
+    if (tpl.block.minerTx.extra.length > 33) {
+      padded++;
+      assert.ok(tpl.block.minerTx.extra.subarray(33).every((b) => b === 0), "padding is zeros");
+      assert.ok(parseTxExtra(tpl.block.minerTx.extra).fields.some((f) => f.type === "padding"));
+    }
+  }
+  assert.ok(padded > 0, "some templates needed padding");
 });
 
 test("request checks: addresses, reserve sizes, extra nonces", () => {
