@@ -1,0 +1,306 @@
+/**
+ * tsmonerod's RPC surface on a real daemon (real LMDB in a temp dir, real HTTP): every declared
+ * method and path takes bad input (mistyped params and mistyped fields) without crashing and
+ * answers with the right code and a message naming the field; monerod's semantic errors; restricted
+ * mode (main server and restricted port) hiding what monerod hides; digest auth with --rpc-login;
+ * the peer/log/limit state kept and reported; mining RPCs on regtest.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type Daemon, startDaemon } from "../src/node/daemon.js";
+import { DigestClient, parseLogin } from "../src/rpc/digest.js";
+import type { JsonSchema } from "../src/rpc/schema.js";
+
+// alice's primary address from the recorded chain (test/fixtures/chain/meta.json)
+const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
+
+let daemon: Daemon;
+let authed: Daemon;
+const dirs: string[] = [];
+
+interface RpcAnswer {
+  result?: Record<string, unknown> & { status?: string };
+  error?: { code: number; message: string };
+}
+
+async function rpc(url: string, method: string, params?: unknown): Promise<RpcAnswer> {
+  const res = await fetch(url + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  assert.equal(res.status, 200, `${method}: HTTP ${res.status}`);
+  return (await res.json()) as RpcAnswer;
+}
+
+async function path(url: string, p: string, body?: unknown): Promise<{ status: number; json?: Record<string, unknown>; text: string }> {
+  const res = await fetch(url + p, { method: "POST", body: body === undefined ? "" : JSON.stringify(body) });
+  const text = await res.text();
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "tsmonero-noderpc-"));
+  dirs.push(d);
+  return d;
+}
+
+before(async () => {
+  daemon = await startDaemon({
+    network: "regtest", dataDir: tmp(), fixedDifficulty: 1n, offline: true, rpcBindPort: 29020, rpcRestrictedBindPort: 29021,
+    logFile: "", logToConsole: false, syncMode: "fast", verifyThreads: 1,
+  });
+  authed = await startDaemon({
+    network: "regtest", dataDir: tmp(), fixedDifficulty: 1n, offline: true, rpcBindPort: 29022, rpcLogin: "alice:s3cret",
+    logFile: "", logToConsole: false, syncMode: "fast", verifyThreads: 1,
+  });
+});
+
+after(async () => {
+  await daemon?.stop();
+  await authed?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A value of the wrong JSON type for a field of this schema. */
+function wrongFor(s: JsonSchema): unknown {
+  const t = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (t) {
+    case "integer":
+      return "twelve";
+    case "boolean":
+      return "maybe";
+    case "string":
+      return s.pattern !== undefined ? "zz" : 12;
+    case "array":
+      return 7;
+    case "object":
+      return "not an object";
+    default:
+      return undefined;
+  }
+}
+
+/** A well-typed value for every declared field (so the mistyped one is the only problem). */
+function validBase(js: JsonSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, fs] of Object.entries(js.properties ?? {})) {
+    const t = Array.isArray(fs.type) ? fs.type[0] : fs.type;
+    out[k] = t === "integer" ? 0 : t === "boolean" ? false : t === "string" ? "" : t === "array" ? [] : {};
+  }
+  return out;
+}
+
+test("every JSON-RPC method: mistyped params and mistyped fields answer -32602 naming the field; nothing crashes", async () => {
+  const { nodeMethods } = await import("../src/node/rpc/index.js");
+  const table = nodeMethods({ core: daemon.core, state: daemon.state, now: () => 0, stop: () => undefined, databaseSize: () => 0, freeSpace: () => 0n });
+  const { jsonRpc, json, bin } = table.list();
+  assert.ok(jsonRpc.length >= 30, `${jsonRpc.length} JSON-RPC methods`);
+  let checked = 0;
+  for (const m of jsonRpc) {
+    const js = m.params.jsonSchema();
+    if (js.type === "object" && js.properties) {
+      const r = await rpc(daemon.rpcUrl, m.name, "a string where an object belongs");
+      assert.equal(r.error?.code, -32602, `${m.name}: params as a string → ${JSON.stringify(r)}`);
+      assert.match(r.error?.message ?? "", /params: expected an object/, m.name);
+      for (const [field, fs] of Object.entries(js.properties)) {
+        const bad = wrongFor(fs);
+        if (bad === undefined) continue;
+        const r2 = await rpc(daemon.rpcUrl, m.name, { ...validBase(js), [field]: bad });
+        assert.equal(r2.error?.code, -32602, `${m.name}.${field} = ${JSON.stringify(bad)} → ${JSON.stringify(r2)}`);
+        assert.ok(r2.error?.message.includes(`params.${field}`), `${m.name}: message names the field: ${r2.error?.message}`);
+        checked++;
+      }
+    }
+  }
+  for (const p of json) {
+    const js = p.params.jsonSchema();
+    for (const [field, fs] of Object.entries(js.properties ?? {})) {
+      const bad = wrongFor(fs);
+      if (bad === undefined) continue;
+      const r = await path(daemon.rpcUrl, p.path, { [field]: bad });
+      assert.equal(r.status, 400, `${p.path}.${field}: HTTP ${r.status} ${r.text}`);
+      assert.ok(r.text.includes(field), `${p.path}: message names ${field}: ${r.text}`);
+      checked++;
+    }
+    const r = await path(daemon.rpcUrl, p.path, "[not json");
+    assert.ok(r.status === 400 || r.status === 200, `${p.path}: a string body → ${r.status}`);
+  }
+  for (const b of bin) {
+    const res = await fetch(daemon.rpcUrl + b.path, { method: "POST", body: Buffer.from("definitely not epee") });
+    assert.equal(res.status, 400, `${b.path}: garbage epee`);
+  }
+  assert.ok(checked > 60, `${checked} mistyped fields checked`);
+  // still alive and answering
+  const info = await rpc(daemon.rpcUrl, "get_info");
+  assert.equal(info.result?.status, "OK");
+});
+
+test("monerod's semantic errors: codes and messages", async () => {
+  const u = daemon.rpcUrl;
+  const cases: [string, unknown, number, RegExp][] = [
+    ["get_block_header_by_height", {}, -32602, /params\.height: missing/],
+    ["get_block_header_by_height", { height: 5 }, -2, /Requested block height: 5 greater than current top block height: 0/],
+    ["get_block_header_by_height", { height: "18446744073709551616" }, -32602, /out of range/],
+    ["get_block_headers_range", { start_height: 0, end_height: 9 }, -2, /Invalid start\/end heights/],
+    ["get_block", { hash: "abc" }, -1, /Failed to parse hex representation of block hash/],
+    ["get_block", { hash: "11".repeat(32) }, -5, /can't get block by hash/],
+    ["on_get_block_hash", [], -1, /Wrong parameters, expected height/],
+    ["on_get_block_hash", ["x"], -32602, /params\[0\]/],
+    ["get_block_template", { wallet_address: ALICE, reserve_size: 256 }, -3, /Too big reserved size, maximum 255/],
+    ["get_block_template", { wallet_address: "nope", reserve_size: 1 }, -4, /Failed to parse wallet address/],
+    ["get_block_template", { wallet_address: ALICE, reserve_size: 1, extra_nonce: "00" }, -1, /Cannot specify both/],
+    ["submit_block", ["zz"], -6, /Wrong block blob/],
+    ["submit_block", ["00"], -6, /Wrong block blob/],
+    ["submit_block", "x", -1, /Wrong param/],
+    ["generateblocks", { amount_of_blocks: 1, wallet_address: "bad" }, -4, /Failed to parse wallet address/],
+    ["calc_pow", { major_version: 16, height: 1, block_blob: "00", seed_hash: "" }, -6, /Wrong block blob/],
+    ["get_output_distribution", { amounts: [0], from_height: 5, to_height: 2 }, -5, /Failed to get output distribution/],
+    ["get_fee_estimate", { grace_blocks: "lots" }, -32602, /params\.grace_blocks/],
+    ["relay_tx", { txids: ["00"] }, -5, /invalid transaction id: 00/],
+    ["relay_tx", { txids: ["11".repeat(32)] }, -5, /transaction not found in pool/],
+    ["set_bans", { bans: [{ host: "not a host", ban: true, seconds: 10 }] }, -1, /Unsupported host\/subnet type/],
+    ["banned", { address: "999.1.1.1" }, -1, /Unsupported host type/],
+    ["prune_blockchain", {}, -5, /Failed to prune blockchain/],
+    ["no_such_method", {}, -32601, /Method not found/],
+  ];
+  for (const [m, p, code, msg] of cases) {
+    const r = await rpc(u, m, p);
+    assert.equal(r.error?.code, code, `${m} ${JSON.stringify(p)} → ${JSON.stringify(r)}`);
+    assert.match(r.error?.message ?? "", msg, m);
+  }
+  const sr = await path(u, "/send_raw_transaction", { tx_as_hex: "zz" });
+  assert.equal(sr.json?.status, "Failed");
+  assert.match(String(sr.json?.reason), /hex/);
+  const sr2 = await path(u, "/send_raw_transaction", { tx_as_hex: "0200" });
+  assert.equal(sr2.json?.status, "Failed");
+  const gt = await path(u, "/get_transactions", { txs_hashes: ["12"] });
+  assert.equal(gt.json?.status, "Failed, size of data mismatch");
+  const outs = await path(u, "/get_outs", { outputs: [{ amount: 0, index: 99 }] });
+  assert.equal(outs.json?.status, "Failed");
+  const sum = await rpc(u, "get_coinbase_tx_sum", { height: 9, count: 1 });
+  assert.equal(sum.result?.status, "height or count is too large");
+  const lvl = await path(u, "/set_log_level", { level: 9 });
+  assert.equal(lvl.json?.status, "Error: log level not valid");
+  const lim = await path(u, "/set_limit", { limit_down: -5 });
+  assert.equal(lim.json?.status, "Invalid parameter");
+  const hr = await path(u, "/set_log_hash_rate", { visible: true });
+  assert.equal(hr.json?.status, "NOT MINING");
+  const upd = await path(u, "/update", { command: "check" });
+  assert.equal(upd.json?.status, "Daemon is running offline");
+  assert.equal((await path(u, "/no_such_path", {})).status, 404);
+});
+
+test("kept state: bans, limits, peers, log level and categories, bootstrap daemon", async () => {
+  const u = daemon.rpcUrl;
+  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: true, seconds: 300 }, { ip: 0x04030201, ban: true, seconds: 100 }] })).result?.status, "OK");
+  const bans = (await rpc(u, "get_bans")).result?.bans as { host: string; ip: number; seconds: number }[];
+  assert.deepEqual(bans.map((b) => b.host).sort(), ["1.2.3.4", "10.1.2.3"]);
+  assert.equal(bans.find((b) => b.host === "10.1.2.3")?.ip, 0x0302010a);
+  assert.ok((bans.find((b) => b.host === "10.1.2.3")?.seconds ?? 0) > 290);
+  assert.equal((await rpc(u, "banned", { address: "10.1.2.3" })).result?.banned, true);
+  await rpc(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: false }] });
+  assert.equal((await rpc(u, "banned", { address: "10.1.2.3" })).result?.banned, false);
+  assert.deepEqual((await path(u, "/set_limit", { limit_down: 1000, limit_up: 0 })).json, { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
+  assert.deepEqual((await path(u, "/get_limit")).json, { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
+  assert.equal((await path(u, "/set_limit", { limit_down: -1 })).json?.limit_down, 8192);
+  assert.equal((await path(u, "/out_peers", { out_peers: 5 })).json?.out_peers, 5);
+  assert.equal((await path(u, "/out_peers", { set: false, out_peers: 9 })).json?.out_peers, 5);
+  assert.equal((await path(u, "/in_peers", { in_peers: 7 })).json?.in_peers, 7);
+  assert.equal((await path(u, "/set_log_level", { level: 2 })).json?.status, "OK");
+  assert.equal(daemon.state.logLevel, 2);
+  const cats = await path(u, "/set_log_categories", { categories: "net:DEBUG,blockchain:TRACE" });
+  assert.equal(cats.json?.categories, "net:DEBUG,blockchain:TRACE");
+  const bad = await path(u, "/set_log_categories", { categories: "net:LOUD" });
+  assert.match(String(bad.json?.status), /Invalid log category 'net:LOUD'/);
+  await path(u, "/set_log_level", { level: 0 });
+  assert.equal((await path(u, "/set_bootstrap_daemon", { address: "127.0.0.1:18081" })).json?.status, "OK");
+  assert.equal((await rpc(u, "get_info")).result?.bootstrap_daemon_address, "127.0.0.1:18081");
+  await path(u, "/set_bootstrap_daemon", { address: "" });
+  assert.equal((await rpc(u, "get_connections")).result?.status, "OK");
+  assert.equal((await rpc(u, "sync_info")).result?.height, daemon.core.store.height());
+  assert.equal((await path(u, "/get_peer_list")).json?.status, "OK");
+  assert.equal((await path(u, "/get_net_stats")).json?.start_time, daemon.state.startTime);
+  assert.deepEqual((await rpc(u, "prune_blockchain", { check: true })).result, { pruned: false, pruning_seed: 0, status: "OK", untrusted: false });
+  assert.equal((await rpc(u, "flush_cache", { bad_txs: true })).result?.status, "OK");
+  assert.equal((await path(u, "/save_bc")).json?.status, "OK");
+});
+
+test("mining RPCs on regtest: generateblocks, template, submit, miner data, calc_pow, pop_blocks", async () => {
+  const u = daemon.rpcUrl;
+  const g = await rpc(u, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE });
+  assert.equal(g.result?.status, "OK", JSON.stringify(g));
+  assert.equal((g.result?.blocks as string[]).length, 3);
+  assert.equal(g.result?.height, 3);
+  assert.equal((await rpc(u, "get_block_count")).result?.count, 4);
+  const t = await rpc(u, "get_block_template", { wallet_address: ALICE, reserve_size: 8 });
+  assert.equal(t.result?.height, 4);
+  assert.equal(t.result?.difficulty, 1);
+  assert.equal((t.result?.blocktemplate_blob as string).length > 100, true);
+  const s = await rpc(u, "submit_block", [t.result?.blocktemplate_blob]);
+  assert.equal(s.result?.status, "OK", JSON.stringify(s));
+  const dup = await rpc(u, "submit_block", [t.result?.blocktemplate_blob]);
+  assert.equal(dup.result?.status, "OK", "a known block is answered OK, as monerod does");
+  const md = await rpc(u, "get_miner_data");
+  assert.equal(md.result?.height, 5);
+  assert.equal(md.result?.difficulty, "0x1");
+  const hdr = await rpc(u, "get_last_block_header", { fill_pow_hash: true });
+  const pow = await rpc(u, "calc_pow", { major_version: 16, height: 4, block_blob: t.result?.blocktemplate_blob, seed_hash: t.result?.seed_hash });
+  assert.equal(typeof pow.result, "string");
+  assert.equal(pow.result as unknown, (hdr.result?.block_header as { pow_hash: string }).pow_hash);
+  assert.equal((await path(u, "/mining_status")).json?.active, false);
+  const pop = await path(u, "/pop_blocks", { nblocks: 2 });
+  assert.equal(pop.json?.height, 3);
+});
+
+test("restricted mode: the restricted port hides what monerod hides and blanks get_info's private fields", async () => {
+  const r = daemon.restrictedRpcUrl;
+  assert.ok(r);
+  for (const m of ["generateblocks", "get_connections", "set_bans", "get_bans", "banned", "flush_txpool", "get_coinbase_tx_sum", "get_alternate_chains", "relay_tx", "sync_info", "prune_blockchain", "flush_cache", "calc_pow"]) {
+    const a = await rpc(r, m, {});
+    assert.equal(a.error?.code, -32601, `${m} hidden on the restricted port`);
+  }
+  for (const p of ["/start_mining", "/stop_mining", "/mining_status", "/save_bc", "/get_peer_list", "/set_log_level", "/set_log_categories", "/set_log_hash_rate", "/stop_daemon", "/set_limit", "/out_peers", "/in_peers", "/update", "/pop_blocks", "/get_net_stats", "/set_bootstrap_daemon"]) {
+    assert.equal((await path(r, p, {})).status, 404, `${p} hidden on the restricted port`);
+  }
+  const info = (await rpc(r, "get_info")).result;
+  assert.equal(info?.restricted, true);
+  assert.equal(info?.start_time, 0);
+  assert.equal(info?.version, "");
+  assert.equal(info?.height_without_bootstrap, 0);
+  assert.equal((info?.database_size as number) % (5 * 1024 * 1024 * 1024), 0);
+  const hdr = (await rpc(r, "get_last_block_header", { fill_pow_hash: true })).result?.block_header as { pow_hash: string };
+  assert.equal(hdr.pow_hash, "", "no pow hash on a restricted server");
+  const dist = await rpc(r, "get_output_distribution", { amounts: [1000] });
+  assert.equal(dist.error?.code, -19);
+  const hist = await rpc(r, "get_output_histogram", {});
+  assert.match(String(hist.result?.status), /Restricted RPC will not serve histograms/);
+  assert.equal((await path(r, "/get_limit")).json?.status, "OK", "get_limit stays public");
+  assert.equal((await rpc(daemon.rpcUrl, "get_info")).result?.restricted, false);
+});
+
+test("--rpc-login: digest auth required, monerod's challenge answered", async () => {
+  const u = authed.rpcUrl;
+  const res = await fetch(u + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_info" }) });
+  assert.equal(res.status, 401);
+  const challenges = res.headers.get("www-authenticate");
+  assert.ok(challenges);
+  const client = new DigestClient(parseLogin("alice:s3cret"));
+  assert.ok(client.onChallenge(challenges.split(/,\s*(?=Digest )/)));
+  const ok = await fetch(u + "/json_rpc", {
+    method: "POST",
+    headers: { Authorization: client.header("POST", "/json_rpc") ?? "" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_info" }),
+  });
+  assert.equal(ok.status, 200);
+  assert.equal(((await ok.json()) as RpcAnswer).result?.status, "OK");
+  const wrong = new DigestClient(parseLogin("alice:wrong"));
+  wrong.onChallenge(challenges.split(/,\s*(?=Digest )/));
+  const no = await fetch(u + "/get_height", { method: "POST", headers: { Authorization: wrong.header("POST", "/get_height") ?? "" } });
+  assert.equal(no.status, 401);
+});
