@@ -386,6 +386,8 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
       ["valid", tx1],
       ["again", tx1],
       ["double-spend-in-pool", spend(owned[0])],
+      // two faults: monerod's pool key-image check comes before the ring-size rule
+      ["double-spend-in-pool-ring-15", spend(owned[0], { ringSize: 15 })],
       ["fee-too-low", spend(owned[1], { fee: (parseTransaction(spend(owned[1])).rct?.fee ?? 0n) / 2n })],
       ["ring-15", spend(owned[1], { ringSize: 15 })],
     ];

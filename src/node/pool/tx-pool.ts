@@ -8,7 +8,7 @@
  * The pool does not lock: the node's core serialises every call that changes state (one writer).
  */
 import type { Database } from "lmdb";
-import { checkPoolTx, checkTxCoreSemantics, checkTxSemantics, nextBlockContext, type NextBlockContext, txError, type TxRuleError } from "../../consensus/index.js";
+import { checkPoolTx, checkTxCoreSemantics, checkTxInputShape, checkTxSemantics, nextBlockContext, type NextBlockContext, txError, type TxRuleError } from "../../consensus/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import type { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
@@ -278,8 +278,14 @@ export class TxPool implements PoolView {
         error = checkPoolTx(tx, blob.length, weight, { hfVersion: hf, blockWeightLimit: ctx.limits.limit, fee: feeContext(ctx), verifyRctSemantics: () => semOk }, this.backend);
       }
     }
-    if (error) return fail(error, error.message, id);
+    // add_tx checks the pool's key images before check_tx_outputs and check_tx_inputs: an error of
+    // that last stage (checkTxInputShape) gives way to a pool double spend
+    const shapeStage = (e: TxRuleError): boolean => {
+      const shape = checkTxInputShape(tx, hf, semOpts);
+      return shape !== undefined && shape.code === e.code && shape.message === e.message;
+    };
     const kis = txKeyImages(tx);
+    if (error && (keptByBlock || !kis.some((k) => this.spenderOf(k)) || !shapeStage(error))) return fail(error, error.message, id);
     if (!keptByBlock) {
       for (let i = 0; i < kis.length; i++) {
         const spender = this.spenderOf(kis[i]);
