@@ -603,7 +603,7 @@ export class Ledger {
     const h = BigInt(e.height);
     e.confirmations = h >= chain || (e.height === 0 && (e.type === "pending" || e.type === "pool")) ? 0n : chain - h;
     const reward = this.state.lastBlockReward;
-    e.suggestedConfirmationsThreshold = reward === 0n ? 0n : (e.amount + reward - 1n) / reward;
+    e.suggestedConfirmationsThreshold = reward === 0n ? 0n : BigInt.asUintN(64, e.amount + reward - 1n) / reward; // uint64_t arithmetic, as wallet_rpc_server
     if (e.unlockTime < MAX_BLOCK_NUMBER) {
       if (e.unlockTime > chain && e.unlockTime - chain > e.suggestedConfirmationsThreshold) e.suggestedConfirmationsThreshold = e.unlockTime - chain;
     } else if (e.unlockTime > now) {
@@ -639,14 +639,16 @@ export class Ledger {
 
   private entryOfOutgoing(o: OutgoingTransfer | PendingTransfer, env: QueryEnv): TransferEntry {
     const pending = "failed" in o;
-    const fee = o.amountIn - o.amountOut;
+    // wallet2 computes these in uint64_t: a change larger than the inputs wraps around (it does for
+    // a wallet restored after some of its outputs were received)
+    const fee = BigInt.asUintN(64, o.amountIn - o.amountOut);
     const change = o.change === -1n ? 0n : o.change;
     const e: TransferEntry = {
       txid: o.txid,
       paymentId: paymentIdHex(o.paymentId),
       height: pending ? 0 : o.blockHeight,
       timestamp: o.timestamp,
-      amount: o.amountIn - change - fee,
+      amount: BigInt.asUintN(64, o.amountIn - change - fee),
       amounts: [],
       fee,
       note: env.note?.(o.txid) ?? "",

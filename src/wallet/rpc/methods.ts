@@ -12,6 +12,7 @@ import {
   array,
   bool,
   type ErrorPolicy,
+  type Fields,
   type JsonValue,
   type JsonWritable,
   MethodTable,
@@ -131,6 +132,11 @@ function withList<T extends Record<string, JsonWritable>>(o: T, key: string, lis
 
 const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 });
 
+/** A method's params: an object of fields; a JSON array loads as {} (epee does so). */
+function obj<T extends object>(fields: Fields<T>): Schema<T> {
+  return object(fields, { arrayIsEmpty: true });
+}
+
 /** The methods of a later issue: their names, and whether monero-wallet-rpc refuses them in restricted mode. */
 const LATER: readonly [string, boolean, string?][] = [
   ["transfer", true],
@@ -204,7 +210,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "create_wallet",
     wallet: false,
-    params: object({ filename: str, password: str, language: str }),
+    params: obj({ filename: str, password: str, language: str }),
     handler: async (p) => {
       await svc.createWallet(p);
       return {};
@@ -213,7 +219,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "open_wallet",
     wallet: false,
-    params: object({ filename: str, password: str, autosave_current: withDefault(bool, true) }),
+    params: obj({ filename: str, password: str, autosave_current: withDefault(bool, true) }),
     handler: async (p) => {
       await svc.openWallet(p);
       return {};
@@ -221,7 +227,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "close_wallet",
-    params: object({ autosave_current: withDefault(bool, true) }),
+    params: obj({ autosave_current: withDefault(bool, true) }),
     handler: async (p) => {
       await svc.closeWallet(p);
       return {};
@@ -230,7 +236,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "store",
     restricted: true,
-    params: object({}),
+    params: obj({}),
     handler: () => {
       svc.store();
       return {};
@@ -239,7 +245,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "change_wallet_password",
     restricted: true,
-    params: object({ old_password: str, new_password: str }),
+    params: obj({ old_password: str, new_password: str }),
     handler: async (p) => {
       await svc.changePassword(p.old_password, p.new_password);
       return {};
@@ -248,7 +254,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "stop_wallet",
     restricted: true,
-    params: object({}),
+    params: obj({}),
     handler: async () => {
       svc.wallet().store();
       setImmediate(() => {
@@ -260,7 +266,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "restore_deterministic_wallet",
     wallet: false,
-    params: object({
+    params: obj({
       restore_height: u64,
       filename: str,
       seed: str,
@@ -274,7 +280,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "generate_from_keys",
     wallet: false,
-    params: object({
+    params: obj({
       restore_height: u64,
       filename: str,
       address: str,
@@ -289,17 +295,17 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "query_key",
     restricted: true,
-    params: object({ key_type: str }),
+    params: obj({ key_type: str }),
     handler: (p) => queryKey(w().keyWallet, p.key_type),
   });
-  add({ name: "get_languages", wallet: false, params: object({}), handler: () => getLanguages() });
+  add({ name: "get_languages", wallet: false, params: obj({}), handler: () => getLanguages() });
 
   // ---- balance, addresses, accounts ----
 
   add({
     name: "get_balance",
     aliases: ["getbalance"],
-    params: object({ account_index: u32, address_indices: array(u32), all_accounts: bool, strict: bool }),
+    params: obj({ account_index: u32, address_indices: array(u32), all_accounts: bool, strict: bool }),
     handler: (p) => {
       const wal = w();
       const t = now();
@@ -342,7 +348,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "get_address",
     aliases: ["getaddress"],
-    params: object({ account_index: u32, address_index: array(u32) }),
+    params: obj({ account_index: u32, address_index: array(u32) }),
     handler: (p) => {
       const wal = w();
       if (p.account_index >= wal.accountCount) fail(W.ACCOUNT_INDEX_OUT_OF_BOUNDS, WalletRpcMessages.accountOutOfBound);
@@ -359,7 +365,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "get_address_index",
-    params: object({ address: str }),
+    params: obj({ address: str }),
     handler: (p) => {
       const wal = w();
       let spend: Uint8Array;
@@ -375,7 +381,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "create_address",
-    params: object({ account_index: u32, count: withDefault(u32, 1), label: str }),
+    params: obj({ account_index: u32, count: withDefault(u32, 1), label: str }),
     handler: async (p) => {
       const wal = w();
       if (p.count < 1 || p.count > 64) fail(W.UNKNOWN_ERROR, WalletRpcMessages.countRange);
@@ -388,7 +394,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "label_address",
-    params: object({ index: subaddrIndex, label: str }),
+    params: obj({ index: subaddrIndex, label: str }),
     handler: (p) => {
       const wal = w();
       if (p.index.major >= wal.accountCount) fail(W.ACCOUNT_INDEX_OUT_OF_BOUNDS, WalletRpcMessages.accountOutOfBound);
@@ -400,7 +406,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "validate_address",
     wallet: false,
-    params: object({ address: str, any_net_type: bool, allow_openalias: bool }),
+    params: obj({ address: str, any_net_type: bool, allow_openalias: bool }),
     handler: (p) => {
       if (!p.any_net_type && !svc.hasWallet) fail(W.NOT_OPEN, "No wallet file");
       const net = svc.hasWallet ? w().network : undefined;
@@ -409,7 +415,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "get_accounts",
-    params: object({ tag: str, strict_balances: bool, regexp: bool }),
+    params: obj({ tag: str, strict_balances: bool, regexp: bool }),
     handler: (p) => {
       const wal = w();
       const { descriptions, tags } = wal.accountTags();
@@ -447,7 +453,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "create_account",
-    params: object({ label: str }),
+    params: obj({ label: str }),
     handler: async (p) => {
       const wal = w();
       const major = await wal.addAccount(p.label);
@@ -456,7 +462,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "label_account",
-    params: object({ account_index: u32, label: str }),
+    params: obj({ account_index: u32, label: str }),
     handler: (p) => {
       const wal = w();
       if (p.account_index >= wal.accountCount) fail(W.ACCOUNT_INDEX_OUT_OF_BOUNDS, WalletRpcMessages.accountOutOfBound);
@@ -466,7 +472,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "get_account_tags",
-    params: object({}),
+    params: obj({}),
     handler: () => {
       const { descriptions, tags } = w().accountTags();
       const list = [...descriptions].map(([tag, label]) =>
@@ -477,7 +483,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "tag_accounts",
-    params: object({ tag: str, accounts: array(u32) }),
+    params: obj({ tag: str, accounts: array(u32) }),
     handler: (p) => {
       w().setAccountTag([...new Set(p.accounts)], p.tag);
       return {};
@@ -485,7 +491,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "untag_accounts",
-    params: object({ accounts: array(u32) }),
+    params: obj({ accounts: array(u32) }),
     handler: (p) => {
       w().setAccountTag([...new Set(p.accounts)], "");
       return {};
@@ -493,7 +499,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "set_account_tag_description",
-    params: object({ tag: str, description: str }),
+    params: obj({ tag: str, description: str }),
     handler: (p) => {
       const wal = w();
       if (p.tag === "") fail(W.UNKNOWN_ERROR, "Tag must not be empty");
@@ -502,12 +508,13 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
       return {};
     },
   });
-  add({ name: "get_height", aliases: ["getheight"], params: object({}), handler: () => ({ height: w().ledger.height }) });
+  // m_blockchain holds genesis from the start: a wallet that has not refreshed yet answers 1
+  add({ name: "get_height", aliases: ["getheight"], params: obj({}), handler: () => ({ height: Math.max(1, w().ledger.height) }) });
 
   const keyImageMethod = (name: "freeze" | "thaw" | "frozen", what: string) =>
     add({
       name,
-      params: object({ key_image: str }),
+      params: obj({ key_image: str }),
       handler: (p) => {
         const wal = w();
         if (p.key_image === "") fail(W.UNKNOWN_ERROR, `Must specify key image to ${what}`);
@@ -526,12 +533,12 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
 
   add({
     name: "make_integrated_address",
-    params: object({ standard_address: str, payment_id: str }),
+    params: obj({ standard_address: str, payment_id: str }),
     handler: (p) => makeIntegratedAddress(w().keyWallet, p, () => svc.randomPaymentId()),
   });
   add({
     name: "split_integrated_address",
-    params: object({ integrated_address: str }),
+    params: obj({ integrated_address: str }),
     handler: (p) => splitIntegratedAddress(w().network, p),
   });
 
@@ -540,7 +547,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "get_transfers",
     restricted: true,
-    params: object({
+    params: obj({
       in: bool,
       out: bool,
       pending: bool,
@@ -581,7 +588,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "get_transfer_by_txid",
     restricted: true,
-    params: object({ txid: str, account_index: u32 }),
+    params: obj({ txid: str, account_index: u32 }),
     handler: async (p) => {
       const wal = w();
       if (!isHex(p.txid)) fail(W.WRONG_TXID, "Transaction ID has invalid format");
@@ -600,7 +607,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "incoming_transfers",
-    params: object({ transfer_type: str, account_index: u32, subaddr_indices: array(u32) }),
+    params: obj({ transfer_type: str, account_index: u32, subaddr_indices: array(u32) }),
     handler: (p) => {
       const wal = w();
       const type = p.transfer_type;
@@ -612,7 +619,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "get_payments",
-    params: object({ payment_id: str }),
+    params: obj({ payment_id: str }),
     handler: (p) => {
       const wal = w();
       if (!isHex(p.payment_id)) fail(W.WRONG_PAYMENT_ID, "Payment ID has invalid format");
@@ -627,7 +634,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "get_bulk_payments",
-    params: object({ payment_ids: array(str), min_block_height: u64 }),
+    params: obj({ payment_ids: array(str), min_block_height: u64 }),
     handler: (p) => {
       const wal = w();
       const t = now();
@@ -655,7 +662,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "refresh",
     restricted: true,
-    params: object({ start_height: u64 }),
+    params: obj({ start_height: u64 }),
     handler: async (p) => {
       const start = p.start_height > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(p.start_height);
       const r = await svc.refresh(w(), start);
@@ -666,7 +673,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
     name: "auto_refresh",
     wallet: false,
     restricted: true,
-    params: object({ enable: withDefault(bool, true), period: u32 }),
+    params: obj({ enable: withDefault(bool, true), period: u32 }),
     handler: (p) => {
       svc.setAutoRefresh(p.enable, p.period);
       return {};
@@ -675,7 +682,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "rescan_blockchain",
     restricted: true,
-    params: object({ hard: bool }),
+    params: obj({ hard: bool }),
     handler: async () => {
       await svc.rescanBlockchain();
       return {};
@@ -684,7 +691,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "scan_tx",
     restricted: true,
-    params: object({ txids: array(str) }),
+    params: obj({ txids: array(str) }),
     handler: async (p) => {
       const wal = w();
       for (const id of p.txids) if (!isHash(id)) fail(W.WRONG_TXID, "TX ID has invalid format");
@@ -713,7 +720,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "rescan_spent",
     restricted: true,
-    params: object({}),
+    params: obj({}),
     handler: async () => {
       const wal = w();
       const node = svc.daemon;
@@ -744,7 +751,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "set_daemon",
     restricted: true,
-    params: object({
+    params: obj({
       address: str,
       username: str,
       password: str,
@@ -768,7 +775,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "start_mining",
-    params: object({ threads_count: u64, do_background_mining: bool, ignore_battery: bool }),
+    params: obj({ threads_count: u64, do_background_mining: bool, ignore_battery: bool }),
     handler: async (p) => {
       const wal = w();
       if (!svc.trusted) fail(W.UNKNOWN_ERROR, "This command requires a trusted daemon.");
@@ -795,7 +802,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "stop_mining",
-    params: object({}),
+    params: obj({}),
     handler: async () => {
       const node = svc.daemon;
       let ok: boolean;
@@ -814,7 +821,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "set_tx_notes",
     restricted: true,
-    params: object({ txids: array(str), notes: array(str) }),
+    params: obj({ txids: array(str), notes: array(str) }),
     handler: (p) => {
       const wal = w();
       if (p.txids.length !== p.notes.length) fail(W.UNKNOWN_ERROR, "Different amount of txids and notes");
@@ -827,7 +834,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "get_tx_notes",
-    params: object({ txids: array(str) }),
+    params: obj({ txids: array(str) }),
     handler: (p) => {
       const wal = w();
       for (const id of p.txids) if (!isHash(id)) fail(W.WRONG_TXID, "TX ID has invalid format");
@@ -837,7 +844,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "set_attribute",
     restricted: true,
-    params: object({ key: str, value: str }),
+    params: obj({ key: str, value: str }),
     handler: (p) => {
       w().user.attributes[p.key] = p.value;
       return {};
@@ -846,7 +853,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "get_attribute",
     restricted: true,
-    params: object({ key: str }),
+    params: obj({ key: str }),
     handler: (p) => {
       const attrs = w().user.attributes;
       if (!Object.prototype.hasOwnProperty.call(attrs, p.key)) fail(W.ATTRIBUTE_NOT_FOUND, "Attribute not found.");
@@ -876,7 +883,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
 
   add({
     name: "get_address_book",
-    params: object({ entries: array(u64) }),
+    params: obj({ entries: array(u64) }),
     handler: (p) => {
       const wal = w();
       const ab = wal.user.addressBook;
@@ -892,7 +899,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "add_address_book",
     restricted: true,
-    params: object({ address: str, description: str }),
+    params: obj({ address: str, description: str }),
     handler: (p) => {
       const wal = w();
       const { base, pid } = parseBookAddress(wal, p.address);
@@ -903,7 +910,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "edit_address_book",
     restricted: true,
-    params: object({ index: u64, set_address: bool, address: str, set_description: bool, description: str }),
+    params: obj({ index: u64, set_address: bool, address: str, set_description: bool, description: str }),
     handler: (p) => {
       const wal = w();
       const ab = wal.user.addressBook;
@@ -925,7 +932,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   add({
     name: "delete_address_book",
     restricted: true,
-    params: object({ index: u64 }),
+    params: obj({ index: u64 }),
     handler: (p) => {
       const ab = w().user.addressBook;
       if (p.index >= BigInt(ab.length)) fail(W.WRONG_INDEX, `Index out of range: ${p.index}`);
@@ -935,23 +942,23 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "make_uri",
-    params: object({ address: str, payment_id: str, amount: u64, tx_description: str, recipient_name: str }),
+    params: obj({ address: str, payment_id: str, amount: u64, tx_description: str, recipient_name: str }),
     handler: (p) => makeUriRpc(w().network, p),
   });
   add({
     name: "parse_uri",
-    params: object({ uri: str }),
+    params: obj({ uri: str }),
     handler: (p) => parseUriRpc(w().network, p) as unknown as JsonWritable,
   });
 
   // ---- version, logs, multisig status ----
 
-  add({ name: "get_version", wallet: false, params: object({}), handler: () => ({ version: WALLET_RPC_VERSION, release: false }) }); // as the Debian build of monero-wallet-rpc answers
+  add({ name: "get_version", wallet: false, params: obj({}), handler: () => ({ version: WALLET_RPC_VERSION, release: false }) }); // as the Debian build of monero-wallet-rpc answers
   add({
     name: "set_log_level",
     wallet: false,
     restricted: true,
-    params: object({ level: i32 }),
+    params: obj({ level: i32 }),
     handler: (p) => {
       if (p.level < 0 || p.level > 4) fail(W.INVALID_LOG_LEVEL, "Error: log level not valid");
       logLevel = p.level;
@@ -963,7 +970,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
     name: "set_log_categories",
     wallet: false,
     restricted: true,
-    params: object({ categories: str }),
+    params: obj({ categories: str }),
     handler: (p) => {
       logCategories = p.categories;
       return { categories: logCategories };
@@ -971,7 +978,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
   });
   add({
     name: "is_multisig",
-    params: object({}),
+    params: obj({}),
     handler: () => ({ multisig: false, ready: false, threshold: 0, total: 0 }),
   });
 

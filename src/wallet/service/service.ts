@@ -114,7 +114,7 @@ export class WalletService {
   /** Starts the background refresh timer (monero-wallet-rpc's idle handler, checked every second). */
   start(): void {
     if (this.timer) return;
-    this.lastAutoRefresh = Date.now();
+    // monero-wallet-rpc starts from min_date_time: the first wallet opened refreshes at the next tick
     this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
   }
@@ -219,7 +219,6 @@ export class WalletService {
     const old = this.current;
     this.current = w;
     w.attach(this.node);
-    this.lastAutoRefresh = Date.now();
     if (old) await old.close();
   }
 

@@ -66,6 +66,9 @@ export class WalletNetworkError extends Error {
   }
 }
 
+/** wallet2's m_transfers.back().m_txid, "" when none. */
+const lastTxid = (l: Ledger): string => l.state.transfers.at(-1)?.txid ?? "";
+
 const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 /** Networks whose wallets share address prefixes (regtest wallets are mainnet ones). */
@@ -290,7 +293,7 @@ export class OpenWallet {
   }
 
   private makeSync(node: NodeApi, worker: ScanWorker): WalletSync {
-    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight });
+    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight, countSplitBlock: false });
   }
 
   /** Runs `f` after whatever refresh/rescan is under way (one at a time). */
@@ -320,13 +323,13 @@ export class OpenWallet {
         const sync = this.sync;
         if (!sync) return { blocks_fetched: 0, received_money: false };
         const st = this.ledger.state;
+        const before = lastTxid(this.ledger);
         if (startHeight > st.height && st.hashTail.length === 0 && st.transfers.length === 0) {
           st.height = startHeight;
           st.hashTailStart = startHeight;
         }
-        const r = await sync.refresh();
-        this.syncLabels();
-        return r;
+        const fromGenesis = st.height === 0 && this.restoreHeight === 0;
+        return this.monerosCounts(await sync.refresh(), fromGenesis, before);
       } finally {
         this.busy--;
       }
@@ -343,6 +346,16 @@ export class OpenWallet {
     }
   }
 
+  /**
+   * refresh's answer as wallet2 counts: its chain starts with genesis, so a refresh from height 0
+   * does not count genesis; received_money says whether the last owned output changed.
+   */
+  private monerosCounts(r: RefreshResult, fromGenesis: boolean, lastBefore: string): RefreshResult {
+    this.syncLabels();
+    const genesis = fromGenesis && r.blocks_fetched > 0 ? 1 : 0;
+    return { blocks_fetched: r.blocks_fetched - genesis, received_money: lastTxid(this.ledger) !== lastBefore };
+  }
+
   /** rescan_blockchain: forgets the chain data and refreshes from the restore height. */
   rescanBlockchain(): Promise<RefreshResult> {
     this.busy++;
@@ -351,7 +364,7 @@ export class OpenWallet {
         this.ledger = new Ledger(emptyLedgerState(0), this.ledger.network);
         this.syncLabels();
         if (this.node && this.worker) this.sync = this.makeSync(this.node, this.worker);
-        return this.sync ? await this.sync.refresh() : { blocks_fetched: 0, received_money: false };
+        return this.sync ? this.monerosCounts(await this.sync.refresh(), this.restoreHeight === 0, "") : { blocks_fetched: 0, received_money: false };
       } finally {
         this.syncLabels();
         this.busy--;

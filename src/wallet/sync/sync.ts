@@ -45,6 +45,12 @@ export interface WalletSyncOptions {
   readonly maxReorgDepth?: number;
   /** Whether refresh also reads the pool (default true). */
   readonly pool?: boolean;
+  /**
+   * Whether `blocks_fetched` counts the first block after a fork (default true). wallet2's
+   * process_parsed_blocks does not count it (it detaches and adds it on the split branch), so
+   * monero-wallet-rpc answers 6 for "pop 5, mine 7"; the wallet service passes false.
+   */
+  readonly countSplitBlock?: boolean;
 }
 
 /** wallet2's reorg_depth_error: the node's chain forks further back than the wallet follows. */
@@ -184,7 +190,7 @@ export class WalletSync {
           const rolledBack = ledger.applyBlock(b);
           if (rolledBack !== null) progressed = true;
           if (ledger.height === b.height + 1 && (before <= b.height || rolledBack !== null)) {
-            fetched++;
+            if (rolledBack === null || (this.opts.countSplitBlock ?? true)) fetched++;
             progressed = true;
             if (b.txs.some((t) => t.received.length > 0)) received = true;
           } else if (ledger.height <= b.height) {
