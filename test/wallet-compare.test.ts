@@ -242,7 +242,7 @@ function normalise(method: string, a: Answer, clock: Clock, poolClock: Clock, pr
 }
 
 /** Field-by-field differences between two normalised answers, as readable lines. */
-function diff(got: Json, want: Json, path: string, out: string[], gotName: string, wantName: string): void {
+function diff(got: Json, want: Json, path: string, out: string[], gotName: string, wantName: string, method: string): void {
   if (out.length >= 12) return;
   const ranges = (x: Json): x is { unlocks_at: [number, number] } => x && typeof x === "object" && Array.isArray(x.unlocks_at);
   if (ranges(got) && ranges(want)) {
@@ -250,16 +250,48 @@ function diff(got: Json, want: Json, path: string, out: string[], gotName: strin
     if (got.unlocks_at[0] > want.unlocks_at[1] + 2 || want.unlocks_at[0] > got.unlocks_at[1] + 2) out.push(`${path}: ${gotName} unlocks at ${got.unlocks_at.join("..")}, ${wantName} at ${want.unlocks_at.join("..")}`);
     return;
   }
+  const key = /\.?(\w+)$/.exec(path)?.[1] ?? "";
+  if (Array.isArray(got) && Array.isArray(want) && (UNORDERED.has(key) || UNORDERED.has(`${key}@${method}`))) {
+    // sets: drop the entries both have, pair the rest by tx and subaddress, list what is left
+    const rest = new Map<string, number>();
+    for (const w of want) rest.set(canonical(w), (rest.get(canonical(w)) ?? 0) + 1);
+    const onlyGot: Json[] = [];
+    for (const g of got) {
+      const c = canonical(g);
+      const k = rest.get(c) ?? 0;
+      if (k > 0) rest.set(c, k - 1);
+      else onlyGot.push(g);
+    }
+    const onlyWant = want.filter((w) => {
+      const c = canonical(w);
+      const k = rest.get(c) ?? 0;
+      if (k > 0) {
+        rest.set(c, k - 1);
+        return true;
+      }
+      return false;
+    });
+    if (got.length !== want.length) out.push(`${path}: ${gotName} has ${got.length} entries, ${wantName} ${want.length}`);
+    const id = (x: Json): string => `${x?.txid ?? x?.tx_hash ?? "?"}|${x?.type ?? ""}|${x?.subaddr_index?.major ?? ""}/${x?.subaddr_index?.minor ?? ""}`;
+    const label = (x: Json): string => `[txid ${String(x?.txid ?? x?.tx_hash ?? "?").slice(0, 12)}… ${x?.type ?? ""} ${x?.subaddr_index ? `${x.subaddr_index.major}/${x.subaddr_index.minor}` : ""}]`;
+    for (const g of onlyGot) {
+      const i = onlyWant.findIndex((w) => id(w) === id(g));
+      if (i >= 0) diff(g, onlyWant.splice(i, 1)[0], `${path}${label(g)}`, out, gotName, wantName, method);
+      else out.push(`${path}: only ${gotName} has ${JSON.stringify(g).slice(0, 200)}`);
+    }
+    for (const w of onlyWant) out.push(`${path}: only ${wantName} has ${JSON.stringify(w).slice(0, 200)}`);
+    return;
+  }
   if (Array.isArray(got) && Array.isArray(want)) {
     if (got.length !== want.length) out.push(`${path}: ${gotName} has ${got.length} entries, ${wantName} ${want.length}`);
-    for (let i = 0; i < Math.min(got.length, want.length); i++) diff(got[i], want[i], `${path}[${i}]`, out, gotName, wantName);
+    for (let i = 0; i < Math.min(got.length, want.length); i++) diff(got[i], want[i], `${path}[${i}]`, out, gotName, wantName, method);
     return;
   }
   if (got && want && typeof got === "object" && typeof want === "object" && !Array.isArray(got) && !Array.isArray(want)) {
     for (const k of new Set([...Object.keys(want), ...Object.keys(got)])) {
       if (!(k in got)) out.push(`${path}.${k}: missing in ${gotName}; ${wantName} has ${JSON.stringify(want[k]).slice(0, 160)}`);
       else if (!(k in want)) out.push(`${path}.${k}: ${gotName} has ${JSON.stringify(got[k]).slice(0, 160)}; missing in ${wantName}`);
-      else diff(got[k], want[k], `${path}.${k}`, out, gotName, wantName);
+      else diff(got[k], want[k], `${path}.${k}`, out, gotName, wantName, method);
     }
     return;
   }
@@ -282,7 +314,7 @@ function compare(qs: Query[], got: Side, want: Side): { report: string; mismatch
     const g = normalise(q.method, got.answers[i], got.clock, got.poolClock, problems);
     const w = normalise(q.method, want.answers[i], want.clock, want.poolClock, []);
     const d: string[] = [...problems];
-    diff(g, w, "", d, got.label, want.label);
+    diff(g, w, "", d, got.label, want.label, q.method);
     if (d.length) {
       mismatches++;
       lines.push(`  ${q.method} ${JSON.stringify(q.params)}\n${d.map((x) => `      ${x}`).join("\n")}`);
@@ -365,7 +397,7 @@ describe(`wallet answers: ${SUBJECT === "real" ? "monero-wallet-rpc (harness che
 
   it("the comparison catches a changed field, a missing entry and an error in place of a result", () => {
     const r = rec.bob;
-    const i = r.queries.findIndex((q) => q.method === "get_transfers" && q.params.all_accounts === true && q.params.pool === true);
+    const i = r.queries.findIndex((q) => q.method === "get_transfers" && q.params.all_accounts === true && q.params.in === true && q.params.out === true && q.params.pool === true);
     const changed: Answer[] = structuredClone(r.A);
     const res = (changed[i] as { result: Json }).result;
     res.in[3].amount = 1;
@@ -375,8 +407,9 @@ describe(`wallet answers: ${SUBJECT === "real" ? "monero-wallet-rpc (harness che
     const side = recordedSide("bob", "A");
     const { report, mismatches } = compare(r.queries, { ...side, label: "changed", answers: changed }, side);
     assert.equal(mismatches, 2, report);
-    assert.match(report, /\.result\.in\[\d+\]\.amount: changed 1, recorded/);
+    assert.match(report, /\.result\.in\[txid [0-9a-f]{12}… in 0\/\d+\]\.amount: changed 1, recorded/);
     assert.match(report, /\.result\.out: changed has \d+ entries, recorded monero-wallet-rpc \(A\) \d+/);
+    assert.match(report, /\.result\.out: only recorded monero-wallet-rpc \(A\) has \{/);
     assert.match(report, /\.error: changed .*missing in recorded|\.result: missing in changed/);
     assert.equal(compare(r.queries, side, side).mismatches, 0);
   });
