@@ -144,7 +144,7 @@ export function daemonConfig(args: ParsedArgs): Parameters<typeof startDaemon>[0
     // loopback clients count as private: monerod's per-private-IP limit applies to them
     ...(perPrivate !== undefined || perPublic !== undefined ? { rpcMaxConnectionsPerIp: Math.max(perPrivate ?? 100, perPublic ?? 3) } : {}),
     ...(logLevel !== undefined ? { logLevel } : {}),
-    ...(logFile !== undefined ? { logFile: expandHome(logFile) } : {}),
+    ...(logFile !== undefined ? { logFile: logFile === "" ? "" : expandHome(logFile) } : {}),
     ...(maxPool !== undefined ? { maxTxpoolWeight: maxPool } : {}),
     ...(syncMode ? { syncMode } : {}),
     notYet,
