@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<BenchSuite>> = {
   codec: async () => (await import("./codec.js")).suite,
   crypto: async () => (await import("./crypto.js")).suite,
   keys: async () => (await import("./keys.js")).suite,
+  node: async () => (await import("./node.js")).suite,
   ringct: async () => (await import("./ringct.js")).suite,
   wallet: async () => (await import("./wallet.js")).suite,
 };

@@ -1,0 +1,359 @@
+/**
+ * `npm run bench -- node`: tsmonerod next to monerod (Debian package `monero`), both measured in
+ * the same run, on the same machine, on the same chain: test/fixtures/chain (333 blocks, 154 txs
+ * made by real wallets) replayed into `--regtest --offline --fixed-difficulty 1` (send_raw_transaction
+ * of each block's txs, then submit_block). Each daemon runs alone (the other is stopped) so they do
+ * not share the 2 cores. Ports 28950-28969.
+ *
+ * Rows:
+ *   generateblocks               ms per block (--blocks blocks to one address, after a 1-block warm-up
+ *                                that pays for the RandomX cache; monerod hashes each block once even at
+ *                                difficulty 1)
+ *   get_info, get_block_header_by_height, get_block (JSON-RPC), /get_transactions (3 txs),
+ *   /get_outs (10 RingCT outputs)  req/s at concurrency 1 and 32, keep-alive HTTP, --seconds per row;
+ *                                every answer is checked (errors are counted, not rated)
+ * Until bin/tsmonerod starts and answers, its column says why ("tsmonerod not available: …").
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
+import { defaultBackend } from "../src/crypto/index.js";
+import { encodeAddress } from "../src/protocol/address.js";
+import { recordedBlocks, recordedTxs } from "../test/helpers/chain.js";
+import { formatRatio } from "./lib/stats.js";
+import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
+import { machineLine } from "./lib/system.js";
+import { markdownTable } from "./lib/table.js";
+
+const PORTS = { monerod: { rpc: 28950, p2p: 28951 }, tsmonerod: { rpc: 28960, p2p: 28961 } } as const;
+type Impl = keyof typeof PORTS;
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+const FLAGS: readonly FlagSpec[] = [
+  { name: "seconds", takesValue: true, help: "Seconds per req/s row", defaultValue: "3" },
+  { name: "blocks", takesValue: true, help: "Blocks timed with generateblocks", defaultValue: "100" },
+  { name: "quick", takesValue: false, help: "1 s per req/s row, 20 blocks (noisier figures)" },
+  { name: "tsmonerod", takesValue: true, help: "tsmonerod launcher to run", defaultValue: "bin/tsmonerod" },
+];
+
+/** A fixed standard address (mainnet prefix, as regtest uses) for generateblocks. */
+function benchAddress(): string {
+  const be = defaultBackend();
+  const spend = be.scalarMultBase(be.scReduce32(new Uint8Array(32).fill(0x11)));
+  const view = be.scalarMultBase(be.scReduce32(new Uint8Array(32).fill(0x22)));
+  return encodeAddress("regtest", "standard", spend, view, null, be);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP: one keep-alive agent per port
+
+const agents = new Map<number, http.Agent>();
+function agentFor(port: number): http.Agent {
+  let a = agents.get(port);
+  if (!a) {
+    a = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    agents.set(port, a);
+  }
+  return a;
+}
+
+function post(port: number, path: string, body: unknown, timeoutMs = 600_000): Promise<Record<string, unknown>> {
+  const data = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, path, method: "POST", agent: agentFor(port), headers: { "content-type": "application/json", "content-length": data.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 200) return reject(new Error(`${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
+          try {
+            resolve(JSON.parse(text) as Record<string, unknown>);
+          } catch {
+            reject(new Error(`${path}: not JSON: ${text.slice(0, 200)}`));
+          }
+        });
+        res.on("error", reject);
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${path}: timed out after ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+/** A JSON-RPC call; throws with the error's code and message. */
+async function rpc(port: number, method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+  const r = await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params });
+  const err = r.error as { code: number; message: string } | undefined;
+  if (err) throw new Error(`${method}: ${err.code} ${err.message}`);
+  const result = r.result as Record<string, unknown> | undefined;
+  if (!result) throw new Error(`${method}: no result`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+interface Proc {
+  name: string;
+  proc: ChildProcess;
+  dir: string;
+  output: string[];
+}
+
+function launch(impl: Impl, tsmonerod: string): Proc {
+  const dir = mkdtempSync(join(tmpdir(), `tsmonero-bench-${impl}-`));
+  const { rpc: rpcPort, p2p } = PORTS[impl];
+  const flags = [
+    "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir,
+    "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpcPort),
+    "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p),
+    "--no-zmq", "--non-interactive", "--log-level", "0",
+  ];
+  const [bin, args] = impl === "monerod" ? ["/usr/bin/monerod", flags] : [process.execPath, [tsmonerod, ...flags]];
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  const keep = (b: Buffer): void => {
+    output.push(b.toString());
+    if (output.length > 100) output.shift();
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  proc.on("error", (e) => output.push(`spawn error: ${e.message}`));
+  return { name: impl, proc, dir, output };
+}
+
+async function stop(p: Proc | undefined): Promise<void> {
+  if (!p) return;
+  if (p.proc.exitCode === null && p.proc.signalCode === null) {
+    const gone = new Promise((r) => p.proc.once("exit", r));
+    p.proc.kill("SIGTERM");
+    const t = setTimeout(() => p.proc.kill("SIGKILL"), 8000);
+    await gone;
+    clearTimeout(t);
+  }
+  rmSync(p.dir, { recursive: true, force: true });
+}
+
+async function waitReady(p: Proc, port: number, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (p.proc.exitCode !== null || p.proc.signalCode !== null) {
+      throw new Error(`${p.name} exited (${p.proc.exitCode ?? p.proc.signalCode}): ${p.output.join("").trim().slice(-400)}`);
+    }
+    try {
+      await rpc(port, "get_info");
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`${p.name} did not answer get_info in ${ms} ms: ${String(e)}`, { cause: e });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** The recorded chain into a fresh daemon: each block's txs through the pool, then the block. */
+async function replay(port: number): Promise<number> {
+  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
+  for (const b of [...recordedBlocks()].sort((x, y) => x.height - y.height).slice(1)) {
+    for (const h of b.tx_hashes) {
+      const r = await post(port, "/send_raw_transaction", { tx_as_hex: txById.get(h), do_not_relay: false });
+      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h}: ${JSON.stringify(r).slice(0, 300)}`);
+    }
+    const r = await rpc(port, "submit_block", [b.blob]);
+    if (r.status !== "OK") throw new Error(`submit_block ${b.height}: ${JSON.stringify(r)}`);
+  }
+  return Number((await rpc(port, "get_block_count")).count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// measurements
+
+interface Row {
+  name: string;
+  concurrency: number;
+  call: (port: number, i: number) => Promise<boolean>;
+}
+
+function requestRows(height: number): Row[] {
+  const txIds = recordedTxs().filter((t) => !t.coinbase).map((t) => t.tx_hash);
+  const ok = (r: Record<string, unknown>): boolean => r.status === "OK";
+  const rows: Omit<Row, "concurrency">[] = [
+    { name: "get_info", call: async (p) => ok(await rpc(p, "get_info")) },
+    { name: "get_block_header_by_height", call: async (p, i) => ok(await rpc(p, "get_block_header_by_height", { height: i % height })) },
+    { name: "get_block", call: async (p, i) => ok(await rpc(p, "get_block", { height: i % height })) },
+    {
+      name: "/get_transactions (3 txs)",
+      call: async (p, i) => {
+        const ids = [0, 1, 2].map((k) => txIds[(3 * i + k) % txIds.length]);
+        const r = await post(p, "/get_transactions", { txs_hashes: ids, decode_as_json: false });
+        return ok(r) && Array.isArray(r.txs) && r.txs.length === 3;
+      },
+    },
+    {
+      name: "/get_outs (10 outputs)",
+      call: async (p, i) => {
+        const outputs = Array.from({ length: 10 }, (_, k) => ({ amount: 0, index: (i * 10 + k) % height }));
+        const r = await post(p, "/get_outs", { outputs, get_txid: true });
+        return ok(r) && Array.isArray(r.outs) && r.outs.length === 10;
+      },
+    },
+  ];
+  return rows.flatMap((r) => [1, 32].map((concurrency) => ({ ...r, concurrency })));
+}
+
+/** Requests per second over `seconds`, `concurrency` callers in flight; answers that fail are counted apart. */
+async function rate(port: number, row: Row, seconds: number): Promise<{ rps: number; errors: number; firstError?: string }> {
+  let done = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  let next = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const i = next++;
+      try {
+        if (await row.call(port, i)) done++;
+        else {
+          errors++;
+          firstError ??= "answer not OK";
+        }
+      } catch (e) {
+        errors++;
+        firstError ??= e instanceof Error ? e.message : String(e);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: row.concurrency }, worker));
+  const elapsed = (performance.now() - start) / 1000;
+  return { rps: done / elapsed, errors, ...(firstError ? { firstError } : {}) };
+}
+
+interface Figures {
+  /** Why the implementation could not be measured. */
+  unavailable?: string;
+  height?: number;
+  replaySeconds?: number;
+  msPerBlock?: number;
+  generateError?: string;
+  rows: Map<string, { rps: number; errors: number; firstError?: string }>;
+}
+
+async function measure(impl: Impl, tsmonerod: string, seconds: number, blocks: number): Promise<Figures> {
+  const f: Figures = { rows: new Map() };
+  if (impl === "tsmonerod" && !existsSync(tsmonerod)) return { ...f, unavailable: `${tsmonerod} not found` };
+  const port = PORTS[impl].rpc;
+  const p = launch(impl, tsmonerod);
+  try {
+    try {
+      await waitReady(p, port);
+    } catch (e) {
+      return { ...f, unavailable: e instanceof Error ? e.message : String(e) };
+    }
+    progress(`node: ${impl}: replaying test/fixtures/chain`);
+    const t0 = performance.now();
+    try {
+      f.height = await replay(port);
+    } catch (e) {
+      return { ...f, unavailable: `replay failed: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    f.replaySeconds = (performance.now() - t0) / 1000;
+    for (const row of requestRows(f.height)) {
+      progress(`node: ${impl}: ${row.name} at concurrency ${row.concurrency}`);
+      f.rows.set(`${row.name}@${row.concurrency}`, await rate(port, row, seconds));
+    }
+    progress(`node: ${impl}: generateblocks ×${blocks}`);
+    const address = benchAddress();
+    try {
+      await rpc(port, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
+      const t1 = performance.now();
+      for (let left = blocks; left > 0; left -= 10) await rpc(port, "generateblocks", { amount_of_blocks: Math.min(10, left), wallet_address: address });
+      f.msPerBlock = (performance.now() - t1) / blocks;
+    } catch (e) {
+      f.generateError = e instanceof Error ? e.message : String(e);
+    }
+    return f;
+  } finally {
+    await stop(p);
+    agentFor(port).destroy();
+    agents.delete(port);
+  }
+}
+
+const fmt = (x: number | undefined, digits = 1): string =>
+  x === undefined || !Number.isFinite(x) ? "—" : x >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(digits);
+
+function cell(f: Figures, key: string): string {
+  if (f.unavailable) return "not available";
+  const r = f.rows.get(key);
+  if (!r) return "—";
+  if (r.errors > 0 && r.rps === 0) return `errors (${r.firstError ?? "?"})`.slice(0, 60);
+  return r.errors > 0 ? `${fmt(r.rps)} (${r.errors} errors)` : fmt(r.rps);
+}
+
+async function run(args: ParsedArgs): Promise<void> {
+  const quick = flagSet(args, "quick");
+  const seconds = Number(flagString(args, "seconds") ?? (quick ? "1" : "3"));
+  const blocks = Number(flagString(args, "blocks") ?? (quick ? "20" : "100"));
+  const tsmonerod = join(ROOT, flagString(args, "tsmonerod") ?? "bin/tsmonerod");
+  if (!existsSync("/usr/bin/monerod")) throw new Error("bench node needs Debian package monero (apt-get install -y monero); missing /usr/bin/monerod");
+  if (!(seconds > 0) || !(blocks >= 1)) throw new Error("bench node: --seconds must be > 0 and --blocks ≥ 1");
+
+  progress("node: measuring monerod");
+  const real = await measure("monerod", tsmonerod, seconds, blocks);
+  if (real.unavailable) throw new Error(`bench node: monerod could not be measured: ${real.unavailable}`);
+  progress("node: measuring tsmonerod");
+  const ts = await measure("tsmonerod", tsmonerod, seconds, blocks);
+
+  const rows: string[][] = [];
+  const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? formatRatio(a / b) : "—");
+  rows.push([
+    "generateblocks (ms/block, lower is better)",
+    "1",
+    ts.unavailable ? "not available" : ts.msPerBlock !== undefined ? fmt(ts.msPerBlock, 2) : `error: ${ts.generateError ?? "?"}`.slice(0, 60),
+    real.msPerBlock !== undefined ? fmt(real.msPerBlock, 2) : `error: ${real.generateError ?? "?"}`.slice(0, 60),
+    // for a time, the speed-up is monerod's time over ours
+    ratio(real.msPerBlock, ts.msPerBlock),
+  ]);
+  for (const row of requestRows(real.height ?? 333)) {
+    const key = `${row.name}@${row.concurrency}`;
+    rows.push([`${row.name} (req/s)`, String(row.concurrency), cell(ts, key), cell(real, key), ratio(ts.rows.get(key)?.rps, real.rows.get(key)?.rps)]);
+  }
+  const out: string[] = [];
+  out.push(`## node: tsmonerod vs monerod (${machineLine()})`);
+  out.push("");
+  out.push(
+    `Chain: test/fixtures/chain replayed (${real.height ?? "?"} blocks; monerod replay ${fmt(real.replaySeconds)} s` +
+      (ts.replaySeconds !== undefined ? `, tsmonerod replay ${fmt(ts.replaySeconds)} s` : "") +
+      `), --regtest --offline --fixed-difficulty 1; ${seconds} s per req/s row, ${blocks} blocks for generateblocks. ` +
+      "Speed-up > 1 means tsmonerod is faster.",
+  );
+  if (ts.unavailable) out.push("", `tsmonerod not available: ${ts.unavailable}`);
+  out.push("");
+  out.push(
+    markdownTable(
+      [
+        { header: "measure" },
+        { header: "concurrency", align: "right" },
+        { header: "tsmonerod", align: "right" },
+        { header: "monerod", align: "right" },
+        { header: "speed-up", align: "right" },
+      ],
+      rows,
+    ),
+  );
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
+export const suite: BenchSuite = {
+  name: "node",
+  summary: "tsmonerod vs monerod: generateblocks ms/block, RPC req/s at concurrency 1 and 32",
+  flags: FLAGS,
+  run,
+};
