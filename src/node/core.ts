@@ -184,7 +184,8 @@ export interface NodeCore {
   /** Subscribe to state changes (for ZMQ pub and wallets' push notifications later). */
   on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   on(event: "pool-add", listener: (e: PoolEntry) => void): this;
-  on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number }) => void): this;
+  /** A switch to another chain: blocks from `splitHeight` up were replaced; heights are chain lengths before/after. */
+  on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
 
   /** Stops the miner and the workers, waits for the writer, closes the store. */
   close(): Promise<void>;

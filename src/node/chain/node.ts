@@ -614,7 +614,7 @@ export class Node extends EventEmitter implements NodeCore {
 
   override on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   override on(event: "pool-add", listener: (e: PoolEntry) => void): this;
-  override on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number }) => void): this;
+  override on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
   override on(event: string, listener: (...args: never[]) => void): this {
     return super.on(event, listener as (...args: unknown[]) => void);
   }
