@@ -61,7 +61,23 @@ function agentFor(port: number): http.Agent {
   return a;
 }
 
-function post(port: number, path: string, body: unknown, timeoutMs = 600_000): Promise<Record<string, unknown>> {
+/** Connections the server reset under a request (retried; monerod's epee server does this under load). */
+let resets = 0;
+
+/** POST with JSON; a request the server reset before answering is sent again (up to 5 times). */
+async function post(port: number, path: string, body: unknown, timeoutMs = 600_000): Promise<Record<string, unknown>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await postOnce(port, path, body, timeoutMs);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (attempt >= 5 || (code !== "ECONNRESET" && code !== "EPIPE")) throw e;
+      resets++;
+    }
+  }
+}
+
+function postOnce(port: number, path: string, body: unknown, timeoutMs: number): Promise<Record<string, unknown>> {
   const data = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -236,6 +252,8 @@ async function rate(port: number, row: Row, seconds: number): Promise<{ rps: num
 }
 
 interface Figures {
+  /** Connections reset by the server during the req/s rows (each request was retried). */
+  resets?: number;
   /** Why the implementation could not be measured. */
   unavailable?: string;
   height?: number;
@@ -264,10 +282,12 @@ async function measure(impl: Impl, tsmonerod: string, seconds: number, blocks: n
       return { ...f, unavailable: `replay failed: ${e instanceof Error ? e.message : String(e)}` };
     }
     f.replaySeconds = (performance.now() - t0) / 1000;
+    const resetsBefore = resets;
     for (const row of requestRows(f.height)) {
       progress(`node: ${impl}: ${row.name} at concurrency ${row.concurrency}`);
       f.rows.set(`${row.name}@${row.concurrency}`, await rate(port, row, seconds));
     }
+    f.resets = resets - resetsBefore;
     progress(`node: ${impl}: generateblocks ×${blocks}`);
     const address = benchAddress();
     try {
@@ -335,6 +355,9 @@ async function run(args: ParsedArgs): Promise<void> {
       "Speed-up > 1 means tsmonerod is faster.",
   );
   if (ts.unavailable) out.push("", `tsmonerod not available: ${ts.unavailable}`);
+  for (const [name, f] of [["monerod", real], ["tsmonerod", ts]] as const) {
+    if (f.resets) out.push("", `${name} reset ${f.resets} keep-alive connections under load; those requests were sent again (their time counts).`);
+  }
   out.push("");
   out.push(
     markdownTable(
