@@ -6,7 +6,11 @@
 // directory and replays the recorded chain (test/fixtures/chain) into it as the test does: each
 // block's transactions with /send_raw_transaction, then the block with submit_block. Then it sends
 // every request of requestList() and stores request + raw answer text (exact 64-bit integers).
-// Finally it stops the monerod it started and removes the temporary directory.
+// Then it starts Debian's monero-wallet-rpc (port 29192) on that monerod, restores alice and bob from
+// the recorded chain's seeds, refreshes, and stores their get_balance / get_transfers / get_accounts
+// answers as test/fixtures/node/wallet-answers.json (test/node-wallet-interop.test.ts compares the
+// same wallets on tsmonerod with them).
+// Finally it stops what it started and removes the temporary directory.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,11 +23,14 @@ const chainDir = join(root, "test", "fixtures", "chain");
 const outFile = process.argv[2] ?? join(root, "test", "fixtures", "node", "monerod-answers.json.gz");
 const RPC = 29190;
 const P2P = 29191;
+const WALLET_RPC = 29192;
+const walletFile = join(dirname(outFile), "wallet-answers.json");
 
 const load = (name) => JSON.parse(gunzipSync(readFileSync(join(chainDir, name))).toString("utf8"));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tmp = mkdtempSync(join(tmpdir(), "tsmonero-node-fixtures-"));
 let child;
+let wallet;
 let stopping = false;
 
 async function postText(path, body) {
@@ -202,16 +209,70 @@ async function main() {
         : await postText(q.path, JSON.stringify(q.body));
     answers.push({ ...q, http: r.http, answer: r.text });
   }
+  await recordWallets();
   mkdirSync(dirname(outFile), { recursive: true });
   const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers };
   writeFileSync(outFile, gzipSync(JSON.stringify(doc)));
   console.log(`wrote ${answers.length} answers to ${outFile}`);
 }
 
+/** The queries test/node-wallet-interop.test.ts asks each restored wallet. */
+export const WALLET_QUERIES = [
+  ["get_balance", { account_index: 0, all_accounts: true }],
+  ["get_accounts", {}],
+  ["get_transfers", { in: true, out: true, pending: true, failed: true, pool: true, all_accounts: true }],
+];
+
+async function recordWallets() {
+  const { WALLET_SEEDS } = await import("../dist/test/helpers/chain.js");
+  mkdirSync(join(tmp, "wallets"));
+  wallet = spawn(
+    "monero-wallet-rpc",
+    ["--wallet-dir", join(tmp, "wallets"), "--disable-rpc-login", "--daemon-address", `127.0.0.1:${RPC}`, "--rpc-bind-ip", "127.0.0.1",
+      "--rpc-bind-port", String(WALLET_RPC), "--log-file", join(tmp, "wallet.log"), "--non-interactive"],
+    { stdio: ["ignore", "ignore", "ignore"] },
+  );
+  const wrpc = async (method, params = {}) => {
+    const r = await fetch(`http://127.0.0.1:${WALLET_RPC}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }), signal: AbortSignal.timeout(120000) });
+    const text = await r.text();
+    const j = JSON.parse(text);
+    if (j.error) throw new Error(`${method}: ${j.error.message}`);
+    return { result: j.result, text };
+  };
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    try {
+      await wrpc("get_version");
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await sleep(300);
+    }
+  }
+  const out = { recorded_with: "scripts/record-node-fixtures.mjs", wallets: {} };
+  for (const name of ["alice", "bob"]) {
+    await wrpc("restore_deterministic_wallet", { filename: name, seed: WALLET_SEEDS[name], password: "", restore_height: 0, language: "English" });
+    await wrpc("refresh", {});
+    const answers = {};
+    for (const [m, p] of WALLET_QUERIES) answers[m] = (await wrpc(m, p)).text;
+    answers.address = (await wrpc("get_address", { account_index: 0 })).result.address;
+    out.wallets[name] = answers;
+    await wrpc("close_wallet", {});
+  }
+  mkdirSync(dirname(walletFile), { recursive: true });
+  writeFileSync(walletFile, JSON.stringify(out, null, 1) + "\n");
+  console.log(`wrote ${walletFile}`);
+}
+
 try {
   await main();
 } finally {
   stopping = true;
+  if (wallet && wallet.exitCode === null) {
+    wallet.kill("SIGTERM");
+    for (let i = 0; i < 50 && wallet.exitCode === null && wallet.signalCode === null; i++) await sleep(200);
+    if (wallet.exitCode === null && wallet.signalCode === null) wallet.kill("SIGKILL");
+  }
   if (child && child.exitCode === null) {
     child.kill("SIGTERM");
     for (let i = 0; i < 75 && child.exitCode === null && child.signalCode === null; i++) await sleep(200);
