@@ -618,6 +618,7 @@ test("regtest seed env: monerod started with SEEDHASH_EPOCH_BLOCKS=8 / LAG=4 rep
     assert.equal(m.result.seed_hash, toHex(s.seedHash), `seed hash at ${h}`);
     assert.equal(m.result.next_seed_hash, s.nextSeedHash.length ? toHex(s.nextSeedHash) : "", `next seed at ${h}`);
     if (s.nextSeedHash.length) sawNext++;
+    assert.equal(parseBlock(fromHex(String(m.result.blocktemplate_blob))).majorVersion, 16, "regtest: HF 16 from height 1");
     const r = await rpc("submit_block", [blocks[h].blob]);
     assert.equal(r.result?.status, "OK");
   }
