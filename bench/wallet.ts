@@ -158,6 +158,7 @@ interface Figures {
   rps: Record<string, number>;
   rescanLatencyMs: number[];
   rescanSeconds: number;
+  resets: Record<string, number>;
   error?: string;
 }
 
@@ -171,21 +172,32 @@ async function restoreAndRefresh(port: number, filename: string, height: number)
   return height / s;
 }
 
-/** Requests per second of `method` with `concurrency` callers for `seconds`. */
-async function reqPerSecond(port: number, method: string, params: unknown, concurrency: number, seconds: number): Promise<number> {
+/** A connection the server dropped (monero-wallet-rpc resets some under 32 concurrent callers). */
+const dropped = (e: unknown): boolean => /ECONNRESET|EPIPE|socket hang up/.test(String(e));
+
+/**
+ * Requests per second of `method` with `concurrency` callers for `seconds`; answered requests only.
+ * A dropped connection is counted in `resets` and the caller goes on with a new one.
+ */
+async function reqPerSecond(port: number, method: string, params: unknown, concurrency: number, seconds: number): Promise<{ rps: number; resets: number }> {
   for (let i = 0; i < 3; i++) await rpc(port, method, params); // warm the connection and caches
   let done = 0;
+  let resets = 0;
   const end = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
-        await rpc(port, method, params);
-        done++;
+        try {
+          await rpc(port, method, params);
+          done++;
+        } catch (e) {
+          if (!dropped(e) || ++resets > 10_000) throw e;
+        }
       }
     }),
   );
-  return done / ((performance.now() - t0) / 1000);
+  return { rps: done / ((performance.now() - t0) / 1000), resets };
 }
 
 /** get_balance latencies (ms), called back to back while rescan_blockchain runs. */
@@ -213,7 +225,7 @@ const RPS_ROWS: { method: string; params: unknown }[] = [
 ];
 
 async function measure(impl: Impl, binary: Impl, height: number, repeats: number, seconds: number): Promise<Figures> {
-  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0 };
+  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {} };
   const port = WALLET_PORT[impl];
   const w = startWallet(impl, binary);
   try {
@@ -226,7 +238,9 @@ async function measure(impl: Impl, binary: Impl, height: number, repeats: number
     for (const { method, params } of RPS_ROWS) {
       for (const c of [1, 32]) {
         progress(`  ${impl}: ${method} at concurrency ${c}`);
-        f.rps[`${method}/${c}`] = await reqPerSecond(port, method, params, c, seconds);
+        const r = await reqPerSecond(port, method, params, c, seconds);
+        f.rps[`${method}/${c}`] = r.rps;
+        if (r.resets) f.resets[`${method}/${c}`] = r.resets;
       }
     }
     progress(`  ${impl}: get_balance during rescan_blockchain`);
@@ -329,6 +343,10 @@ async function run(args: ParsedArgs): Promise<void> {
       `Rescan: ${subjectName} ${ts.rescanSeconds.toFixed(1)} s (${ts.rescanLatencyMs.length} get_balance calls), monero-wallet-rpc ${real.rescanSeconds.toFixed(1)} s (${real.rescanLatencyMs.length} calls). ` +
       `Restores: ${subjectName} ${ts.restoreBps.map((x) => fmtRate(x)).join(", ") || "—"}; monero-wallet-rpc ${real.restoreBps.map((x) => fmtRate(x)).join(", ") || "—"} blocks/s.\n`,
   );
+  for (const [who, f] of [[subjectName, ts], ["monero-wallet-rpc", real]] as const) {
+    const r = Object.entries(f.resets);
+    if (r.length) process.stdout.write(`\n${who} dropped connections (re-made, not counted as answers): ${r.map(([k, v]) => `${k.replace("/", " at concurrency ")}: ${v}`).join("; ")}.\n`);
+  }
   if (ts.error) process.stdout.write(`\n${subjectName} failed: ${ts.error}\n`);
   if (real.error) process.stdout.write(`\nmonero-wallet-rpc failed: ${real.error}\n`);
 }
