@@ -20,7 +20,8 @@
  * wallet restored anew (with WALLET_COMPARE_LIVE=1), and a wallet of the service restored anew.
  *
  * WALLET_COMPARE_SUBJECT=real runs monero-wallet-rpc in the service's place (checks the harness and
- * the fixtures themselves).
+ * the fixtures themselves). WALLET_COMPARE_NODE=tsmonerod replays the chain into tsmonerod instead of
+ * monerod (the same recorded answers must come out).
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -30,7 +31,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { WALLET_SEEDS } from "./helpers/chain.js";
-import { type Daemon, startMonerod, stopDaemon } from "./helpers/monerod.js";
+import { type Daemon, startMonerod, startProcess, stopDaemon } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 
 const skip = needPackage("monero");
@@ -44,6 +45,8 @@ type Name = keyof typeof WALLET_SEEDS;
 const NAMES: Name[] = ["alice", "bob", "carol"];
 const SUBJECT = process.env.WALLET_COMPARE_SUBJECT === "real" ? "real" : "tsmonero";
 const LIVE = process.env.WALLET_COMPARE_LIVE === "1";
+// the node the wallets talk to: the real monerod, or ours (WALLET_COMPARE_NODE=tsmonerod)
+const NODE = process.env.WALLET_COMPARE_NODE === "tsmonerod" ? "tsmonerod" : "monerod";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wallet RPC JSON, compared field by field
 type Json = any;
@@ -335,7 +338,7 @@ function assertAnswered(qs: Query[], s: Side): void {
 
 // ---------------------------------------------------------------------------------------------
 
-describe(`wallet answers: ${SUBJECT === "real" ? "monero-wallet-rpc (harness check)" : "tsmonero-wallet-rpc"} vs monero-wallet-rpc`, { skip }, () => {
+describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (harness check)" : "tsmonero-wallet-rpc"} vs monero-wallet-rpc`, { skip }, () => {
   let daemon: Daemon | undefined;
   const subject = {} as Record<Name, WalletProc>;
   const live = {} as Record<Name, WalletProc>;
@@ -344,7 +347,16 @@ describe(`wallet answers: ${SUBJECT === "real" ? "monero-wallet-rpc (harness che
   let poolClockA: Clock = { from: 0, to: 0 };
 
   before(async () => {
-    daemon = startMonerod(DAEMON_RPC, DAEMON_P2P);
+    if (NODE === "tsmonerod") {
+      const dir = mkdtempSync(join(tmpdir(), "tsmonero-wallet-compare-tsmonerod-"));
+      const args = [
+        new URL("bin/tsmonerod", ROOT).pathname, "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir,
+        "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(DAEMON_RPC), "--no-zmq", "--non-interactive",
+      ];
+      daemon = startProcess(process.execPath, args, dir, `http://127.0.0.1:${DAEMON_RPC}`);
+    } else {
+      daemon = startMonerod(DAEMON_RPC, DAEMON_P2P);
+    }
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
