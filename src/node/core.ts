@@ -62,7 +62,11 @@ export interface TxSubmitResult {
   error?: TxRuleError;
   /** monerod's tvc flags set (send_raw_transaction's booleans). */
   flags: TxFlag[];
-  /** Accepted but not relayed (do_not_relay, or --offline). */
+  /**
+   * send_raw_transaction's not_relayed: the tx was accepted with do_not_relay, or was already known.
+   * monerod --offline still answers false (its relay method stays "local"); the pool entry's
+   * `relayed` says whether it actually left the node.
+   */
   notRelayed: boolean;
   /** The tx was already in the pool or the chain. */
   duplicate: boolean;

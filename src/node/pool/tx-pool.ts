@@ -343,7 +343,9 @@ export class TxPool implements PoolView {
     this.pruneToWeight();
     const kept = this.has(id);
     return {
-      result: { ok: true, flags: [], notRelayed: !relay, duplicate: false, id, ...(relay ? {} : { reason: "Not relayed" }) },
+      // monerod answers not_relayed for do_not_relay only: --offline keeps the relay method
+      // (nothing leaves the node, but send_raw_transaction says nothing about it)
+      result: { ok: true, flags: [], notRelayed: opts.doNotRelay ?? false, duplicate: false, id, ...(opts.doNotRelay ? { reason: "Not relayed" } : {}) },
       ...(kept ? { entry } : {}),
     };
   }
