@@ -25,6 +25,7 @@ import { buildSpend, mineTo, newKeys, ownedCoinbase, type SpendOptions } from ".
 import { needPackage } from "./helpers/packages.js";
 
 const backend = defaultBackend();
+const ALICE_ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
 
 const dirs: string[] = [];
 after(() => {
@@ -358,7 +359,7 @@ async function rpc(url: string, path: string, body: unknown): Promise<Record<str
   return (await res.json()) as Record<string, unknown>;
 }
 
-test("monerod gives the same send_raw_transaction verdicts on our own signed spends", { skip: needPackage("monero") }, async () => {
+test("monerod gives the same send_raw_transaction verdicts on our own signed spends, and holds the same pool after our block and after pop_blocks", { skip: needPackage("monero") }, async () => {
   const real = (): number => Math.floor(Date.now() / 1000);
   const d = startMonerod(28830, 28831);
   // offline like the monerod started here, so not_relayed must agree too
@@ -409,8 +410,22 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
       assert.equal(ours.notRelayed, theirs.not_relayed === true, `${name}: not_relayed`);
     }
     // and both pools hold the same txs
-    const pool = await rpc(d.url, "/get_transaction_pool_hashes", {});
-    assert.deepEqual([...((pool.tx_hashes as string[] | undefined) ?? [])].sort(), node.pool.entries().map((e) => toHex(e.id)).sort());
+    const poolOf = async (): Promise<string[]> => [...(((await rpc(d.url, "/get_transaction_pool_hashes", {})).tx_hashes as string[] | undefined) ?? [])].sort();
+    const ours = (): string[] => node.pool.entries().map((e) => toHex(e.id)).sort();
+    assert.ok(ours().length > 0);
+    assert.deepEqual(await poolOf(), ours());
+    // our template mines them; monerod takes the block from its own pool
+    const mined = await node.generateBlocks(1, ALICE_ADDRESS);
+    const top = node.store.blockBlob(mined.height - 1);
+    assert.ok(top);
+    assert.equal(((await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [toHex(top)] })).result as { status?: string } | undefined)?.status, "OK");
+    assert.deepEqual(await poolOf(), []);
+    assert.deepEqual(ours(), []);
+    // pop_blocks on both: the txs come back to both pools
+    await node.popBlocks(1);
+    assert.equal((await rpc(d.url, "/pop_blocks", { nblocks: 1 })).status, "OK");
+    assert.deepEqual(await poolOf(), ours());
+    assert.ok(ours().length > 0);
   } finally {
     await node.close();
     await stopDaemon(d);
