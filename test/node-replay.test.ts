@@ -156,3 +156,56 @@ test("/get_blocks.bin (full and pruned) and /get_outs.bin answer as monerod's re
     assert.equal(Buffer.compare(Buffer.from(mine), Buffer.from(theirs)), 0, `${c.path}: byte for byte`);
   }
 });
+
+test("raw-byte JSON answers (epee blobs): pool hashes .bin, txpool backlog, binary output distribution", async () => {
+  const { NodeClient } = await import("../src/client/node-client.js");
+  const client = new NodeClient({ url: daemon.rpcUrl });
+  // pop the top block that has txs: they go back to the pool
+  const blocks = recordedBlocks();
+  const top = blocks[blocks.length - 1];
+  const withTxs = [...blocks].reverse().find((b) => b.tx_hashes.length > 0);
+  assert.ok(withTxs);
+  const n = top.height - withTxs.height + 1;
+  const pop = JSON.parse((await post("/pop_blocks", { nblocks: n })).text) as { height: number };
+  assert.equal(pop.height, withTxs.height);
+  try {
+    const hex = JSON.parse((await post("/get_transaction_pool_hashes", {})).text) as { tx_hashes: string[] };
+    assert.deepEqual([...hex.tx_hashes].sort(), [...withTxs.tx_hashes].sort());
+    const bin = await client.getTransactionPoolHashesBin();
+    assert.deepEqual(bin.tx_hashes.map((b) => Buffer.from(b).toString("hex")).sort(), [...withTxs.tx_hashes].sort(), "ids as raw bytes, as wallet2 reads them");
+    const backlogRes = await fetch(daemon.rpcUrl + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_txpool_backlog" }) });
+    const raw = Buffer.from(await backlogRes.arrayBuffer()).toString("latin1");
+    const backlog = Buffer.from((parseJson(raw, { epeeTolerant: true }) as { result: { backlog: string } }).result.backlog, "latin1");
+    assert.equal(backlog.length, 24 * withTxs.tx_hashes.length, "24 bytes (weight, fee, time in pool) per pool tx");
+    const pool = JSON.parse((await post("/get_transaction_pool", {})).text) as { transactions: { weight: number; fee: number }[] };
+    const weights = new Set(pool.transactions.map((t) => `${t.weight}/${t.fee}`));
+    for (let k = 0; k < backlog.length; k += 24) assert.ok(weights.has(`${backlog.readBigUInt64LE(k)}/${backlog.readBigUInt64LE(k + 8)}`));
+  } finally {
+    for (const b of blocks.slice(withTxs.height)) {
+      const r = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "submit_block", params: [b.blob] })).text) as { result?: { status: string } };
+      assert.equal(r.result?.status, "OK");
+    }
+  }
+  const plain = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "get_output_distribution", params: { amounts: [0], binary: false } })).text) as {
+    result: { distributions: { distribution: number[] }[] };
+  };
+  for (const compress of [false, true]) {
+    const res = await fetch(daemon.rpcUrl + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_output_distribution", params: { amounts: [0], compress } }) });
+    const j = parseJson(Buffer.from(await res.arrayBuffer()).toString("latin1"), { epeeTolerant: true }) as { result: { distributions: { distribution?: string; compressed_data?: string }[] } };
+    const dd = j.result.distributions[0];
+    const { decodeVarint } = await import("../src/codec/varint.js");
+    let got: bigint[] = [];
+    if (compress) {
+      const b = Buffer.from(dd.compressed_data ?? "", "latin1");
+      for (let k = 0; k < b.length; ) {
+        const v = decodeVarint(b, k);
+        got.push(v.value);
+        k = v.next;
+      }
+    } else {
+      const b = Buffer.from(dd.distribution ?? "", "latin1");
+      got = Array.from({ length: b.length / 8 }, (_, k) => b.readBigUInt64LE(8 * k));
+    }
+    assert.deepEqual(got.map(Number), plain.result.distributions[0].distribution, `binary${compress ? " compressed" : ""} equals the plain array`);
+  }
+});

@@ -81,7 +81,7 @@ before(async () => {
       await wrpc("get_version");
       break;
     } catch (e) {
-      if (wallet.exitCode !== null || Date.now() > deadline) throw new Error(`monero-wallet-rpc did not start (${String(e)}): ${walletOut.join("").slice(-1500)}`);
+      if (wallet.exitCode !== null || Date.now() > deadline) throw new Error(`monero-wallet-rpc did not start: ${walletOut.join("").slice(-1500)}`, { cause: e });
       await new Promise((r) => setTimeout(r, 300));
     }
   }
@@ -105,7 +105,9 @@ function resultOf(text: string): unknown {
   return v.result;
 }
 
-test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as on monerod; a transfer is accepted, mined and received", { skip }, async () => {
+test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as on monerod; a transfer is accepted, mined and received", { skip }, async (t) => {
+  const t0 = Date.now();
+  const phase = (what: string): void => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
   for (const name of ["alice", "bob"] as const) {
     await wrpc("restore_deterministic_wallet", { filename: name, seed: WALLET_SEEDS[name], password: "", restore_height: 0, language: "English" });
     await wrpc("refresh");
@@ -114,12 +116,14 @@ test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as o
       assert.deepEqual(resultOf(live.text), resultOf(recorded.wallets[name][m]), `${name} ${m} on tsmonerod vs monerod`);
     }
     await wrpc("close_wallet");
+    phase(`${name} restored, refreshed, compared`);
   }
 
   await wrpc("open_wallet", { filename: "alice", password: "" });
   const amount = 1_234_567_890_000;
   const sent = await wrpc("transfer", { destinations: [{ amount, address: recorded.wallets.bob.address }], priority: 0, get_tx_hex: true });
   const txid = String(sent.result.tx_hash);
+  phase("alice's transfer made");
   assert.match(txid, /^[0-9a-f]{64}$/);
   assert.ok(daemon);
   const pool = JSON.parse(await post(`${daemon.rpcUrl}/get_transaction_pool_hashes`, {})) as { tx_hashes?: string[] };
@@ -135,8 +139,9 @@ test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as o
 
   await wrpc("open_wallet", { filename: "bob", password: "" });
   await wrpc("refresh");
-  const t = await wrpc("get_transfer_by_txid", { txid });
-  const transfer = t.result.transfer as { amount: number; height: number; type: string; confirmations: number };
+  phase("bob refreshed");
+  const got = await wrpc("get_transfer_by_txid", { txid });
+  const transfer = got.result.transfer as { amount: number; height: number; type: string; confirmations: number };
   assert.equal(transfer.type, "in");
   assert.equal(transfer.amount, amount);
   assert.equal(transfer.height, recordedBlocks().length);

@@ -38,6 +38,8 @@ export interface JsonRpcMethod<P> {
   summary?: string;
   /** The result's shape, for generated docs (results are not checked at run time). */
   result?: { jsonSchema(): JsonSchema };
+  /** Answer strings hold raw bytes (one char per byte, latin1), written byte for byte as epee writes blobs in JSON. */
+  rawBytes?: boolean;
   handler(params: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
 }
 
@@ -48,6 +50,8 @@ export interface JsonPath<P> {
   params: Schema<P>;
   restricted?: boolean;
   summary?: string;
+  /** As JsonRpcMethod.rawBytes. */
+  rawBytes?: boolean;
   handler(params: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
 }
 

@@ -224,8 +224,10 @@ export class RpcServer {
     }
   }
 
-  private json(v: JsonWritable): Reply {
-    return { status: 200, type: "application/json", body: stringifyJson(v, { style: this.o.jsonStyle === "epee" ? "epee" : "standard" }) };
+  private json(v: JsonWritable, rawBytes = false): Reply {
+    const text = stringifyJson(v, { style: this.o.jsonStyle === "epee" ? "epee" : "standard" });
+    // epee writes blob strings byte for byte (no UTF-8): such answers carry one char per byte
+    return { status: 200, type: "application/json", body: rawBytes ? Buffer.from(text, "latin1") : text };
   }
 
   private async jsonRpc(body: Buffer, ctx: RpcContext): Promise<Reply> {
@@ -261,7 +263,7 @@ export class RpcServer {
     if (denied) return this.json({ error: { code: denied.code, message: denied.message }, id, jsonrpc: "2.0" });
     try {
       const result = await def.handler(params, ctx);
-      return this.json({ id, jsonrpc: "2.0", result });
+      return this.json({ id, jsonrpc: "2.0", result }, def.rawBytes === true);
     } catch (e) {
       if (e instanceof RpcError) return this.json({ error: { code: e.code, message: e.message }, id, jsonrpc: "2.0" });
       if (e instanceof SchemaError) return this.json({ error: table.errors.invalidParams(e, def.name), id, jsonrpc: "2.0" });
@@ -283,7 +285,7 @@ export class RpcServer {
       throw e;
     }
     try {
-      return this.json(await def.handler(params, ctx));
+      return this.json(await def.handler(params, ctx), def.rawBytes === true);
     } catch (e) {
       if (e instanceof RpcError) return this.json({ status: e.message, untrusted: false });
       this.o.log(`rpc: ${path} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

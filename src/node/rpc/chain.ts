@@ -7,7 +7,8 @@ import { median } from "../../consensus/constants.js";
 import { feeEstimateLevels, feeQuantizationMask } from "../../consensus/fees.js";
 import { HARD_FORKS, hardForkInfo, hardForkVersionAt } from "../../protocol/genesis.js";
 import { blockToJson } from "../../protocol/json.js";
-import { anyJson, array, bool, hex, object, required, str, u64, u8 } from "../../rpc/schema.js";
+import { anyJson, array, bool, hex, object, required, str, u64, u8, withDefault } from "../../rpc/schema.js";
+import { compressDistribution } from "../../client/messages.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import type { JsonWritable } from "../../rpc/json.js";
 import {
@@ -398,7 +399,9 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "get_output_distribution",
-    params: object({ amounts: array(u64), from_height: u64, to_height: u64, cumulative: bool, binary: bool, compress: bool }),
+    // binary (monerod's default): the distribution as a blob string of little-endian u64s, raw bytes
+    rawBytes: true,
+    params: object({ amounts: array(u64), from_height: u64, to_height: u64, cumulative: bool, binary: withDefault(bool, true), compress: bool }),
     handler: (p, ctx) => {
       if (ctx.restricted && !(p.amounts.length === 1 && p.amounts[0] === 0n))
         throw new RpcError(-19, "Restricted RPC can only get output distribution for rct outputs. Use your own node.");
@@ -407,9 +410,15 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       for (const amount of p.amounts) {
         const r = outputDistribution(d, amount, p.from_height, to, p.cumulative);
         if (!r) throw new RpcError(-5, "Failed to get output distribution");
-        // binary (JSON default false here): the raw little-endian u64s as a JSON string of bytes
-        const distribution: JsonWritable = p.binary ? Buffer.from(new BigUint64Array(r.distribution).buffer).toString("latin1") : r.distribution;
-        distributions.push({ amount, base: r.base, binary: p.binary, compress: false, distribution, start_height: r.start_height });
+        const e: Record<string, JsonWritable> = { amount, base: r.base, binary: p.binary, compress: p.compress, start_height: r.start_height };
+        if (!p.binary) e.distribution = r.distribution;
+        else if (p.compress) e.compressed_data = Buffer.from(compressDistribution(r.distribution)).toString("latin1");
+        else {
+          const blob = Buffer.alloc(8 * r.distribution.length);
+          r.distribution.forEach((x, k) => blob.writeBigUInt64LE(x, 8 * k));
+          e.distribution = blob.toString("latin1");
+        }
+        distributions.push(e);
       }
       return epeeShape({ ...access(), distributions });
     },

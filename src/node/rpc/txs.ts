@@ -331,6 +331,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
   // served as JSON by monerod despite the name: the ids packed in one string of raw bytes
   t.addJsonPath({
     path: "/get_transaction_pool_hashes.bin",
+    rawBytes: true,
     params: object({}),
     handler: (_p, ctx) => {
       const ids = visiblePool(d, ctx.restricted).map((e) => Buffer.from(e.id));
@@ -346,6 +347,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "get_txpool_backlog",
+    rawBytes: true,
     params: object({}, { arrayIsEmpty: true }),
     handler: () => {
       const now = d.now();
