@@ -186,6 +186,18 @@ describe("WalletService against monerod", { skip }, () => {
     );
   });
 
+  it("set_daemon: an unreachable node answers -38 on refresh; the real one again works", async () => {
+    await call(url, "set_daemon", { address: "127.0.0.1:1" });
+    await assert.rejects(call(url, "refresh"), /^Error: refresh: -38 no connection to daemon/);
+    await call(url, "set_daemon", { address: `127.0.0.1:${RPC_PORT}`, trusted: true });
+    assert.equal((await call(url, "refresh")).blocks_fetched, 0);
+    // seed_offset restores another account
+    const plain = (await call(url, "get_address")).address;
+    const r = await call(url, "restore_deterministic_wallet", { filename: "carol-offset", password: "", seed: WALLET_SEEDS.carol, seed_offset: "pass phrase" });
+    assert.notEqual(r.address, plain);
+    assert.equal((await call(url, "get_address")).address, r.address);
+  });
+
   it("after pop_blocks 5 and 7 other blocks, the wallet answers what a fresh restore answers", async () => {
     await call(url, "open_wallet", { filename: "alice", password: "pw" });
     await call(url, "refresh");

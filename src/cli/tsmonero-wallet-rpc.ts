@@ -13,7 +13,7 @@ import { NodeClient } from "../client/node-client.js";
 import type { Network } from "../protocol/network.js";
 import type { Login } from "../rpc/index.js";
 import { parseLogin } from "../rpc/index.js";
-import { WalletService } from "../wallet/service/index.js";
+import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
 import { type FlagSpec, flag as s, type ParsedArgs, option as v, runCli, UsageError } from "./args.js";
 import { VERSION } from "./version.js";
@@ -73,13 +73,6 @@ const DEFAULT_DAEMON_PORT: Record<Network, number> = { mainnet: 18081, testnet: 
 function isLocalHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" || /^127\./.test(h);
-}
-
-/** A node URL from what set_daemon / --daemon-address accept (host:port, or a URL). */
-export function daemonUrl(address: string, network: Network, ssl: boolean): string {
-  const a = address === "" ? `localhost:${DEFAULT_DAEMON_PORT[network]}` : address;
-  if (/^https?:\/\//.test(a)) return a;
-  return `${ssl ? "https" : "http"}://${/:\d+$/.test(a) ? a : `${a}:${DEFAULT_DAEMON_PORT[network]}`}`;
 }
 
 class Log {

@@ -11,7 +11,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { NodeApi } from "../../client/node-client.js";
+import { type NodeApi, NodeClient } from "../../client/node-client.js";
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { randomScalar } from "../../crypto/random.js";
@@ -49,7 +49,7 @@ export interface WalletServiceOptions {
   readonly node: NodeApi | null;
   /** Whether the daemon is trusted (start_mining needs it). */
   readonly trusted?: boolean;
-  /** Builds a node client for set_daemon. */
+  /** Builds a node client for set_daemon (default: a NodeClient for the address). */
   readonly connect?: (o: { address: string; login?: string; trusted: boolean }) => NodeApi;
   /** Password KDF for new files (tests use a cheap one). */
   readonly kdf?: KdfParams;
@@ -61,6 +61,15 @@ export interface WalletServiceOptions {
   readonly lookaheadMajor?: number;
   readonly lookaheadMinor?: number;
   readonly log?: (msg: string) => void;
+}
+
+const DEFAULT_DAEMON_PORT: Record<Network, number> = { mainnet: 18081, testnet: 28081, stagenet: 38081, regtest: 18081 };
+
+/** A node URL from what set_daemon and --daemon-address accept: host:port, host, or a URL ("" = localhost). */
+export function daemonUrl(address: string, network: Network, ssl = false): string {
+  const a = address === "" ? `localhost:${DEFAULT_DAEMON_PORT[network]}` : address;
+  if (/^https?:\/\//.test(a)) return a;
+  return `${ssl ? "https" : "http"}://${/:\d+$/.test(a) ? a : `${a}:${DEFAULT_DAEMON_PORT[network]}`}`;
 }
 
 const notOpen = (): WalletRpcError => new WalletRpcError(CODE.NOT_OPEN, "No wallet file");
@@ -375,11 +384,11 @@ export class WalletService {
   /** set_daemon: a new node for the service and the open wallet (after its running refresh). */
   async setDaemon(p: { address: string; username: string; password: string; trusted: boolean }): Promise<void> {
     const w = this.wallet();
-    if (!this.opts.connect) throw new WalletRpcError(CODE.NO_DAEMON_CONNECTION, "Unable to set daemon");
+    const connect = this.opts.connect ?? ((o: { address: string; login?: string }) => new NodeClient({ url: daemonUrl(o.address, this.network), login: o.login }));
     let node: NodeApi;
     try {
       const login = p.username !== "" || p.password !== "" ? `${p.username}:${p.password}` : undefined;
-      node = this.opts.connect({ address: p.address, login, trusted: p.trusted });
+      node = connect({ address: p.address, login, trusted: p.trusted });
     } catch (e) {
       throw new WalletRpcError(CODE.NO_DAEMON_CONNECTION, `Unable to set daemon: ${e instanceof Error ? e.message : String(e)}`);
     }
