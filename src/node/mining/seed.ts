@@ -76,6 +76,16 @@ export function seedHeights(height: number, epoch: SeedEpoch = processSeedEpoch(
 /** Reads a block id by height (ChainStore: `h => store.meta(h).hash`; BranchView: `hashAt`). */
 export type BlockIdAt = (height: number) => Bytes;
 
+/** A chain that can name its blocks: the ChainStore (`meta(h).hash`) or a branch view (`hashAt(h)`). */
+export type IdSource = { hashAt(height: number): Bytes } | { meta(height: number): { hash: Bytes } };
+
+/** The block-id reader of a ChainStore or a branch view (hashAt wins when both exist). */
+export function idReader(chain: IdSource): BlockIdAt {
+  if ("hashAt" in chain && typeof chain.hashAt === "function") return (h) => chain.hashAt(h);
+  if ("meta" in chain) return (h) => chain.meta(h).hash;
+  throw new TypeError("chain has neither hashAt nor meta");
+}
+
 /** The seed block (height and id) for a block at `height`. */
 export function seedFor(height: number, idAt: BlockIdAt, epoch: SeedEpoch = processSeedEpoch()): { height: number; hash: Bytes } {
   const h = seedHeight(height, epoch);
