@@ -66,7 +66,7 @@ before(async () => {
   wallet = spawn(
     "/usr/bin/monero-wallet-rpc",
     ["--wallet-dir", join(dir, "wallets"), "--disable-rpc-login", "--daemon-address", `127.0.0.1:${NODE_PORT}`, "--rpc-bind-ip", "127.0.0.1",
-      "--rpc-bind-port", String(WALLET_PORT), "--log-file", join(dir, "wallet.log"), "--non-interactive"],
+      "--rpc-bind-port", String(WALLET_PORT), "--log-file", join(dir, "wallet.log"), "--non-interactive", "--daemon-ssl", "disabled", "--rpc-ssl", "disabled"],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const keep = (b: Buffer): void => {
@@ -146,4 +146,5 @@ test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as o
   assert.equal(transfer.amount, amount);
   assert.equal(transfer.height, recordedBlocks().length);
   assert.equal(transfer.confirmations, 1);
+  phase("bob's transfer checked");
 });
