@@ -22,6 +22,7 @@ import { txHash } from "../src/protocol/tx-hash.js";
 import { txWeight } from "../src/protocol/weight.js";
 import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
 import { ChainStore } from "../src/node/store/chain-store.js";
+import { openNode } from "../src/node/chain/index.js";
 import {
   altTemplateMedian,
   buildBlockTemplate,
@@ -29,11 +30,13 @@ import {
   calcPow,
   DEFAULT_SEED_EPOCH,
   fillBlockTemplate,
+  idReader,
   mainChainTemplateMedian,
   mineBlock,
   Miner,
   minerAddress,
   MiningError,
+  MiningService,
   nonceOffset,
   PowHasher,
   powAlgorithm,
@@ -164,6 +167,8 @@ test("seed heights: rx_seedheight at the epoch edges, next seed within the lag",
   assert.deepEqual(s.seedHash, ids(320));
   assert.deepEqual(s.nextSeedHash, ids(328));
   assert.equal(templateSeeds(333, ids, ids, e).nextSeedHash.length, 0);
+  assert.deepEqual(idReader({ meta: (h: number) => ({ hash: ids(h) }) })(5), ids(5));
+  assert.deepEqual(idReader({ hashAt: (h: number) => ids(h + 1) })(5), ids(6));
 });
 
 test("seed epoch env: atoi, powers of two within 2..2048 / 1..64, else the defaults", () => {
@@ -626,4 +631,93 @@ test("regtest seed env: monerod started with SEEDHASH_EPOCH_BLOCKS=8 / LAG=4 rep
     assert.equal(r.result?.status, "OK");
   }
   assert.equal(sawNext, 8);
+});
+
+test("MiningService on the real node core vs monerod: generateblocks (reserve 1, prev_block chaining, height), prev_block templates, alt blocks count as found, the miner through submitBlock", { timeout: 120_000 }, async (t) => {
+  if (needPackage("monero") !== undefined) return t.skip("monero package not installed");
+  const d = startMonerod(28905, 28906);
+  const dataDir = tmp();
+  const node = await openNode({ dataDir, network: "regtest", fixedDifficulty: 1n, offline: true, syncMode: "fast", verifyThreads: 1 });
+  const svc = new MiningService({
+    network: node.network,
+    store: node.store,
+    fixedDifficulty: node.fixedDifficulty,
+    viewAt: (id) => node.viewAt(id),
+    candidates: () => node.pool.templateTxs(Number.MAX_SAFE_INTEGER),
+    submitBlock: (b) => node.submitBlock(b),
+    now: () => Math.floor(Date.now() / 1000),
+    mainContext: () => node.mainContext(),
+  });
+  node.on("block", () => svc.onNewBlock());
+  t.after(async () => {
+    await svc.close();
+    await node.close();
+    await stopDaemon(d);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const client = new NodeClient({ url: d.url, timeoutMs: 30_000 });
+  await waitReady(d, client);
+  const rpc = async (method: string, params: unknown): Promise<RpcAnswer> => {
+    const res = await fetch(`${d.url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }) });
+    return (await res.json()) as RpcAnswer;
+  };
+  const N = 25;
+  const m = await rpc("generateblocks", { amount_of_blocks: N, wallet_address: ADDRESS, starting_nonce: 5 });
+  assert.ok(m.result, JSON.stringify(m.error));
+  const ours = await svc.generateBlocks(N, ADDRESS, { startingNonce: 5 });
+  assert.equal(ours.blocks.length, N);
+  assert.equal(ours.height, Number(m.result.height), "height: the last generated block's");
+  assert.equal(node.store.height(), N + 1);
+  const theirs = (await rpc("get_block_headers_range", { start_height: 1, end_height: N })).result?.headers as Record<string, unknown>[];
+  for (let h = 1; h <= N; h++) {
+    const mh = theirs[h - 1];
+    const meta = node.store.meta(h);
+    const b = node.store.block(h);
+    assert.ok(b);
+    assert.equal(toHex(meta.hash), toHex(ours.blocks[h - 1]));
+    assert.equal(meta.reward, BigInt(String(mh.reward)), `reward at ${h}`);
+    assert.equal(meta.weight, Number(mh.block_weight), `weight at ${h}`);
+    assert.equal(b.nonce, Number(mh.nonce), `nonce at ${h}`);
+    assert.equal(b.majorVersion, Number(mh.major_version));
+    assert.equal(b.minorVersion, Number(mh.minor_version));
+    // reserve_size 1: the extra nonce is one zero byte after the tx pubkey
+    assert.deepEqual([...b.minerTx.extra.subarray(33)], [2, 1, 0]);
+  }
+  // a template on an older block: monerod's from_block rules, on each side's own chain
+  const mid = 10;
+  const mPrev = String(theirs[mid - 1].hash);
+  const mt = await rpc("get_block_template", { wallet_address: ADDRESS, reserve_size: 3, prev_block: mPrev });
+  assert.ok(mt.result, JSON.stringify(mt.error));
+  const ot = await svc.blockTemplate(ADDRESS, 3, { prevId: node.store.meta(mid).hash });
+  assert.equal(ot.height, Number(mt.result.height));
+  assert.equal(ot.expectedReward, BigInt(String(mt.result.expected_reward)));
+  assert.equal(ot.reservedOffset, mt.result.reserved_offset);
+  assert.equal(ot.blob.length, String(mt.result.blocktemplate_blob).length / 2);
+  assert.equal(toHex(ot.seedHash), toHex(node.store.meta(0).hash));
+  // generating on an older block makes an alternative block, which monerod's handle_block_found
+  // counts as found: OK, height = the alt block's
+  const malt = await rpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS, prev_block: mPrev });
+  assert.ok(malt.result, JSON.stringify(malt));
+  const oalt = await svc.generateBlocks(1, ADDRESS, { prevId: node.store.meta(mid).hash });
+  assert.equal(oalt.height, Number(malt.result.height));
+  assert.equal(oalt.height, mid + 1);
+  assert.equal(node.altBlockCount(), 1);
+  assert.equal(node.store.height(), N + 1);
+  // an unknown prev_block, a subaddress
+  await assert.rejects(svc.blockTemplate(ADDRESS, 0, { prevId: new Uint8Array(32).fill(3) }), (e: unknown) => e instanceof MiningError && e.code === -5);
+  await assert.rejects(svc.blockTemplate(SUBADDRESS, 0), (e: unknown) => e instanceof MiningError && e.code === -12);
+  // seeds and PoW through the service
+  assert.deepEqual(svc.seedFor(N), { height: 0, hash: node.store.meta(0).hash });
+  // the built-in miner mines through the node's submitBlock (real RandomX, difficulty 1)
+  const before = node.store.height();
+  await svc.startMining(ADDRESS, 1);
+  const deadline = Date.now() + 30_000;
+  while (node.store.height() < before + 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const st = svc.miningStatus();
+  await svc.stopMining();
+  assert.ok(node.store.height() >= before + 2, "the miner's blocks reached the chain");
+  assert.equal(st.active, true);
+  assert.equal(st.powAlgorithm, "RandomX");
+  assert.equal(st.difficulty, 1n);
+  assert.equal(svc.minerStatus().active, false);
 });
