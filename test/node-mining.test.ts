@@ -379,6 +379,10 @@ test("mineBlock: real RandomX nonce search at difficulty 40 passes consensus; di
   // a nonce that fails difficulty 2^40 is refused by consensus
   const bad = check(store, { ...tpl, blob: found.blob, block, difficulty: 1n << 40n }, found.powHash);
   assert.ok(!bad.ok || checkHash(found.powHash, 1n << 40n));
+  // 3 hashes in flight find the same (lowest) nonce as the sequential search
+  const par = await mineBlock(tpl, 40n, pow, 1000, { concurrency: 3 });
+  assert.equal(par?.nonce, found.nonce);
+  assert.deepEqual(par?.blob, found.blob);
   // difficulty 1: every hash meets it, nothing is hashed
   const trivial = await mineBlock(tpl, 1n, () => Promise.reject(new Error("must not hash")), 77);
   assert.equal(trivial?.nonce, 77);

@@ -100,14 +100,17 @@ export interface MineOptions {
   signal?: AbortSignal;
   /** Hash even at difficulty 1, as monerod's find_nonce_for_given_block does (default false). */
   hashTrivial?: boolean;
-  /** Nonce increment (threads sharing a template use their own residue class); default 1. */
-  step?: number;
+  /**
+   * Hashes in flight at once (default 1). The result is still the lowest nonce from `startNonce`
+   * that meets the difficulty — the one monerod's sequential search finds.
+   */
+  concurrency?: number;
 }
 
 /**
- * find_nonce_for_given_block: tries nonces from `startNonce` (the nonce sits at the same offset in
- * the blob and the hashing blob) until the PoW hash meets `difficulty`; undefined when the nonce
- * space (up to 2^32 − 2, as monerod) or `maxHashes` is exhausted, or `signal` aborts.
+ * find_nonce_for_given_block: tries nonces from `startNonce` upwards (the nonce sits at the same
+ * offset in the blob and the hashing blob) until the PoW hash meets `difficulty`; undefined when
+ * the nonce space (up to 2^32 − 2, as monerod) or `maxHashes` is exhausted, or `signal` aborts.
  */
 export async function mineBlock(
   template: { blob: Bytes; hashingBlob: Bytes },
@@ -121,27 +124,32 @@ export async function mineBlock(
   const hashing = Uint8Array.from(template.hashingBlob);
   const bOff = nonceOffset(blob);
   const hOff = nonceOffset(hashing);
-  const step = opts.step ?? 1;
-  let nonce = startNonce >>> 0;
-  if (difficulty === 1n && !opts.hashTrivial) {
+  const first = startNonce >>> 0;
+  const finish = (nonce: number, powHash: Bytes | undefined, hashes: number): MinedBlock => {
     setNonce(blob, bOff, nonce);
     setNonce(hashing, hOff, nonce);
-    return { nonce, blob, hashingBlob: hashing, powHash: undefined, hashes: 0 };
-  }
+    return { nonce, blob, hashingBlob: hashing, powHash, hashes };
+  };
+  if (difficulty === 1n && !opts.hashTrivial) return finish(first, undefined, 0);
+  const workers = Math.max(1, Math.floor(opts.concurrency ?? 1));
+  let next = first;
   let hashes = 0;
-  while (nonce !== 0xffffffff) {
-    if (opts.signal?.aborted) return undefined;
-    if (opts.maxHashes !== undefined && hashes >= opts.maxHashes) return undefined;
-    setNonce(hashing, hOff, nonce);
-    const h = await powHash(hashing.slice());
-    hashes++;
-    if (checkHash(h, difficulty)) {
-      setNonce(blob, bOff, nonce);
-      return { nonce, blob, hashingBlob: hashing, powHash: h, hashes };
+  // the lowest nonce found so far; nonces above it are not started any more
+  let best: { nonce: number; hash: Bytes } | undefined;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (opts.signal?.aborted) return;
+      if (next === 0xffffffff || (best && next > best.nonce)) return;
+      if (opts.maxHashes !== undefined && hashes >= opts.maxHashes) return;
+      const nonce = next++;
+      const input = hashing.slice();
+      setNonce(input, hOff, nonce);
+      hashes++;
+      const h = await powHash(input);
+      if (checkHash(h, difficulty) && (!best || nonce < best.nonce)) best = { nonce, hash: h };
     }
-    const next = nonce + step;
-    if (next >= 0xffffffff) break;
-    nonce = next;
-  }
-  return undefined;
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  if (!best || opts.signal?.aborted) return undefined;
+  return finish(best.nonce, best.hash, hashes);
 }

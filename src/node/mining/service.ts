@@ -6,6 +6,7 @@
  * The host gives read access to the chain and the pool and a way to submit blocks; nothing here
  * writes the chain itself.
  */
+import { availableParallelism } from "node:os";
 import { type ChainView, nextBlockContext, type NextBlockContext } from "../../consensus/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
@@ -143,7 +144,10 @@ export class MiningService {
     let prevId = opts.prevId;
     for (let i = 0; i < count; i++) {
       const t = await this.blockTemplate(address, 1, prevId ? { prevId } : {});
-      const found = await mineBlock(t, t.difficulty, (hb) => this.hasher.hash(t.block.majorVersion, t.height, hb, t.seedHash), opts.startingNonce ?? 0);
+      // monerod hashes with all its threads above difficulty 100; the nonce found is the same
+      const concurrency = t.difficulty > 100n ? availableParallelism() : 1;
+      const pow = (hb: Bytes): Promise<Bytes> => this.hasher.hash(t.block.majorVersion, t.height, hb, t.seedHash);
+      const found = await mineBlock(t, t.difficulty, pow, opts.startingNonce ?? 0, { concurrency });
       if (!found) throw new MiningError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, "Block not accepted: no nonce meets the difficulty");
       const r = await this.host.submitBlock(found.blob);
       if (r.status === "rejected") throw new MiningError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
