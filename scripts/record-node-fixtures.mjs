@@ -165,6 +165,29 @@ export function requestList(blocks, txs) {
   return rq;
 }
 
+/**
+ * Asked after popping the chain back to the last block with txs (its txs return to the pool as
+ * kept_by_block), then the popped blocks are submitted again: the pool's answers.
+ */
+export function poolRequestList(blocks, txs) {
+  const last = [...blocks].reverse().find((b) => b.tx_hashes.length > 0);
+  const rq = [];
+  const P = (path, body) => rq.push({ kind: "path", path, body });
+  const R = (method, params) => rq.push({ kind: "rpc", method, params });
+  P("/get_transaction_pool", {});
+  P("/get_transaction_pool_hashes", {});
+  P("/get_transaction_pool_stats", {});
+  R("get_info", {});
+  for (const decode_as_json of [false, true])
+    for (const prune of [false, true]) for (const split of [false, true]) P("/get_transactions", { txs_hashes: [...last.tx_hashes, txs.find((t) => !t.coinbase).tx_hash], decode_as_json, prune, split });
+  const kis = [];
+  for (const h of last.tx_hashes) for (const vin of JSON.parse(txs.find((t) => t.tx_hash === h).as_json).vin) if (vin.key) kis.push(vin.key.k_image);
+  P("/is_key_image_spent", { key_images: kis });
+  R("get_block_count", {});
+  R("get_fee_estimate", {});
+  return { popTo: last.height, requests: rq };
+}
+
 async function main() {
   const blocks = load("blocks.json.gz");
   const txList = load("txs.json.gz");
@@ -209,9 +232,24 @@ async function main() {
         : await postText(q.path, JSON.stringify(q.body));
     answers.push({ ...q, http: r.http, answer: r.text });
   }
+  const pool = poolRequestList(blocks, txList);
+  const top = blocks.length - 1;
+  await postText("/pop_blocks", JSON.stringify({ nblocks: top - pool.popTo + 1 }));
+  const poolAnswers = [];
+  for (const q of pool.requests) {
+    const r =
+      q.kind === "rpc"
+        ? await postText("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method: q.method, params: q.params }))
+        : await postText(q.path, JSON.stringify(q.body));
+    poolAnswers.push({ ...q, http: r.http, answer: r.text });
+  }
+  for (const b of blocks.slice(pool.popTo)) {
+    const r = await rpc("submit_block", [b.blob]);
+    if (r.status !== "OK") throw new Error(`submit_block ${b.height} again: ${JSON.stringify(r)}`);
+  }
   await recordWallets();
   mkdirSync(dirname(outFile), { recursive: true });
-  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers };
+  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers, pool: { popTo: pool.popTo, answers: poolAnswers } };
   writeFileSync(outFile, gzipSync(JSON.stringify(doc)));
   console.log(`wrote ${answers.length} answers to ${outFile}`);
 }

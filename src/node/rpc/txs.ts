@@ -49,18 +49,36 @@ function poolTxJson(e: PoolEntry, sensitive: boolean): Record<string, JsonWritab
     max_used_block_height: e.maxUsedBlockHeight,
     max_used_block_id_hash: toHex(e.maxUsedBlockId),
     receive_time: sensitive ? e.receiveTime : 0,
-    relayed: e.relayed,
+    relayed: relayedFlag(e),
     tx_blob: toHex(e.blob),
     tx_json: txToJson(e.tx),
     weight: e.weight,
   };
 }
 
-/** Pool entries a caller may see: a restricted server hides do_not_relay (unbroadcast) txs. */
+/**
+ * monerod's LMDB order of 32-byte keys (db_lmdb.cpp compare_hash32): eight little-endian u32 words
+ * compared from the last one, i.e. the ids as little-endian 256-bit numbers.
+ */
+export function compareHash32(a: Bytes, b: Bytes): number {
+  const va = Buffer.from(a.buffer, a.byteOffset, 32);
+  const vb = Buffer.from(b.buffer, b.byteOffset, 32);
+  for (let n = 7; n >= 0; n--) {
+    const x = va.readUInt32LE(4 * n);
+    const y = vb.readUInt32LE(4 * n);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Pool entries a caller may see, in monerod's txpool table order; a restricted server hides do_not_relay txs. */
 export function visiblePool(d: NodeRpcDeps, restricted: boolean): readonly PoolEntry[] {
-  const all = d.core.pool.entries();
+  const all = [...d.core.pool.entries()].sort((x, y) => compareHash32(x.id, y.id));
   return restricted ? all.filter((e) => !e.doNotRelay) : all;
 }
+
+/** monerod marks a tx relayed when it came back from a popped block (relay_method::block). */
+const relayedFlag = (e: PoolEntry): boolean => e.relayed || e.keptByBlock;
 
 /** tx_memory_pool::get_transaction_stats. */
 function poolStats(entries: readonly PoolEntry[], now: number): Record<string, JsonWritable> {
@@ -85,7 +103,7 @@ function poolStats(entries: readonly PoolEntry[], now: number): Record<string, J
     if (oldest === 0 || e.receiveTime < oldest) oldest = e.receiveTime;
     if (age > 600) num10m++;
     if (e.lastFailedHeight) failing++;
-    if (!e.relayed) notRelayed++;
+    if (!relayedFlag(e)) notRelayed++;
   }
   const n = weights.length;
   const med = n === 0 ? 0 : n % 2 ? weights[(n - 1) / 2] : Math.floor((weights[n / 2 - 1] + weights[n / 2]) / 2);
@@ -220,7 +238,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
         if (poolEntry) {
           e.in_pool = true;
           e.double_spend_seen = poolEntry.doubleSpendSeen;
-          e.relayed = poolEntry.relayed;
+          e.relayed = relayedFlag(poolEntry);
           e.received_timestamp = poolEntry.receiveTime;
         } else if (loc) {
           e.in_pool = false;
