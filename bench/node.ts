@@ -2,8 +2,9 @@
  * `npm run bench -- node`: tsmonerod next to monerod (Debian package `monero`), both measured in
  * the same run, on the same machine, on the same chain: test/fixtures/chain (333 blocks, 154 txs
  * made by real wallets) replayed into `--regtest --offline --fixed-difficulty 1` (send_raw_transaction
- * of each block's txs, then submit_block). Each daemon runs alone (the other is stopped) so they do
- * not share the 2 cores. Ports 28950-28969.
+ * of each block's txs, then submit_block). Both daemons stay up but only one is driven at a time:
+ * each row runs A B B A in halves of --seconds (generateblocks in alternating batches of 10), so a
+ * load change on the shared machine hits both alike. Ports 28950-28969.
  *
  * Rows:
  *   generateblocks               ms per block (--blocks blocks to one address, after a 1-block warm-up
@@ -263,47 +264,98 @@ interface Figures {
   rows: Map<string, { rps: number; errors: number; firstError?: string }>;
 }
 
-async function measure(impl: Impl, tsmonerod: string, seconds: number, blocks: number): Promise<Figures> {
-  const f: Figures = { rows: new Map() };
-  if (impl === "tsmonerod" && !existsSync(tsmonerod)) return { ...f, unavailable: `${tsmonerod} not found` };
+interface Running {
+  impl: Impl;
+  port: number;
+  proc: Proc;
+  f: Figures;
+}
+
+/** Starts a daemon and replays the chain into it; undefined (with f.unavailable set) when it cannot. */
+async function setUp(impl: Impl, tsmonerod: string, f: Figures): Promise<Running | undefined> {
+  if (impl === "tsmonerod" && !existsSync(tsmonerod)) {
+    f.unavailable = `${tsmonerod} not found`;
+    return undefined;
+  }
   const port = PORTS[impl].rpc;
-  const p = launch(impl, tsmonerod);
+  const proc = launch(impl, tsmonerod);
   try {
-    try {
-      await waitReady(p, port);
-    } catch (e) {
-      return { ...f, unavailable: e instanceof Error ? e.message : String(e) };
-    }
+    await waitReady(proc, port);
     progress(`node: ${impl}: replaying test/fixtures/chain`);
     const t0 = performance.now();
-    try {
-      f.height = await replay(port);
-    } catch (e) {
-      return { ...f, unavailable: `replay failed: ${e instanceof Error ? e.message : String(e)}` };
-    }
+    f.height = await replay(port);
     f.replaySeconds = (performance.now() - t0) / 1000;
-    const resetsBefore = resets;
-    for (const row of requestRows(f.height)) {
-      progress(`node: ${impl}: ${row.name} at concurrency ${row.concurrency}`);
-      f.rows.set(`${row.name}@${row.concurrency}`, await rate(port, row, seconds));
-    }
-    f.resets = resets - resetsBefore;
-    progress(`node: ${impl}: generateblocks ×${blocks}`);
-    const address = benchAddress();
-    try {
-      await rpc(port, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
-      const t1 = performance.now();
-      for (let left = blocks; left > 0; left -= 10) await rpc(port, "generateblocks", { amount_of_blocks: Math.min(10, left), wallet_address: address });
-      f.msPerBlock = (performance.now() - t1) / blocks;
-    } catch (e) {
-      f.generateError = e instanceof Error ? e.message : String(e);
-    }
-    return f;
-  } finally {
-    await stop(p);
-    agentFor(port).destroy();
-    agents.delete(port);
+    return { impl, port, proc, f };
+  } catch (e) {
+    f.unavailable = e instanceof Error ? e.message : String(e);
+    await tearDown({ impl, port, proc, f });
+    return undefined;
   }
+}
+
+async function tearDown(r: Running | undefined): Promise<void> {
+  if (!r) return;
+  await stop(r.proc);
+  agentFor(r.port).destroy();
+  agents.delete(r.port);
+}
+
+/**
+ * Both daemons stay up (an idle one costs next to nothing) and every row is measured A B B A in
+ * halves, so a load change on the shared machine hits both sides alike.
+ */
+async function measureAll(live: Running[], seconds: number, blocks: number): Promise<void> {
+  const order = (i: number): Running[] => (i % 2 === 0 ? [...live, ...[...live].reverse()] : [...[...live].reverse(), ...live]);
+  const height = Math.min(...live.map((r) => r.f.height ?? 333));
+  const perImpl = new Map<Impl, number>();
+  let i = 0;
+  for (const row of requestRows(height)) {
+    progress(`node: ${row.name} at concurrency ${row.concurrency}`);
+    const acc = new Map<Impl, { done: number; secs: number; errors: number; firstError?: string }>();
+    for (const r of order(i++)) {
+      const before = resets;
+      const t0 = performance.now();
+      const x = await rate(r.port, row, seconds / 2);
+      const secs = (performance.now() - t0) / 1000;
+      perImpl.set(r.impl, (perImpl.get(r.impl) ?? 0) + resets - before);
+      const a = acc.get(r.impl) ?? { done: 0, secs: 0, errors: 0 };
+      a.done += x.rps * secs;
+      a.secs += secs;
+      a.errors += x.errors;
+      a.firstError ??= x.firstError;
+      acc.set(r.impl, a);
+    }
+    for (const r of live) {
+      const a = acc.get(r.impl);
+      if (a) r.f.rows.set(`${row.name}@${row.concurrency}`, { rps: a.done / a.secs, errors: a.errors, ...(a.firstError ? { firstError: a.firstError } : {}) });
+    }
+  }
+  for (const r of live) r.f.resets = perImpl.get(r.impl) ?? 0;
+  // generateblocks: a 1-block warm-up each (RandomX cache), then batches of 10, alternating
+  progress(`node: generateblocks ×${blocks} each, alternating batches`);
+  const address = benchAddress();
+  const spent = new Map<Impl, number>();
+  for (const r of live) {
+    try {
+      await rpc(r.port, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
+    } catch (e) {
+      r.f.generateError = e instanceof Error ? e.message : String(e);
+    }
+  }
+  let batch = 0;
+  for (let left = blocks; left > 0; left -= 10, batch++) {
+    for (const r of order(batch).slice(0, live.length)) {
+      if (r.f.generateError) continue;
+      try {
+        const t0 = performance.now();
+        await rpc(r.port, "generateblocks", { amount_of_blocks: Math.min(10, left), wallet_address: address });
+        spent.set(r.impl, (spent.get(r.impl) ?? 0) + performance.now() - t0);
+      } catch (e) {
+        r.f.generateError = e instanceof Error ? e.message : String(e);
+      }
+    }
+  }
+  for (const r of live) if (!r.f.generateError) r.f.msPerBlock = (spent.get(r.impl) ?? 0) / blocks;
 }
 
 const fmt = (x: number | undefined, digits = 1): string =>
@@ -325,11 +377,21 @@ async function run(args: ParsedArgs): Promise<void> {
   if (!existsSync("/usr/bin/monerod")) throw new Error("bench node needs Debian package monero (apt-get install -y monero); missing /usr/bin/monerod");
   if (!(seconds > 0) || !(blocks >= 1)) throw new Error("bench node: --seconds must be > 0 and --blocks ≥ 1");
 
-  progress("node: measuring monerod");
-  const real = await measure("monerod", tsmonerod, seconds, blocks);
-  if (real.unavailable) throw new Error(`bench node: monerod could not be measured: ${real.unavailable}`);
-  progress("node: measuring tsmonerod");
-  const ts = await measure("tsmonerod", tsmonerod, seconds, blocks);
+  const real: Figures = { rows: new Map() };
+  const ts: Figures = { rows: new Map() };
+  const live: Running[] = [];
+  try {
+    progress("node: starting monerod");
+    const m = await setUp("monerod", tsmonerod, real);
+    if (!m) throw new Error(`bench node: monerod could not be measured: ${real.unavailable ?? "?"}`);
+    live.push(m);
+    progress("node: starting tsmonerod");
+    const t = await setUp("tsmonerod", tsmonerod, ts);
+    if (t) live.push(t);
+    await measureAll(live, seconds, blocks);
+  } finally {
+    for (const r of live) await tearDown(r);
+  }
 
   const rows: string[][] = [];
   const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? formatRatio(a / b) : "—");
