@@ -256,6 +256,25 @@ test("mining RPCs on regtest: generateblocks, template, submit, miner data, calc
   assert.equal((await path(u, "/mining_status")).json?.active, false);
   const pop = await path(u, "/pop_blocks", { nblocks: 2 });
   assert.equal(pop.json?.height, 3);
+
+  // the built-in miner (node/mining) through /start_mining, /mining_status, /stop_mining
+  assert.equal((await path(u, "/start_mining", { miner_address: "nope", threads_count: 1 })).json?.status, "Failed, wrong address");
+  const st = await path(u, "/start_mining", { miner_address: ALICE, threads_count: 1, do_background_mining: false, ignore_battery: true });
+  assert.equal(st.json?.status, "OK", st.text);
+  const ms = (await path(u, "/mining_status")).json;
+  assert.equal(ms?.active, true);
+  assert.equal(ms?.address, ALICE);
+  assert.equal(ms?.threads_count, 1);
+  assert.equal(ms?.pow_algorithm, "RandomX");
+  const h0 = daemon.core.store.height();
+  const deadline = Date.now() + 20_000;
+  while (daemon.core.store.height() < h0 + 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(daemon.core.store.height() >= h0 + 2, "the miner found blocks");
+  assert.equal((await path(u, "/set_log_hash_rate", { visible: true })).json?.status, "OK");
+  assert.equal((await path(u, "/stop_mining")).json?.status, "OK");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal((await path(u, "/mining_status")).json?.active, false);
+  assert.equal((await path(u, "/stop_mining")).json?.status, "Failed, mining not stopped");
 });
 
 test("restricted mode: the restricted port hides what monerod hides and blanks get_info's private fields", async () => {

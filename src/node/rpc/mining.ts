@@ -8,6 +8,7 @@ import { decodeAddress } from "../../protocol/address.js";
 import { HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
 import { blockHashingBlob, parseBlock } from "../../protocol/block.js";
 import type { JsonWritable } from "../../rpc/json.js";
+import { MiningError, type MiningStatusReport } from "../mining/index.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { anyJson, bool, object, str, u32, u64, u8 } from "../../rpc/schema.js";
 import { fromHex, type NodeRpcDeps, nextContext, OK, parseHash, parseHexBuf, toHex, wide } from "./common.js";
@@ -49,6 +50,7 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
     try {
       tpl = await core.blockTemplate(p.wallet_address, Number(p.reserve_size), { ...(prevId ? { prevId } : {}), ...(extraNonce ? { extraNonce } : {}) });
     } catch (e) {
+      if (e instanceof MiningError) throw new RpcError(e.code, e.message);
       throw new RpcError(-5, `Internal error: failed to create block template${e instanceof Error ? `: ${e.message}` : ""}`);
     }
     const w = wide(tpl.difficulty);
@@ -118,6 +120,7 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
       try {
         r = await core.generateBlocks(Number(p.amount_of_blocks), p.wallet_address, { ...(prevId ? { prevId } : {}), startingNonce: p.starting_nonce });
       } catch (e) {
+        if (e instanceof MiningError) throw new RpcError(e.code, e.message);
         throw new RpcError(-7, `Block not accepted${e instanceof Error ? `: ${e.message}` : ""}`);
       }
       return { blocks: r.blocks.map(toHex), height: r.blocks.length > 0 ? r.height - 1 : store.height(), status: OK, untrusted: false };
@@ -188,6 +191,8 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
       try {
         core.startMining(p.miner_address, Number(p.threads_count), { background: p.do_background_mining, ignoreBattery: p.ignore_battery });
       } catch (e) {
+        // node/mining words its refusals as monerod's start_mining statuses ("Failed, …")
+        if (e instanceof MiningError) return { status: e.message.startsWith("Failed") ? e.message : `Failed, ${e.message}`, untrusted: false };
         return { status: `Failed, mining not started${e instanceof Error ? `: ${e.message}` : ""}`, untrusted: false };
       }
       return { status: OK, untrusted: false };
@@ -210,6 +215,17 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({}),
     handler: () => {
+      const withReport = core as typeof core & { miningReport?: () => MiningStatusReport };
+      if (typeof withReport.miningReport === "function") {
+        const r = withReport.miningReport();
+        const w = wide(r.difficulty);
+        return {
+          active: r.active, address: r.address, bg_idle_threshold: r.bgIdleThreshold, bg_ignore_battery: r.bgIgnoreBattery,
+          bg_min_idle_seconds: r.bgMinIdleSeconds, bg_target: r.bgTarget, block_reward: r.blockReward, block_target: r.blockTarget,
+          difficulty: w.lo, difficulty_top64: w.top64, is_background_mining_enabled: r.isBackgroundMiningEnabled, pow_algorithm: r.powAlgorithm,
+          speed: Math.round(r.speed), status: OK, threads_count: r.threadsCount, untrusted: false, wide_difficulty: w.wide,
+        };
+      }
       const m = core.minerStatus();
       const ctx = nextContext(core);
       const w = wide(ctx.difficulty);
