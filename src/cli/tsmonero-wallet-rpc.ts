@@ -165,6 +165,13 @@ async function main(a: ParsedArgs): Promise<number> {
         throw new UsageError(`cannot read --password-file ${pf}: ${(e as Error).message}`);
       }
     }
+    // a signal during the load or the initial sync: store what there is and exit (monero-wallet-rpc does)
+    let quit = false;
+    const early = () => {
+      quit = true;
+    };
+    process.once("SIGTERM", early);
+    process.once("SIGINT", early);
     log.line("Loading wallet...");
     try {
       await service.openFile(dirname(resolve(walletFile)), basename(walletFile), password);
@@ -174,10 +181,27 @@ async function main(a: ParsedArgs): Promise<number> {
     }
     if (!has(a, "no-initial-sync") && !offline) {
       try {
-        await service.refresh();
+        const sync = service.refresh();
+        await Promise.race([sync, new Promise<void>((res) => {
+          const t = setInterval(() => {
+            if (quit) {
+              clearInterval(t);
+              res();
+            }
+          }, 100);
+          void sync.finally(() => clearInterval(t)).catch(() => undefined);
+        })]);
       } catch (e) {
         log.line(`Initial refresh failed: ${e instanceof Error ? e.message : String(e)}`);
       }
+    }
+    process.off("SIGTERM", early);
+    process.off("SIGINT", early);
+    if (quit) {
+      log.line("Saving wallet...");
+      await service.stop();
+      log.line("Successfully saved");
+      return 0;
     }
     log.line("Successfully loaded");
   }

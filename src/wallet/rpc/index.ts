@@ -19,6 +19,8 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly restricted?: boolean;
   readonly maxConnections?: number;
   readonly maxConnectionsPerIp?: number;
+  /** "epee" (default): the text monero-wallet-rpc writes; "compact": the same JSON without whitespace, faster for big lists. */
+  readonly jsonStyle?: "epee" | "compact";
 }
 
 export interface WalletRpc {
@@ -40,6 +42,7 @@ export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
     requestTimeoutMs: 3_600_000,
     maxConnections: o.maxConnections,
     maxConnectionsPerIp: o.maxConnectionsPerIp,
+    jsonStyle: o.jsonStyle,
     log: o.log,
   });
   const address = await server.listen(o.port, o.host ?? "127.0.0.1");
