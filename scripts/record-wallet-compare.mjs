@@ -12,11 +12,11 @@
 //   and 2, a transfer to oneself, sweep_all (to a subaddress, from account 0) and sweep_single;
 //   transfers left in the pool (incoming and outgoing for several wallets).
 // Then each wallet is restored from its seed under a new name (restore_height 0) and every query of
-// queries() is asked; that is state "A". Then the daemon pops 4 blocks (round 2's and the late txs
+// queries() is asked; that is state "A" (and "R": restored with restore_height 120 instead of 0). Then the daemon pops 4 blocks (round 2's and the late txs
 // go back to the pool) and mines 2 others to carol: the wallets that knew "A" refresh ("B-reorged") and wallets restored anew
 // answer the same queries ("B-fresh").
 // Written: chain.json.gz (blocks of A, their txs, the pool, the popped heights, the continuation
-// blocks), <name>.json.gz ({ queries: [{method, params}], A: [answer], "B-reorged": [...], "B-fresh":
+// blocks), <name>.json.gz ({ queries: [{method, params}], A: [answer], R, restore_height, "B-reorged", "B-fresh":
 // [...], recorded_at }), meta.json. An answer is { result } or { error: { code, message } }; numbers of
 // 16 digits or more are kept as strings (the test parses both wallets' answers the same way).
 import { spawn } from "node:child_process";
@@ -41,6 +41,7 @@ const SEEDS = {
 };
 const FIXED_PID = "deadbeefcafe0001";
 const POP = 4;
+const RESTORE_HEIGHT = 120;
 const CONTINUE = 2;
 
 const tmp = mkdtempSync(join(tmpdir(), "tsmonero-wallet-compare-"));
@@ -372,6 +373,16 @@ async function main() {
     await rpc(w.port, "refresh", {});
     const qs = await queries(w.port, chainHeight);
     out[name] = { recorded_at: Math.floor(Date.now() / 1000), queries: qs, A: await answers(w.port, qs) };
+    // the same wallet restored from a height inside the chain (after bob's and carol's coinbase,
+    // before the first transfer): what it cannot know, and how it fast-forwards
+    await rpc(w.port, "close_wallet", {});
+    await rpc(w.port, "restore_deterministic_wallet", { filename: `${name}-R`, seed: SEEDS[name], password: "", restore_height: RESTORE_HEIGHT, language: "English" });
+    await rpc(w.port, "refresh", {});
+    out[name].restore_height = RESTORE_HEIGHT;
+    out[name].R = await answers(w.port, qs);
+    await rpc(w.port, "close_wallet", {});
+    await rpc(w.port, "open_wallet", { filename: `${name}-A`, password: "" });
+    await rpc(w.port, "refresh", {});
   }
 
   // ---- the reorg ----
