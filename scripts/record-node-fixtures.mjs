@@ -128,6 +128,11 @@ export function requestList(blocks, txs) {
   R("get_output_histogram", {});
   R("get_output_histogram", { amounts: [0, 1000] });
   R("get_output_histogram", { amounts: [0], min_count: 100000 });
+  const genesisAmount = JSON.parse(blocks[0].json).miner_tx.vout[0].amount;
+  for (const cumulative of [false, true]) {
+    R("get_output_distribution", { amounts: [genesisAmount], cumulative, binary: false });
+    R("get_output_distribution", { amounts: [genesisAmount, 0], cumulative, from_height: 0, to_height: 100, binary: false });
+  }
 
   R("get_coinbase_tx_sum", { height: 0, count: top + 1 });
   R("get_coinbase_tx_sum", { height: 100, count: 50 });
@@ -162,6 +167,40 @@ export function requestList(blocks, txs) {
   R("submit_block", ["00"]);
   R("submit_block", []);
   R("no_such_method", {});
+  return rq;
+}
+
+/**
+ * Binary (epee) requests, encoded with tsmonero's codecs (run `npm run build` first); answers are
+ * stored as base64 and compared byte for byte.
+ */
+export async function binRequestList(blocks, txs) {
+  const { encodeEpee } = await import("../dist/src/codec/epee-map.js");
+  const { getBlocksBinRequest } = await import("../dist/src/protocol/rpc-bin.js");
+  const { getOutputDistributionBinRequest } = await import("../dist/src/client/messages.js");
+  const { getHashesRequest, getOIndexesRequest, getBlocksByHeightRequest } = await import("../dist/src/node/rpc/bin.js");
+  const h = (x) => Uint8Array.from(Buffer.from(x, "hex"));
+  const top = blocks.length - 1;
+  const user = txs.filter((t) => !t.coinbase);
+  const rq = [];
+  const B = (path, codec, value) => rq.push({ kind: "bin", path, body: Buffer.from(encodeEpee(codec, value)).toString("base64") });
+  const genesis = h(blocks[0].hash);
+  B("/gethashes.bin", getHashesRequest, { client: "", block_ids: [h(blocks[10].hash), h(blocks[5].hash), genesis], start_height: 0n });
+  B("/get_hashes.bin", getHashesRequest, { client: "", block_ids: [h("44".repeat(32)), genesis], start_height: 0n });
+  B("/get_hashes.bin", getHashesRequest, { client: "", block_ids: [h(blocks[3].hash)], start_height: 0n });
+  for (const t of [user[0], user[user.length - 1], txs.find((x) => x.coinbase)]) B("/get_o_indexes.bin", getOIndexesRequest, { client: "", txid: h(t.tx_hash) });
+  B("/get_o_indexes.bin", getOIndexesRequest, { client: "", txid: h("55".repeat(32)) });
+  B("/getblocks_by_height.bin", getBlocksByHeightRequest, { client: "", heights: [0n, 5n, BigInt(user[0].block_height), BigInt(top)] });
+  B("/get_blocks_by_height.bin", getBlocksByHeightRequest, { client: "", heights: [BigInt(top + 1)] });
+  for (const cumulative of [false, true])
+    for (const compress of [false, true])
+      B("/get_output_distribution.bin", getOutputDistributionBinRequest, { client: "", amounts: [0n], from_height: 0n, to_height: 0n, cumulative, binary: true, compress });
+  B("/get_output_distribution.bin", getOutputDistributionBinRequest, { client: "", amounts: [0n], from_height: 50n, to_height: 250n, cumulative: true, binary: true, compress: false });
+  B("/get_output_distribution.bin", getOutputDistributionBinRequest, { client: "", amounts: [0n], from_height: 0n, to_height: 0n, cumulative: false, binary: false, compress: false });
+  B("/get_blocks.bin", getBlocksBinRequest, { client: "", block_ids: [genesis], start_height: 300n, prune: true, no_miner_tx: false });
+  B("/get_blocks.bin", getBlocksBinRequest, { client: "", block_ids: [h(blocks[200].hash), genesis], start_height: 0n, prune: false, no_miner_tx: true });
+  B("/get_blocks.bin", getBlocksBinRequest, { client: "", block_ids: [h(blocks[top].hash), genesis], start_height: 0n, prune: false, no_miner_tx: false });
+  B("/get_blocks.bin", getBlocksBinRequest, { client: "", block_ids: [h("66".repeat(32))], start_height: 0n, prune: false, no_miner_tx: false });
   return rq;
 }
 
@@ -231,6 +270,10 @@ async function main() {
         ? await postText("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method: q.method, params: q.params }))
         : await postText(q.path, JSON.stringify(q.body));
     answers.push({ ...q, http: r.http, answer: r.text });
+  }
+  for (const q of await binRequestList(blocks, txList)) {
+    const res = await fetch(`http://127.0.0.1:${RPC}${q.path}`, { method: "POST", body: Buffer.from(q.body, "base64"), signal: AbortSignal.timeout(120000) });
+    answers.push({ ...q, http: res.status, answer: Buffer.from(await res.arrayBuffer()).toString("base64") });
   }
   const pool = poolRequestList(blocks, txList);
   const top = blocks.length - 1;

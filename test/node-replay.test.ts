@@ -16,7 +16,7 @@ import { isJsonObject, type JsonValue, parseJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs } from "./helpers/chain.js";
 
 interface Recorded {
-  kind: "rpc" | "path";
+  kind: "rpc" | "path" | "bin";
   method?: string;
   params?: unknown;
   path?: string;
@@ -110,6 +110,13 @@ function deliberate(q: Recorded): boolean {
 }
 
 async function compareOne(q: Recorded, ignore?: Set<string>): Promise<number> {
+  if (q.kind === "bin") {
+    const res = await fetch(daemon.rpcUrl + (q.path ?? ""), { method: "POST", body: Buffer.from(String(q.body), "base64") });
+    assert.equal(res.status, q.http, `${q.path}: HTTP status`);
+    const mine = Buffer.from(await res.arrayBuffer());
+    assert.equal(mine.toString("base64"), q.answer, `${q.path} ${String(q.body).slice(0, 60)}: epee answer differs byte for byte`);
+    return 1;
+  }
   if (deliberate(q)) {
     const r = JSON.parse((await post(q.path ?? "", q.body)).text) as { status: string };
     assert.equal(r.status, "Failed, size of data mismatch");

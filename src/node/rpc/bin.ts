@@ -4,7 +4,7 @@
  * Behaviour mirrors monerod v0.18 core_rpc_server.cpp and Blockchain::find_blockchain_supplement.
  */
 import { array, bool, type EpeeObjectCodec, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
-import { getOutputDistributionBinRequest, getOutputDistributionBinResponse } from "../../client/messages.js";
+import { compressDistribution, getOutputDistributionBinRequest } from "../../client/messages.js";
 import { parseTransaction, serializeTransaction, pruneTransaction, type Bytes } from "../../protocol/tx.js";
 import {
   type BlockCompleteEntry,
@@ -37,7 +37,7 @@ const accessFields = { status: text, untrusted: bool, credits: u64, top_hash: te
 interface HeightsReq extends AccessReq {
   heights: bigint[];
 }
-const getBlocksByHeightRequest = object<HeightsReq>({ client: text, heights: array(u64) });
+export const getBlocksByHeightRequest = object<HeightsReq>({ client: text, heights: array(u64) });
 interface BlocksRes {
   status: string;
   untrusted: boolean;
@@ -45,13 +45,13 @@ interface BlocksRes {
   top_hash: string;
   blocks: BlockCompleteEntry[];
 }
-const getBlocksByHeightResponse = object<BlocksRes>({ ...accessFields, blocks: array(blockCompleteEntry) });
+export const getBlocksByHeightResponse = object<BlocksRes>({ ...accessFields, blocks: array(blockCompleteEntry) });
 
 interface HashesReq extends AccessReq {
   block_ids: Bytes[];
   start_height: bigint;
 }
-const getHashesRequest = object<HashesReq>({ client: text, block_ids: podArray(32), start_height: u64 });
+export const getHashesRequest = object<HashesReq>({ client: text, block_ids: podArray(32), start_height: u64 });
 interface HashesRes {
   status: string;
   untrusted: boolean;
@@ -61,12 +61,12 @@ interface HashesRes {
   start_height: bigint;
   current_height: bigint;
 }
-const getHashesResponse = object<HashesRes>({ ...accessFields, m_block_ids: podArray(32), start_height: u64, current_height: u64 });
+export const getHashesResponse = object<HashesRes>({ ...accessFields, m_block_ids: podArray(32), start_height: u64, current_height: u64 });
 
 interface OIndexesReq extends AccessReq {
   txid: Bytes;
 }
-const getOIndexesRequest = object<OIndexesReq>({ client: text, txid: opt(podBlob(32), new Uint8Array(32)) });
+export const getOIndexesRequest = object<OIndexesReq>({ client: text, txid: opt(podBlob(32), new Uint8Array(32)) });
 interface OIndexesRes {
   status: string;
   untrusted: boolean;
@@ -74,7 +74,54 @@ interface OIndexesRes {
   top_hash: string;
   o_indexes: bigint[];
 }
-const getOIndexesResponse = object<OIndexesRes>({ ...accessFields, o_indexes: array(u64) });
+export const getOIndexesResponse = object<OIndexesRes>({ ...accessFields, o_indexes: array(u64) });
+
+interface DistributionOut {
+  amount: bigint;
+  start_height: bigint;
+  base: bigint;
+  distribution: bigint[];
+  compress: boolean;
+}
+interface DistributionRes {
+  status: string;
+  untrusted: boolean;
+  credits: bigint;
+  top_hash: string;
+  distributions: DistributionOut[];
+}
+
+/**
+ * One distribution as monerod writes it in binary mode: the counts as a blob of little-endian u64s,
+ * or varint-packed in `compressed_data` when the request asked for `compress`.
+ */
+const distributionOut: EpeeObjectCodec<DistributionOut> = (() => {
+  const head = object({ amount: u64, start_height: u64, binary: bool, compress: bool, base: u64 });
+  const codec: EpeeObjectCodec<DistributionOut> = {
+    toSection(v) {
+      const s = head.toSection({ amount: v.amount, start_height: v.start_height, binary: true, compress: v.compress, base: v.base });
+      if (v.compress) {
+        const packed = compressDistribution(v.distribution);
+        if (packed.length > 0) s.set("compressed_data", { kind: "string", value: packed });
+      } else if (v.distribution.length > 0) {
+        const blob = Buffer.alloc(8 * v.distribution.length);
+        v.distribution.forEach((x, k) => blob.writeBigUInt64LE(x, 8 * k));
+        s.set("distribution", { kind: "string", value: new Uint8Array(blob) });
+      }
+      return s;
+    },
+    fromSection: () => {
+      throw new Error("distributionOut is write-only");
+    },
+    encode: (v) => ({ kind: "object", value: codec.toSection(v) }),
+    decode: () => {
+      throw new Error("distributionOut is write-only");
+    },
+    empty: () => ({ amount: 0n, start_height: 0n, base: 0n, distribution: [], compress: false }),
+  };
+  return codec;
+})();
+const getOutputDistributionResponse = object<DistributionRes>({ ...accessFields, distributions: array(distributionOut) });
 
 /** Blockchain::find_blockchain_supplement(qblock_ids): the height of the first listed id in the main chain. */
 function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
@@ -155,7 +202,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
       const height = BigInt(store.height());
       const blocks: BlockCompleteEntry[] = [];
       for (const h of req.heights) {
-        if (h >= height) return { ...access("Error: requested block at height " + h.toString() + " which is greater than top block height " + (height - 1n).toString()), blocks: [] };
+        if (h >= height) return { ...access(`Error retrieving block at height ${h}`), blocks: [] };
         blocks.push(blockEntry(d, Number(h), false, false).entry);
       }
       return { ...access(), blocks };
@@ -203,7 +250,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
   t.addBinPath({
     path: "/get_output_distribution.bin",
     request: getOutputDistributionBinRequest,
-    response: getOutputDistributionBinResponse as EpeeObjectCodec<ReturnType<typeof getOutputDistributionBinResponse.empty>>,
+    response: getOutputDistributionResponse,
     handler: (req, ctx) => {
       if (ctx.restricted && !(req.amounts.length === 1 && req.amounts[0] === 0n))
         return { ...access("Restricted RPC can only get output distribution for rct outputs. Use your own node."), distributions: [] };
@@ -213,7 +260,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
       for (const amount of req.amounts) {
         const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
         if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
-        distributions.push({ amount, ...r });
+        distributions.push({ amount, ...r, compress: req.compress });
       }
       return { ...access(), distributions };
     },
