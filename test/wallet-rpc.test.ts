@@ -223,6 +223,33 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     assert.equal((await ok(url, "get_height")).height, 1, "a wallet that has not refreshed answers 1 (genesis), as monero-wallet-rpc");
   });
 
+  it("junk params never crash the service: every spec method answers a JSON-RPC error or a result", async () => {
+    const junk: JsonWritable[] = [
+      null,
+      [1, 2],
+      "x",
+      12,
+      { account_index: {}, address_index: [[]], index: -1, txids: [null], key_image: [], filename: {}, amount: 1e300 },
+      { account_index: 4294967295, address_indices: [4294967295], count: 4294967295, subaddr_indices: [0, 0, 0], entries: [18446744073709551615n] },
+      { in: true, out: true, pool: true, pending: true, failed: true, filter_by_height: true, min_height: 18446744073709551615n, max_height: 0 },
+      JSON.parse('{"a":{"b":{"c":{"d":{"e":[[[[[[1]]]]]]}}}}}') as JsonWritable,
+    ];
+    // on a wallet of its own (the junk creates accounts and labels); set_daemon would leave offline mode
+    await ok(url, "create_wallet", { filename: "junk", password: "", language: "English" });
+    const skip = new Set(["stop_wallet", "close_wallet", "set_daemon"]);
+    for (const m of SPEC_METHODS) {
+      if (skip.has(m)) continue;
+      for (const p of junk) {
+        const a = await call(url, m, p);
+        assert.ok((a.error && typeof a.error.code === "number" && a.error.message.length > 0) || a.result, `${m}: ${JSON.stringify(a)}`);
+        if (a.error) assert.notEqual(a.error.code, -32603, `${m}: an internal error (${a.error.message})`);
+      }
+    }
+    assert.equal((await ok(url, "get_version")).version, 65561);
+    assert.ok(svc.hasWallet, "the wallet is still open");
+    await ok(url, "open_wallet", { filename: ALICE, password: "pw" });
+  });
+
   it("restricted mode refuses what monero-wallet-rpc --restricted-rpc refuses, after the open-wallet check", async () => {
     const r = restrictedRpc.url;
     for (const m of ["store", "query_key", "get_transfers", "get_transfer_by_txid", "set_tx_notes", "set_attribute", "get_attribute", "refresh", "auto_refresh", "rescan_blockchain", "rescan_spent", "scan_tx", "add_address_book", "edit_address_book", "delete_address_book", "change_wallet_password", "set_daemon", "stop_wallet", "transfer"])

@@ -257,7 +257,7 @@ async function main(a: ParsedArgs): Promise<number> {
           log.line(`Failed to save wallet: ${e instanceof Error ? e.message : String(e)}`);
           code = 1;
         }
-        await rpc.close();
+        await rpc.close().catch(() => undefined);
         node?.close();
         if (loginFile) {
           try {

@@ -258,7 +258,10 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
     handler: async () => {
       svc.wallet().store();
       setImmediate(() => {
-        void svc.stop().finally(() => svc.onStop?.());
+        svc
+          .stop()
+          .catch((e: unknown) => o.log?.(`stop_wallet: ${e instanceof Error ? e.message : String(e)}`))
+          .finally(() => svc.onStop?.());
       });
       return {};
     },
