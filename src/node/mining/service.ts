@@ -100,14 +100,14 @@ export class MiningService {
     const extraNonce = templateExtraNonce(reserveSize, opts.extraNonce);
     const miner = minerAddress(address, this.host.network, this.backend);
     const store = this.host.store;
-    const tip = store.topHash();
-    const onTip = opts.prevId === undefined || sameBytes(opts.prevId, tip);
-    const prevId = opts.prevId ?? tip;
+    // any prev_block, even the tip, takes monerod's from_block path (the parent's weight as median)
+    const onTip = opts.prevId === undefined;
+    const prevId = opts.prevId ?? store.topHash();
     const view = onTip ? undefined : this.host.viewAt(prevId);
     if (!onTip && !view) throw new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, "Internal error: failed to create block template: prev_block is not a known block");
     const fixed = this.host.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.host.fixedDifficulty };
     const ctx = onTip ? (this.host.mainContext?.() ?? nextBlockContext(store, fixed)) : nextBlockContext(view as ChainView, fixed);
-    const idAt: BlockIdAt = view?.hashAt ? (h) => (view.hashAt as (h: number) => Bytes).call(view, h) : this.mainIdAt;
+    const idAt: BlockIdAt = typeof view?.hashAt === "function" ? (h) => (view.hashAt as (h: number) => Bytes).call(view, h) : this.mainIdAt;
     const seeds = templateSeeds(ctx.height, idAt, this.mainIdAt);
     const mainTimestamps = onTip ? ctx.recentTimestamps : store.timestamps(Math.max(0, store.height() - 60), Math.min(60, store.height()));
     let alt: { medianWeight: number; alreadyGeneratedCoins: bigint } | undefined;
@@ -188,10 +188,4 @@ export class MiningService {
     await this.miner.stop();
     if (this.ownsHasher) await this.hasher.close();
   }
-}
-
-function sameBytes(a: Bytes, b: Bytes): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

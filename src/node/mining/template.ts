@@ -105,10 +105,13 @@ export function fillBlockTemplate(
   let bestCoinbase = empty;
   let txsWeight = 0;
   let fees = 0n;
-  const budget =
+  let budget =
     version >= HF_VERSION_OPTIMAL_FILL
       ? 2 * medianWeight - CRYPTONOTE_COINBASE_BLOB_RESERVED_SIZE
       : Math.floor((130 * medianWeight) / 100) - CRYPTONOTE_COINBASE_BLOB_RESERVED_SIZE;
+  // size_t in monerod: a median below 300 bytes (a prev_block template on a coinbase-only parent)
+  // wraps to almost 2^64, i.e. no limit
+  if (budget < 0) budget = Number.MAX_SAFE_INTEGER;
   const seen = new Set<string>();
   const chosen: TemplateCandidate[] = [];
   for (const c of candidates) {
