@@ -128,6 +128,17 @@ test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as o
   assert.ok(daemon);
   const pool = JSON.parse(await post(`${daemon.rpcUrl}/get_transaction_pool_hashes`, {})) as { tx_hashes?: string[] };
   assert.deepEqual(pool.tx_hashes, [txid], "tsmonerod accepted the wallet's transaction into its pool");
+  await wrpc("close_wallet");
+
+  // bob sees it in the pool first (/get_transaction_pool_hashes.bin's raw-byte ids, /gettransactions)
+  await wrpc("open_wallet", { filename: "bob", password: "" });
+  await wrpc("refresh");
+  const inPool = await wrpc("get_transfers", { pool: true });
+  const pooled = (inPool.result.pool as { txid: string; amount: number }[] | undefined) ?? [];
+  assert.deepEqual(pooled.map((p) => [p.txid, p.amount]), [[txid, amount]], "bob's wallet sees the tx in tsmonerod's pool");
+  phase("bob saw it in the pool");
+  await wrpc("close_wallet");
+
   const g = JSON.parse(await post(`${daemon.rpcUrl}/json_rpc`, { jsonrpc: "2.0", id: 0, method: "generateblocks", params: { amount_of_blocks: 1, wallet_address: recorded.wallets.alice.address } })) as {
     result?: { height: number };
   };
@@ -135,7 +146,6 @@ test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as o
   const tx = JSON.parse(await post(`${daemon.rpcUrl}/get_transactions`, { txs_hashes: [txid] })) as { txs: { in_pool: boolean; block_height: number }[] };
   assert.equal(tx.txs[0].in_pool, false);
   assert.equal(tx.txs[0].block_height, recordedBlocks().length);
-  await wrpc("close_wallet");
 
   await wrpc("open_wallet", { filename: "bob", password: "" });
   await wrpc("refresh");
