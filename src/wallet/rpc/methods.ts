@@ -717,6 +717,8 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
           });
       }
       await wal.scanTxs(found);
+      // a pool tx enters the pool view now (wallet2 processes it at once), not at the next refresh
+      if (found.some((t) => t.inPool)) await wal.updatePool();
       return {};
     },
   });

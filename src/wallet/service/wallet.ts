@@ -387,14 +387,19 @@ export class OpenWallet {
     });
   }
 
-  /** Transactions that paid the wallet (block or pool) not announced yet; marks them announced. */
+  /**
+   * Transactions that paid the wallet not announced yet; marks them announced. As wallet2, a tx is
+   * announced when seen in the pool and again when mined (pool ones are kept as "pool:<txid>").
+   */
   takeNewIncoming(): string[] {
     const out: string[] = [];
-    for (const p of [...this.ledger.state.payments, ...this.ledger.state.pool]) {
-      if (this.notified.has(p.txid)) continue;
-      this.notified.add(p.txid);
-      out.push(p.txid);
-    }
+    const take = (key: string, txid: string) => {
+      if (this.notified.has(key)) return;
+      this.notified.add(key);
+      if (!out.includes(txid)) out.push(txid);
+    };
+    for (const p of this.ledger.state.pool) take(`pool:${p.txid}`, p.txid);
+    for (const p of this.ledger.state.payments) take(p.txid, p.txid);
     return out;
   }
 
