@@ -541,6 +541,16 @@ test("against monerod on the same chain: get_block_template fields, submit of ou
     assert.deepEqual(a.extra.subarray(33), b.extra.subarray(33));
     assert.equal(serializeTransaction(a).length, ours.minerTxWeight);
   }
+  // a client's extra_nonce instead of reserved zeros
+  const xn = await rpc("get_block_template", { wallet_address: ADDRESS, extra_nonce: "deadbeef01" });
+  assert.ok(xn.result, JSON.stringify(xn.error));
+  const xo = template(store, templateExtraNonce(0, fromHex("deadbeef01")), cands);
+  const xBlob = fromHex(String(xn.result.blocktemplate_blob));
+  assert.equal(xn.result.reserved_offset, xo.reservedOffset);
+  assert.equal(xBlob.length, xo.blob.length);
+  assert.equal(toHex(xBlob.subarray(xo.reservedOffset, xo.reservedOffset + 5)), "deadbeef01");
+  assert.equal(toHex(xo.blob.subarray(xo.reservedOffset, xo.reservedOffset + 5)), "deadbeef01");
+  assert.equal((await rpc("get_block_template", { wallet_address: ADDRESS, reserve_size: 2, extra_nonce: "00" })).error?.code, -1);
   // an extra nonce of 128+ bytes: monerod cannot sort the extra and fails, as we do
   const big = await rpc("get_block_template", { wallet_address: ADDRESS, reserve_size: 200 });
   assert.equal(big.error?.code, -5, JSON.stringify(big));
