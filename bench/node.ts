@@ -419,6 +419,11 @@ async function run(args: ParsedArgs): Promise<void> {
   if (ts.unavailable) out.push("", `tsmonerod not available: ${ts.unavailable}`);
   for (const [name, f] of [["monerod", real], ["tsmonerod", ts]] as const) {
     if (f.resets) out.push("", `${name} reset ${f.resets} keep-alive connections under load; those requests were sent again (their time counts).`);
+    const failed = [...f.rows.entries()].filter(([, r]) => r.errors > 0);
+    if (failed.length) {
+      const [key, r] = failed[0];
+      out.push("", `${name}: failed requests are not rated (still failing after 5 resends); first: ${key.replace("@", " at concurrency ")}: ${r.firstError ?? "?"}`);
+    }
   }
   out.push("");
   out.push(
