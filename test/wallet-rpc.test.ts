@@ -329,6 +329,30 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
   });
 });
 
+describe("several services in one process", () => {
+  it("two WalletServices with their own servers, wallets and directories do not share state", async () => {
+    const dirs = [mkdtempSync(join(tmpdir(), "tsmonero-wallet-a-")), mkdtempSync(join(tmpdir(), "tsmonero-wallet-b-"))];
+    const svcs = dirs.map((d) => new WalletService({ network: "mainnet", walletDir: d, node: null, kdf: FAST_KDF, autoRefreshPeriod: 0, lookaheadMajor: 2, lookaheadMinor: 20 }));
+    const servers = await Promise.all(svcs.map((service, i) => startWalletRpc({ service, port: 29212 + i })));
+    try {
+      const [a, b] = servers.map((s) => s.url);
+      await ok(a, "restore_deterministic_wallet", { filename: "w", password: "", seed: WALLET_SEEDS.alice });
+      await ok(b, "restore_deterministic_wallet", { filename: "w", password: "", seed: WALLET_SEEDS.bob });
+      assert.equal((await ok(a, "get_address")).address, ALICE_ADDRESS);
+      assert.equal((await ok(b, "get_address")).address, BOB);
+      await ok(a, "set_attribute", { key: "who", value: "a" });
+      await err(b, "get_attribute", { key: "who" }, -45);
+      await ok(a, "close_wallet");
+      await err(a, "get_address", {}, -13);
+      assert.equal((await ok(b, "get_address")).address, BOB, "closing one service's wallet leaves the other's open");
+    } finally {
+      for (const s of svcs) await s.stop();
+      for (const s of servers) await s.close();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("SIGKILL during store never leaves a wallet that does not open", () => {
   it("a child storing in a loop is killed at random moments; the files always open with a whole state", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tsmonero-wallet-kill-"));
