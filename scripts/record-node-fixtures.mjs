@@ -167,6 +167,13 @@ export function requestList(blocks, txs) {
   R("submit_block", ["00"]);
   R("submit_block", []);
   R("no_such_method", {});
+  R("get_miner_data", {});
+  R("get_block_header_by_height", { height: 5, fill_pow_hash: true });
+  R("get_block", { height: top, fill_pow_hash: true });
+  for (const b of [blocks[1], blocks[top]]) {
+    const seed = blocks[0].hash; // regtest: every block below the first epoch uses the genesis as seed
+    R("calc_pow", { major_version: JSON.parse(b.json).major_version, height: b.height, block_blob: b.blob, seed_hash: seed });
+  }
   return rq;
 }
 

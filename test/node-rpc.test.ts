@@ -159,7 +159,8 @@ test("monerod's semantic errors: codes and messages", async () => {
     ["submit_block", ["00"], -6, /Wrong block blob/],
     ["submit_block", "x", -1, /Wrong param/],
     ["generateblocks", { amount_of_blocks: 1, wallet_address: "bad" }, -4, /Failed to parse wallet address/],
-    ["calc_pow", { major_version: 16, height: 1, block_blob: "00", seed_hash: "" }, -6, /Wrong block blob/],
+    ["calc_pow", { major_version: 16, height: 1, block_blob: "0", seed_hash: "" }, -6, /Wrong block blob/],
+    ["calc_pow", { major_version: 16, height: 1, block_blob: "00", seed_hash: "12" }, -1, /Wrong seed hash/],
     ["get_output_distribution", { amounts: [0], from_height: 5, to_height: 2 }, -5, /Failed to get output distribution/],
     ["get_fee_estimate", { grace_blocks: "lots" }, -32602, /params\.grace_blocks/],
     ["relay_tx", { txids: ["00"] }, -5, /invalid transaction id: 00/],
@@ -250,7 +251,7 @@ test("mining RPCs on regtest: generateblocks, template, submit, miner data, calc
   assert.equal(md.result?.height, 5);
   assert.equal(md.result?.difficulty, "0x1");
   const hdr = await rpc(u, "get_last_block_header", { fill_pow_hash: true });
-  const pow = await rpc(u, "calc_pow", { major_version: 16, height: 4, block_blob: t.result?.blocktemplate_blob, seed_hash: t.result?.seed_hash });
+  const pow = await rpc(u, "calc_pow", { major_version: 16, height: 4, block_blob: t.result?.blockhashing_blob, seed_hash: t.result?.seed_hash });
   assert.equal(typeof pow.result, "string");
   assert.equal(pow.result as unknown, (hdr.result?.block_header as { pow_hash: string }).pow_hash);
   assert.equal((await path(u, "/mining_status")).json?.active, false);

@@ -6,7 +6,7 @@
 import { baseBlockReward } from "../../consensus/reward.js";
 import { decodeAddress } from "../../protocol/address.js";
 import { HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
-import { blockHashingBlob, parseBlock } from "../../protocol/block.js";
+import { parseBlock } from "../../protocol/block.js";
 import type { JsonWritable } from "../../rpc/json.js";
 import { MiningError, type MiningStatusReport } from "../mining/index.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
@@ -162,18 +162,18 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ major_version: u8, height: u64, block_blob: str, seed_hash: str }),
     handler: async (p) => {
+      // monerod hashes block_blob as given (get_block_longhash over the blob: pass the hashing blob)
       const blob = parseHexBuf(p.block_blob);
       if (!blob) throw new RpcError(-6, "Wrong block blob");
-      let hashing: Uint8Array;
-      try {
-        hashing = blockHashingBlob(parseBlock(blob));
-      } catch {
-        throw new RpcError(-6, "Wrong block blob");
+      if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(-10, "Block blob size is too big, rejecting block");
+      let seed: Uint8Array | undefined;
+      if (p.seed_hash !== "") {
+        seed = parseHash(p.seed_hash);
+        if (!seed) throw new RpcError(-1, "Wrong seed hash");
       }
-      const seed = p.seed_hash === "" ? undefined : parseHash(p.seed_hash);
-      if (p.seed_hash !== "" && !seed) throw new RpcError(-1, "Invalid seed hash");
+      if (p.major_version < 12) throw new RpcError(-1, `major_version ${p.major_version}: only RandomX (major version 12 and later) is supported`);
       if (p.height > 0xffffffffn) throw new RpcError(-2, "height is too big");
-      return toHex(await core.powHash(hashing, Number(p.height), seed));
+      return toHex(await core.powHash(blob, Number(p.height), seed));
     },
   });
 
