@@ -168,6 +168,23 @@ export function requestList(blocks, txs) {
   R("submit_block", []);
   R("no_such_method", {});
   R("get_miner_data", {});
+  // daemon state as a fresh offline monerod reports it
+  P("/mining_status", {});
+  P("/get_limit", {});
+  P("/get_peer_list", {});
+  P("/get_public_nodes", {});
+  R("get_connections", {});
+  R("get_bans", {});
+  R("banned", { address: "1.2.3.4" });
+  R("sync_info", {});
+  R("prune_blockchain", { check: true });
+  R("flush_cache", {});
+  P("/set_log_hash_rate", { visible: true });
+  P("/save_bc", {});
+  P("/update", { command: "check" });
+  R("get_txpool_backlog", {});
+  R("relay_tx", { txids: ["11".repeat(32)] });
+  R("flush_txpool", { txids: ["zz"] });
   R("get_block_header_by_height", { height: 5, fill_pow_hash: true });
   R("get_block", { height: top, fill_pow_hash: true });
   for (const b of [blocks[1], blocks[top]]) {

@@ -127,7 +127,7 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     name: "sync_info",
     restricted: true,
     params: object({}, { arrayIsEmpty: true }),
-    handler: () => ({ ...access(), height: d.core.store.height(), next_needed_pruning_seed: 0, overview: "[]", target_height: 0 }),
+    handler: () => ({ ...access(), height: d.core.store.height(), next_needed_pruning_seed: 1, overview: "[]", target_height: 0 }),
   });
 
   t.addJsonPath({
