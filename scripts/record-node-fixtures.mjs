@@ -24,6 +24,7 @@ const outFile = process.argv[2] ?? join(root, "test", "fixtures", "node", "moner
 const RPC = 29190;
 const P2P = 29191;
 const WALLET_RPC = 29192;
+const RESTRICTED_RPC = 29193;
 const walletFile = join(dirname(outFile), "wallet-answers.json");
 
 const load = (name) => JSON.parse(gunzipSync(readFileSync(join(chainDir, name))).toString("utf8"));
@@ -33,8 +34,8 @@ let child;
 let wallet;
 let stopping = false;
 
-async function postText(path, body) {
-  const res = await fetch(`http://127.0.0.1:${RPC}${path}`, {
+async function postText(path, body, port = RPC) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method: "POST",
     body,
     headers: { "Content-Type": "application/json" },
@@ -194,6 +195,39 @@ export function requestList(blocks, txs) {
   return rq;
 }
 
+/** Asked on monerod's restricted port (--rpc-restricted-bind-port). */
+export function restrictedRequestList(blocks, txs) {
+  const top = blocks.length - 1;
+  const rq = [];
+  const R = (method, params) => rq.push({ kind: "rpc", method, params });
+  const P = (path, body) => rq.push({ kind: "path", path, body });
+  R("get_info", {});
+  P("/get_info", {});
+  R("get_last_block_header", { fill_pow_hash: true });
+  R("get_block", { height: 5, fill_pow_hash: true });
+  R("get_block_headers_range", { start_height: 0, end_height: top });
+  for (const m of ["generateblocks", "get_coinbase_tx_sum", "get_connections", "get_bans", "set_bans", "banned", "flush_txpool", "get_alternate_chains",
+    "relay_tx", "sync_info", "prune_blockchain", "flush_cache", "calc_pow"]) R(m, {});
+  for (const p of ["/mining_status", "/start_mining", "/stop_mining", "/save_bc", "/get_peer_list", "/set_log_level", "/set_log_categories", "/set_log_hash_rate",
+    "/stop_daemon", "/set_limit", "/out_peers", "/in_peers", "/update", "/pop_blocks", "/get_net_stats", "/set_bootstrap_daemon"]) P(p, {});
+  P("/get_limit", {});
+  P("/get_public_nodes", {});
+  R("get_output_histogram", {});
+  R("get_output_histogram", { amounts: [0] });
+  R("get_output_distribution", { amounts: [0], binary: false });
+  R("get_output_distribution", { amounts: [JSON.parse(blocks[0].json).miner_tx.vout[0].amount], binary: false });
+  const user = txs.filter((t) => !t.coinbase);
+  P("/get_transactions", { txs_hashes: user.slice(0, 101).map((t) => t.tx_hash) });
+  P("/get_transactions", { txs_hashes: user.slice(0, 3).map((t) => t.tx_hash), decode_as_json: true });
+  P("/get_transaction_pool", {});
+  P("/get_transaction_pool_stats", {});
+  R("get_fee_estimate", {});
+  R("hard_fork_info", {});
+  R("get_version", {});
+  R("get_miner_data", {});
+  return rq;
+}
+
 /**
  * Binary (epee) requests, encoded with tsmonero's codecs (run `npm run build` first); answers are
  * stored as base64 and compared byte for byte.
@@ -260,7 +294,7 @@ async function main() {
     "monerod",
     [
       "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", join(tmp, "node"),
-      "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(RPC), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(P2P),
+      "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(RPC), "--rpc-restricted-bind-port", String(RESTRICTED_RPC), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(P2P),
       "--no-zmq", "--non-interactive", "--log-file", join(tmp, "monerod.log"),
     ],
     { stdio: ["ignore", "ignore", "ignore"] },
@@ -295,6 +329,14 @@ async function main() {
         : await postText(q.path, JSON.stringify(q.body));
     answers.push({ ...q, http: r.http, answer: r.text });
   }
+  const restricted = [];
+  for (const q of restrictedRequestList(blocks, txList)) {
+    const r =
+      q.kind === "rpc"
+        ? await postText("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method: q.method, params: q.params }), RESTRICTED_RPC)
+        : await postText(q.path, JSON.stringify(q.body), RESTRICTED_RPC);
+    restricted.push({ ...q, http: r.http, answer: r.text });
+  }
   for (const q of await binRequestList(blocks, txList)) {
     const res = await fetch(`http://127.0.0.1:${RPC}${q.path}`, { method: "POST", body: Buffer.from(q.body, "base64"), signal: AbortSignal.timeout(120000) });
     answers.push({ ...q, http: res.status, answer: Buffer.from(await res.arrayBuffer()).toString("base64") });
@@ -316,7 +358,7 @@ async function main() {
   }
   await recordWallets();
   mkdirSync(dirname(outFile), { recursive: true });
-  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers, pool: { popTo: pool.popTo, answers: poolAnswers } };
+  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers, restricted, pool: { popTo: pool.popTo, answers: poolAnswers } };
   writeFileSync(outFile, gzipSync(JSON.stringify(doc)));
   console.log(`wrote ${answers.length} answers to ${outFile}`);
 }

@@ -27,6 +27,8 @@ interface Recorded {
 
 const fixture = JSON.parse(gunzipSync(readFileSync(new URL("../../test/fixtures/node/monerod-answers.json.gz", import.meta.url))).toString("utf8")) as {
   answers: Recorded[];
+  /** Asked on monerod's restricted port. */
+  restricted: Recorded[];
   /** Asked after popping back to the last block with txs (they return to the pool). */
   pool: { popTo: number; answers: Recorded[] };
 };
@@ -40,15 +42,15 @@ const INSTANCE_FIELDS = new Set(["start_time", "database_size", "free_space", "v
 let daemon: Daemon;
 let dir: string;
 
-async function post(path: string, body: unknown): Promise<{ http: number; text: string }> {
-  const res = await fetch(daemon.rpcUrl + path, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+async function post(path: string, body: unknown, base = daemon.rpcUrl): Promise<{ http: number; text: string }> {
+  const res = await fetch(base + path, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
   return { http: res.status, text: await res.text() };
 }
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "tsmonero-replay-"));
   daemon = await startDaemon({
-    network: "regtest", dataDir: dir, fixedDifficulty: 1n, offline: true, rpcBindPort: 29010,
+    network: "regtest", dataDir: dir, fixedDifficulty: 1n, offline: true, rpcBindPort: 29010, rpcRestrictedBindPort: 29011,
     logFile: "", logToConsole: false, syncMode: "fast", verifyThreads: 1,
   });
 });
@@ -109,7 +111,7 @@ function deliberate(q: Recorded): boolean {
   return q.path === "/is_key_image_spent" && JSON.stringify(q.body).includes('"12"');
 }
 
-async function compareOne(q: Recorded, ignore?: Set<string>): Promise<number> {
+async function compareOne(q: Recorded, ignore?: Set<string>, base = daemon.rpcUrl): Promise<number> {
   if (q.kind === "bin") {
     const res = await fetch(daemon.rpcUrl + (q.path ?? ""), { method: "POST", body: Buffer.from(String(q.body), "base64") });
     assert.equal(res.status, q.http, `${q.path}: HTTP status`);
@@ -125,8 +127,10 @@ async function compareOne(q: Recorded, ignore?: Set<string>): Promise<number> {
   {
     const label = `${q.method ?? q.path} ${JSON.stringify(q.params ?? q.body).slice(0, 120)}`;
     const ours =
-      q.kind === "rpc" ? await post("/json_rpc", { jsonrpc: "2.0", id: "0", method: q.method, params: q.params }) : await post(q.path ?? "", q.body);
+      q.kind === "rpc" ? await post("/json_rpc", { jsonrpc: "2.0", id: "0", method: q.method, params: q.params }, base) : await post(q.path ?? "", q.body, base);
     assert.equal(ours.http, q.http, `${label}: HTTP status`);
+    // 404 (hidden or unknown path): no body on either side
+    if (q.http === 404) return 1;
     let theirs = parseJson(q.answer, { epeeTolerant: true });
     let mine = parseJson(ours.text);
     if (q.kind === "rpc") {
@@ -159,6 +163,19 @@ async function compareOne(q: Recorded, ignore?: Set<string>): Promise<number> {
     return 1;
   }
 }
+
+test("the restricted port answers as monerod's restricted port", async () => {
+  const failures: string[] = [];
+  for (const q of fixture.restricted) {
+    try {
+      await compareOne(q, undefined, daemon.restrictedRpcUrl);
+    } catch (e) {
+      failures.push(e instanceof Error ? e.message.slice(0, 1500) : String(e));
+    }
+  }
+  assert.equal(failures.length, 0, `${failures.length} restricted answers differ:\n${failures.join("\n----\n")}`);
+  assert.ok(fixture.restricted.length > 40);
+});
 
 test("with the last block's txs back in the pool: pool, pool stats, in-pool transactions and key images as monerod", async () => {
   const blocks = recordedBlocks();
