@@ -341,6 +341,29 @@ async function main() {
     const res = await fetch(`http://127.0.0.1:${RPC}${q.path}`, { method: "POST", body: Buffer.from(q.body, "base64"), signal: AbortSignal.timeout(120000) });
     answers.push({ ...q, http: res.status, answer: Buffer.from(await res.arrayBuffer()).toString("base64") });
   }
+  // an alternative block at the top height (same cumulative difficulty: it stays alternative)
+  const alice = JSON.parse(readFileSync(join(chainDir, "meta.json"), "utf8")).wallets.alice;
+  const tpl = await rpc("get_block_template", { wallet_address: alice, reserve_size: 0, prev_block: blocks[blocks.length - 2].hash });
+  const sub = await rpc("submit_block", [tpl.blocktemplate_blob]);
+  if (sub.status !== "OK") throw new Error(`alt block: ${JSON.stringify(sub)}`);
+  const altHash = JSON.parse((await postText("/get_alt_blocks_hashes", "{}")).text).blks_hashes[0];
+  const altAnswers = [];
+  for (const q of [
+    { kind: "rpc", method: "get_alternate_chains", params: {} },
+    { kind: "path", path: "/get_alt_blocks_hashes", body: {} },
+    { kind: "rpc", method: "get_block", params: { hash: altHash } },
+    { kind: "rpc", method: "get_block_header_by_hash", params: { hash: altHash } },
+    { kind: "rpc", method: "get_block_header_by_hash", params: { hashes: [altHash, blocks[blocks.length - 1].hash] } },
+    { kind: "rpc", method: "get_last_block_header", params: {} },
+    { kind: "rpc", method: "get_block_count", params: {} },
+    { kind: "rpc", method: "get_info", params: {} },
+  ]) {
+    const r =
+      q.kind === "rpc"
+        ? await postText("/json_rpc", JSON.stringify({ jsonrpc: "2.0", id: "0", method: q.method, params: q.params }))
+        : await postText(q.path, JSON.stringify(q.body));
+    altAnswers.push({ ...q, http: r.http, answer: r.text });
+  }
   const pool = poolRequestList(blocks, txList);
   const top = blocks.length - 1;
   await postText("/pop_blocks", JSON.stringify({ nblocks: top - pool.popTo + 1 }));
@@ -358,7 +381,7 @@ async function main() {
   }
   await recordWallets();
   mkdirSync(dirname(outFile), { recursive: true });
-  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers, restricted, pool: { popTo: pool.popTo, answers: poolAnswers } };
+  const doc = { recorded_with: "scripts/record-node-fixtures.mjs", monerod_version: version.version, recorded_at: Math.floor(Date.now() / 1000), answers, restricted, alt: { blob: tpl.blocktemplate_blob, answers: altAnswers }, pool: { popTo: pool.popTo, answers: poolAnswers } };
   writeFileSync(outFile, gzipSync(JSON.stringify(doc)));
   console.log(`wrote ${answers.length} answers to ${outFile}`);
 }

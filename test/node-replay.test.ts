@@ -27,6 +27,8 @@ interface Recorded {
 
 const fixture = JSON.parse(gunzipSync(readFileSync(new URL("../../test/fixtures/node/monerod-answers.json.gz", import.meta.url))).toString("utf8")) as {
   answers: Recorded[];
+  /** After an alternative block at the top height (blob recorded) was submitted. */
+  alt: { blob: string; answers: Recorded[] };
   /** Asked on monerod's restricted port. */
   restricted: Recorded[];
   /** Asked after popping back to the last block with txs (they return to the pool). */
@@ -175,6 +177,20 @@ test("the restricted port answers as monerod's restricted port", async () => {
   }
   assert.equal(failures.length, 0, `${failures.length} restricted answers differ:\n${failures.join("\n----\n")}`);
   assert.ok(fixture.restricted.length > 40);
+});
+
+test("an alternative block: alt chains, alt hashes, the block and its header (orphan_status) as monerod", async () => {
+  const r = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "submit_block", params: [fixture.alt.blob] })).text) as { result?: { status: string } };
+  assert.equal(r.result?.status, "OK");
+  const failures: string[] = [];
+  for (const q of fixture.alt.answers) {
+    try {
+      await compareOne(q);
+    } catch (e) {
+      failures.push(e instanceof Error ? e.message.slice(0, 1500) : String(e));
+    }
+  }
+  assert.equal(failures.length, 0, `${failures.length} alt answers differ:\n${failures.join("\n----\n")}`);
 });
 
 test("with the last block's txs back in the pool: pool, pool stats, in-pool transactions and key images as monerod", async () => {
