@@ -349,11 +349,13 @@ export class Ledger {
     const s = this.state;
     const txid = hex(tx.txid);
     const got = new Map<string, { index: SubaddressIndex; total: bigint; amounts: bigint[] }>();
-    const gotAdd = (index: SubaddressIndex, amount: bigint) => {
+    // wallet2's tx_money_got_in_outs / tx_amounts_individual_outs: a subaddress stays in the map
+    // (with what it got, possibly 0) once one of its outputs was seen in the tx
+    const gotAdd = (index: SubaddressIndex, amount: bigint, listed: bigint | null = amount) => {
       const k = `${index.major}/${index.minor}`;
       const g = got.get(k) ?? { index, total: 0n, amounts: [] };
       g.total += amount;
-      g.amounts.push(amount);
+      if (listed !== null) g.amounts.push(listed);
       got.set(k, g);
     };
     for (const r of tx.received) {
@@ -361,9 +363,14 @@ export class Ledger {
       const known = this.byPubKey.get(pub);
       if (known !== undefined) {
         const td = s.transfers[known];
-        if (td.spent || td.amount >= r.amount) continue; // burnt duplicate output: ignored
+        if (td.spent || td.amount >= r.amount) {
+          // burnt duplicate (or an output seen again, e.g. a mined tx back in the pool): nothing
+          // received, but wallet2 still records a payment of 0 for its subaddress
+          gotAdd(r.subaddress, 0n, null);
+          continue;
+        }
         // a larger output with a known one-time key replaces the smaller one
-        gotAdd(r.subaddress, r.amount - td.amount);
+        gotAdd(r.subaddress, r.amount - td.amount, r.amount);
         if (!pool) Object.assign(td, this.transferOf(tx, r, txid, height));
         continue;
       }
