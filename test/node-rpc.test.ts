@@ -147,6 +147,7 @@ test("monerod's semantic errors: codes and messages", async () => {
     ["get_block_header_by_height", {}, -32602, /params\.height: missing/],
     ["get_block_header_by_height", { height: 5 }, -2, /Requested block height: 5 greater than current top block height: 0/],
     ["get_block_header_by_height", { height: "18446744073709551616" }, -32602, /out of range/],
+    ["get_block_header_by_height", { height: "9007199254740993" }, -2, /Requested block height: 9007199254740993 greater/],
     ["get_block_headers_range", { start_height: 0, end_height: 9 }, -2, /Invalid start\/end heights/],
     ["get_block", { hash: "abc" }, -1, /Failed to parse hex representation of block hash/],
     ["get_block", { hash: "11".repeat(32) }, -5, /can't get block by hash/],
@@ -288,6 +289,8 @@ test("restricted mode: the restricted port hides what monerod hides and blanks g
   for (const p of ["/start_mining", "/stop_mining", "/mining_status", "/save_bc", "/get_peer_list", "/set_log_level", "/set_log_categories", "/set_log_hash_rate", "/stop_daemon", "/set_limit", "/out_peers", "/in_peers", "/update", "/pop_blocks", "/get_net_stats", "/set_bootstrap_daemon"]) {
     assert.equal((await path(r, p, {})).status, 404, `${p} hidden on the restricted port`);
   }
+  const raw = await (await fetch(r + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_info" }) })).text();
+  assert.match(raw, /"free_space": 18446744073709551615,/, "u64 max written exactly");
   const info = (await rpc(r, "get_info")).result;
   assert.equal(info?.restricted, true);
   assert.equal(info?.start_time, 0);
