@@ -186,6 +186,12 @@ export function requestList(blocks, txs) {
   R("get_txpool_backlog", {});
   R("relay_tx", { txids: ["11".repeat(32)] });
   R("flush_txpool", { txids: ["zz"] });
+  R("rpc_access_info", {});
+  R("rpc_access_submit_nonce", {});
+  R("rpc_access_pay", {});
+  R("rpc_access_tracking", { clear: true });
+  R("rpc_access_data", {});
+  R("rpc_access_account", {});
   R("get_block_header_by_height", { height: 5, fill_pow_hash: true });
   R("get_block", { height: top, fill_pow_hash: true });
   for (const b of [blocks[1], blocks[top]]) {

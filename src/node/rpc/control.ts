@@ -236,6 +236,41 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     },
   });
 
+  // RPC payment is not enabled (no --rpc-payment-address yet): monerod's answers for that case
+  t.addJsonRpc({
+    name: "rpc_access_info",
+    params: object({ client: str }, { arrayIsEmpty: true }),
+    handler: () => ({
+      ...access(), cookie: 0, credits_per_hash_found: 0, diff: 0, hashing_blob: "", height: 0, next_seed_hash: "", seed_hash: "", seed_height: 0,
+    }),
+  });
+  t.addJsonRpc({
+    name: "rpc_access_submit_nonce",
+    params: object({ client: str, nonce: u32, cookie: u32 }, { arrayIsEmpty: true }),
+    handler: () => ({ ...access("Payment not necessary") }),
+  });
+  t.addJsonRpc({
+    name: "rpc_access_pay",
+    params: object({ client: str, paying_for: str, payment: u32 }, { arrayIsEmpty: true }),
+    handler: () => ({ ...access("Payment not necessary") }),
+  });
+  t.addJsonRpc({
+    name: "rpc_access_tracking",
+    restricted: true,
+    params: object({ clear: bool }, { arrayIsEmpty: true }),
+    handler: () => ({ ...ok }),
+  });
+  for (const name of ["rpc_access_data", "rpc_access_account"]) {
+    t.addJsonRpc({
+      name,
+      restricted: true,
+      params: object({ client: str, delta_balance: i64 }, { arrayIsEmpty: true }),
+      handler: () => {
+        throw new RpcError(-21, "Payments not enabled");
+      },
+    });
+  }
+
   for (const path of ["/start_save_graph", "/stop_save_graph"]) {
     t.addJsonPath({ path, restricted: true, params: object({}), handler: () => ({ ...ok }) });
   }
