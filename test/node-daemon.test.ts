@@ -154,6 +154,11 @@ test("--restricted-rpc hides the restricted methods; --rpc-restricted-bind-port 
   d.proc.kill("SIGTERM");
   assert.equal((await within(d.exited, 8000, "shutdown")).code, 0);
   const d2 = await start(["--regtest", "--offline", "--data-dir", tmp(), "--rpc-restricted-bind-port", "29037", "--log-file", ""], 29036);
+  // a second daemon on a port in use: a clear message, exit 1, no stack trace
+  const busy = run(["--regtest", "--offline", "--data-dir", tmp(), "--rpc-bind-port", "29036", "--log-file", ""]);
+  assert.equal(busy.code, 1, busy.err);
+  assert.match(busy.err, /cannot serve RPC on 127\.0\.0\.1:29036 \(EADDRINUSE\)/);
+  assert.doesNotMatch(busy.err, /\n\s+at /, "no stack trace");
   assert.match(d2.out.join(""), /restricted RPC on http:\/\/127\.0\.0\.1:29037/);
   assert.equal((await rpc(29037, "get_bans")).error?.code, -32601);
   assert.equal((await rpc(29036, "get_bans")).result?.status, "OK");

@@ -161,7 +161,16 @@ await runCli(
       return 0;
     }
     const { notYet, ...cfg } = daemonConfig(args);
-    const daemon = await startDaemon(cfg);
+    let daemon: Awaited<ReturnType<typeof startDaemon>>;
+    try {
+      daemon = await startDaemon(cfg);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException & { port?: number };
+      if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL")
+        console.error(`tsmonerod: cannot serve RPC on ${cfg.rpcBindIp}:${err.port ?? cfg.rpcBindPort} (${err.code}): another process uses the port, or choose another with --rpc-bind-port / --rpc-restricted-bind-port`);
+      else console.error(`tsmonerod: cannot start: ${err.message ?? String(e)}`);
+      return 1;
+    }
     for (const k of notYet) daemon.log(0, `tsmonerod: --${k} accepted; ${NOT_YET[k]} is not active yet in this version`);
     if (cfg.fixedDifficulty !== undefined && cfg.network !== "regtest") daemon.log(0, "tsmonerod: --fixed-difficulty only applies with --regtest; ignored");
     console.log(`tsmonerod: RPC listening on ${daemon.rpcUrl}${daemon.restrictedRpcUrl ? ` (restricted RPC on ${daemon.restrictedRpcUrl})` : ""}`);
