@@ -137,6 +137,19 @@ test("SIGTERM stops within seconds with the database closed; the chain reopens w
   assert.deepEqual(again, top, "same chain after reopening");
   d.proc.kill("SIGINT");
   assert.equal((await within(d.exited, 8000, "SIGINT shutdown")).code, 0);
+  d = await start(args, 29030);
+
+  // one daemon per chain: a second one on the same data dir refuses to start
+  const second = run([...args, "--rpc-bind-port", "29033"]);
+  assert.equal(second.code, 1, second.err);
+  assert.match(second.err, /is in use by another tsmonerod \(pid \d+\); stop it or choose another --data-dir/);
+  // a lock left by a SIGKILLed daemon is taken over; the chain is intact
+  d.proc.kill("SIGKILL");
+  await d.exited;
+  d = await start(args, 29030);
+  assert.deepEqual((await rpc(29030, "get_last_block_header")).result?.block_header, top, "same chain after SIGKILL");
+  d.proc.kill("SIGTERM");
+  assert.equal((await within(d.exited, 8000, "SIGTERM shutdown")).code, 0);
 
   d = await start(args.filter((a) => a !== "--keep-fakechain"), 29030);
   assert.equal((await rpc(29030, "get_block_count")).result?.count, 1, "without --keep-fakechain a regtest chain starts fresh, as monerod's");

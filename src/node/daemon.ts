@@ -3,7 +3,7 @@
  * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
  * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
  */
-import { appendFileSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Network } from "../protocol/network.js";
@@ -77,9 +77,60 @@ function dirSize(dir: string): number {
   return n;
 }
 
+/** Thrown when another live tsmonerod holds the chain directory. */
+export class DataDirInUseError extends Error {
+  override name = "DataDirInUseError";
+}
+
+/**
+ * One daemon per chain directory: `<chain dir>/../tsmonerod.pid`, created exclusively; a lock left by
+ * a process that no longer runs (SIGKILL) is taken over.
+ */
+function lockChainDir(lmdbDir: string): () => void {
+  const file = join(dirname(lmdbDir), "tsmonerod.pid");
+  mkdirSync(dirname(file), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const pid = Number(readFileSync(file, "utf8").trim());
+      let alive = false;
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch (k) {
+          alive = (k as NodeJS.ErrnoException).code === "EPERM";
+        }
+      }
+      if (alive) throw new DataDirInUseError(`the chain in ${dirname(lmdbDir)} is in use by another tsmonerod (pid ${pid}); stop it or choose another --data-dir`);
+      unlinkSync(file);
+    }
+  }
+  throw new DataDirInUseError(`cannot lock ${file}`);
+}
+
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const lmdbDir = chainDir(opts.dataDir, opts.network);
   mkdirSync(opts.dataDir, { recursive: true });
+  const unlock = lockChainDir(lmdbDir);
+  try {
+    return await startLocked(opts, lmdbDir, unlock);
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+}
+
+async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => void): Promise<Daemon> {
   const logFile = opts.logFile === undefined ? join(opts.dataDir, "tsmonerod.log") : opts.logFile;
   if (logFile !== "") mkdirSync(dirname(logFile), { recursive: true });
   const state = new DaemonState({ startTime: Math.floor(Date.now() / 1000), logLevel: opts.logLevel ?? 0 });
@@ -176,6 +227,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         log(0, `tsmonerod: stopping (${reason})`);
         await Promise.all(servers.map((s) => s.close()));
         await core.close();
+        unlock();
         log(0, "tsmonerod: stopped, database closed");
         resolveStopped();
       })();
