@@ -302,10 +302,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
       const window = Math.min(height, 10080);
       const votes: number[] = [];
-      for (let h = height - window; h < height; h++) {
-        const b = store.block(h);
-        votes.push(b ? Math.max(1, b.minorVersion) : 1);
-      }
+      for (let h = height - window; h < height; h++) votes.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
       const next = hardForkVersionAt(table, height);
       const i = hardForkInfo(table, height, votes, d.now(), p.version > 0 ? p.version : next);
       return { ...access(), ...i, version: hardForkVersionAt(table, Math.max(0, height - 1)) };
@@ -465,6 +462,20 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     // not an official tagged release (Debian's monerod answers false too)
     handler: () => ({ release: false, status: OK, untrusted: false, version: CORE_RPC_VERSION }),
   });
+}
+
+/** A block blob's minor version (its vote): the second varint, without parsing the rest. */
+function minorVersionOf(blob: Uint8Array | undefined): number {
+  if (!blob) return 1;
+  let k = 0;
+  while (k < blob.length && (blob[k] & 0x80) !== 0) k++; // major version
+  k++;
+  let v = 0;
+  for (let shift = 0; k < blob.length && shift < 28; shift += 7, k++) {
+    v |= (blob[k] & 0x7f) << shift;
+    if ((blob[k] & 0x80) === 0) break;
+  }
+  return v;
 }
 
 function sums(emission: bigint, fees: bigint): Record<string, JsonWritable> {
