@@ -115,6 +115,12 @@ test("every JSON-RPC method: mistyped params and mistyped fields answer -32602 n
         assert.equal(r2.error?.code, -32602, `${m.name}.${field} = ${JSON.stringify(bad)} → ${JSON.stringify(r2)}`);
         assert.ok(r2.error?.message.includes(`params.${field}`), `${m.name}: message names the field: ${r2.error?.message}`);
         checked++;
+        if (fs.type === "integer" && String(fs.minimum) === "0") {
+          const r3 = await rpc(daemon.rpcUrl, m.name, { ...validBase(js), [field]: -1 });
+          assert.equal(r3.error?.code, -32602, `${m.name}.${field} = -1 → ${JSON.stringify(r3)}`);
+          assert.match(r3.error?.message ?? "", new RegExp(`params\\.${field}: -1 is out of range`), m.name);
+          checked++;
+        }
       }
     }
   }
