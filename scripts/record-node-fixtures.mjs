@@ -186,6 +186,11 @@ export function requestList(blocks, txs) {
   R("get_txpool_backlog", {});
   R("relay_tx", { txids: ["11".repeat(32)] });
   R("flush_txpool", { txids: ["zz"] });
+  // refusals (the chain's own txs again: their key images are spent; garbage)
+  P("/send_raw_transaction", { tx_as_hex: userTxs[0].as_hex });
+  P("/sendrawtransaction", { tx_as_hex: userTxs[userTxs.length - 1].as_hex, do_not_relay: true });
+  P("/send_raw_transaction", { tx_as_hex: "0200" });
+  P("/send_raw_transaction", { tx_as_hex: "zz" });
   R("rpc_access_info", {});
   R("rpc_access_submit_nonce", {});
   R("rpc_access_pay", {});

@@ -152,6 +152,11 @@ async function compareOne(q: Recorded, ignore?: Set<string>, base = daemon.rpcUr
       theirs = strip(theirs, INSTANCE_FIELDS);
       mine = strip(mine, INSTANCE_FIELDS);
     }
+    // monerod v0.18.0.0 leaves send_raw_transaction's reason empty; tsmonerod says what was wrong
+    if ((q.path === "/send_raw_transaction" || q.path === "/sendrawtransaction") && isJsonObject(theirs) && theirs.status !== "OK") {
+      theirs = strip(theirs, new Set(["reason"]));
+      mine = strip(mine, new Set(["reason"]));
+    }
     if (ignore) {
       theirs = strip(theirs, ignore, true);
       mine = strip(mine, ignore, true);
