@@ -215,4 +215,24 @@ describe("WalletService against monerod", { skip }, () => {
     assert.deepEqual(reorged, fresh);
     assert.ok(existsSync(join(dir, "alice-fresh.keys")) && existsSync(join(dir, "alice-fresh")), "NAME.keys and NAME");
   });
+
+  it("mined txs sent back to the pool (pop_blocks without new blocks) show as pool entries of 0, as wallet2 shows them", async () => {
+    // the node's chain gets shorter with nothing new: the wallet keeps its blocks (wallet2 does too)
+    const popped = await node.json("/pop_blocks", { nblocks: 40n });
+    assert.ok(isJsonObject(popped) && popped.status === "OK");
+    const poolIds = new Set((await node.getTransactionPoolHashes()).tx_hashes);
+    assert.ok(poolIds.size > 0);
+    assert.deepEqual(await call(url, "refresh"), { blocks_fetched: 0, received_money: false });
+    const t = await call(url, "get_transfers", { in: true, pool: true, all_accounts: true });
+    const pool = (t.pool as Record<string, JsonValue>[] | undefined) ?? [];
+    const mined = new Set(((t.in as Record<string, JsonValue>[] | undefined) ?? []).map((e) => e.txid));
+    assert.ok(pool.length > 0, "alice sees pool entries");
+    assert.ok(pool.some((e) => mined.has(e.txid)), "some of them are txs the wallet holds as mined");
+    for (const e of pool) {
+      assert.ok(poolIds.has(e.txid as string), "a pool entry is in the node's pool");
+      assert.equal(e.height, 0);
+      assert.equal(e.locked, true);
+      if (mined.has(e.txid)) assert.equal(e.amount, 0, "outputs the wallet already holds count 0 in the pool view");
+    }
+  });
 });
