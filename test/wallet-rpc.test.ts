@@ -390,6 +390,26 @@ describe("SIGKILL during store never leaves a wallet that does not open", () => 
         await o.close();
       }
       assert.ok(last > 8, `the child stored many times (${last})`);
+
+      // a wallet open in another live process is refused (wallet2 locks its keys file); once that
+      // process is gone (even by SIGKILL) it opens
+      const holder = `
+        import { OpenWallet } from ${JSON.stringify(new URL("../src/wallet/service/wallet.js", import.meta.url).href)};
+        await OpenWallet.open({ dir: ${JSON.stringify(dir)}, name: "w", network: "mainnet", password: "pw" });
+        process.stdout.write("ready\\n");
+        setInterval(() => undefined, 1000);
+      `;
+      const h = spawn(process.execPath, ["--input-type=module", "-e", holder], { stdio: ["ignore", "pipe", "inherit"] });
+      await new Promise<void>((res) => h.stdout.once("data", () => res()));
+      const svc2 = new WalletService({ network: "mainnet", walletDir: dir, node: null, kdf: FAST_KDF, autoRefreshPeriod: 0 });
+      await assert.rejects(svc2.openWallet({ filename: "w", password: "pw", autosave_current: true }), (e: unknown) =>
+        e instanceof Error && new RegExp(`^Failed to open wallet: wallet w is open in another process \\(pid ${h.pid}\\)$`).test(e.message),
+      );
+      const gone = new Promise((r) => h.once("exit", r));
+      h.kill("SIGKILL");
+      await gone;
+      await svc2.openWallet({ filename: "w", password: "pw", autosave_current: true });
+      await svc2.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

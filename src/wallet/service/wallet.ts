@@ -8,6 +8,8 @@
  * subaddresses (wallet2::expand_subaddresses); new accounts reached by a receipt are labelled
  * "Untitled account".
  */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import type { NodeApi } from "../../client/node-client.js";
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
@@ -17,6 +19,7 @@ import {
   CorruptWalletFileError,
   DEFAULT_KDF,
   emptyUserData,
+  WalletFileError,
   type KdfParams,
   type WalletKeysData,
   WalletFiles,
@@ -71,6 +74,69 @@ const lastTxid = (l: Ledger): string => l.state.transfers.at(-1)?.txid ?? "";
 
 const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
+/**
+ * The lock wallet2 takes on NAME.keys while a wallet is open (tools::file_locker): here a file
+ * `.NAME.lock` holding the owner's pid, created exclusively. Another live process's lock refuses the
+ * open; a dead process's lock (kill -9) is taken over. Within one process the lock is shared
+ * (counted), so a service may reopen the wallet it has open.
+ */
+const heldLocks = new Map<string, number>();
+
+function lockWallet(dir: string, name: string): () => void {
+  const path = join(dir, `.${name}.lock`);
+  const held = heldLocks.get(path);
+  if (held === undefined) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = openSync(path, "wx", 0o600);
+        writeSync(fd, String(process.pid));
+        closeSync(fd);
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw new WalletFileError(`cannot lock wallet ${name}: ${(e as Error).message}`, path);
+        let pid = NaN;
+        try {
+          pid = Number(readFileSync(path, "utf8"));
+        } catch {
+          // removed meanwhile
+        }
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid))
+          throw new WalletFileError(`wallet ${name} is open in another process (pid ${pid})`, path);
+        try {
+          unlinkSync(path); // a stale lock
+        } catch {
+          // gone already
+        }
+      }
+    }
+  }
+  heldLocks.set(path, (held ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const n = (heldLocks.get(path) ?? 1) - 1;
+    if (n > 0) heldLocks.set(path, n);
+    else {
+      heldLocks.delete(path);
+      try {
+        unlinkSync(path);
+      } catch {
+        // already gone
+      }
+    }
+  };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Networks whose wallets share address prefixes (regtest wallets are mainnet ones). */
 function sameAddressNet(a: Network, b: Network): boolean {
   const n = (x: Network) => (x === "regtest" ? "mainnet" : x);
@@ -99,6 +165,7 @@ export class OpenWallet {
     readonly files: WalletFiles<WalletCache>,
     readonly keysData: WalletKeysData,
     cache: WalletCache | null,
+    private readonly unlock: () => void,
   ) {
     this.backend = opts.backend ?? defaultBackend();
     this.ledger = new Ledger(cache?.ledger ?? emptyLedgerState(0), opts.network === "regtest" ? "mainnet" : opts.network);
@@ -120,25 +187,35 @@ export class OpenWallet {
       createdAt: BigInt(Math.floor(Date.now() / 1000)),
       user: emptyUserData(),
     };
-    const files = await WalletFiles.create<WalletCache>(o.dir, o.name, o.password, keysData, o.kdf ?? DEFAULT_KDF);
-    const w = new OpenWallet(o, files, keysData, null);
-    w.storeCacheOnly();
-    return w;
+    const unlock = lockWallet(o.dir, o.name);
+    try {
+      const files = await WalletFiles.create<WalletCache>(o.dir, o.name, o.password, keysData, o.kdf ?? DEFAULT_KDF);
+      const w = new OpenWallet(o, files, keysData, null, unlock);
+      w.storeCacheOnly();
+      return w;
+    } catch (e) {
+      unlock();
+      throw e;
+    }
   }
 
   /** Opens NAME.keys (WrongPasswordError on a wrong password) and its cache (a bad cache means a rescan). */
   static async open(o: OpenWalletOptions & { password: string }): Promise<OpenWallet> {
     const { files, keys } = await WalletFiles.open<WalletCache>(o.dir, o.name, o.password);
     if (!sameAddressNet(keys.network, o.network)) throw new WalletNetworkError(keys.network, o.network);
+    const unlock = lockWallet(o.dir, o.name);
     let cache: WalletCache | null;
     try {
       cache = await files.loadCache();
       if (cache && (cache.version !== 1 || !cache.ledger || !Array.isArray(cache.ledger.transfers))) cache = null;
     } catch (e) {
-      if (!(e instanceof CorruptWalletFileError)) throw e;
+      if (!(e instanceof CorruptWalletFileError)) {
+        unlock();
+        throw e;
+      }
       cache = null; // wallet2 also rescans when the cache does not load
     }
-    return new OpenWallet(o, files, keys, cache);
+    return new OpenWallet(o, files, keys, cache, unlock);
   }
 
   get name(): string {
@@ -446,6 +523,7 @@ export class OpenWallet {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unlock();
     this.sync = null;
     const w = this.worker;
     this.worker = null;
