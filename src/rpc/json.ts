@@ -395,6 +395,11 @@ function scalar(v: JsonWritable): string | undefined {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const ASCII_KEY = /^[\u0000-\u007f]*$/;
+const EPEE_PADS: string[] = [];
+const epeePad = (level: number): string => (EPEE_PADS[level] ??= "  ".repeat(level));
+
 function stringifyEpee(value: JsonWritable, maxDepth: number): string {
   // string concatenation (V8 ropes) makes far less garbage than an array of small parts
   const write = (v: JsonWritable, level: number, depth: number): string => {
@@ -409,16 +414,22 @@ function stringifyEpee(value: JsonWritable, maxDepth: number): string {
       return out + "]";
     }
     const obj = v as { readonly [key: string]: JsonWritable };
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
-    // eslint-disable-next-line no-control-regex
-    if (keys.every((k) => /^[\u0000-\u007f]*$/.test(k))) keys.sort();
+    // one pass, no closures: big answers (get_transfers) have thousands of small objects
+    const keys: string[] = [];
+    let ascii = true;
+    for (const k of Object.keys(obj)) {
+      if (obj[k] === undefined) continue;
+      keys.push(k);
+      if (ascii && !ASCII_KEY.test(k)) ascii = false;
+    }
+    if (ascii) keys.sort();
     else keys.sort(epeeKeyOrder);
-    const pad = "  ".repeat(level + 1);
+    const pad = epeePad(level + 1);
     let out = "{\r\n";
     for (let k = 0; k < keys.length; k++) {
       out += pad + epeeString(keys[k]) + ": " + write(obj[keys[k]], level + 1, depth + 1) + (k < keys.length - 1 ? ",\r\n" : "\r\n");
     }
-    return out + "  ".repeat(level) + "}";
+    return out + epeePad(level) + "}";
   };
   return write(value, 0, 0);
 }
