@@ -113,7 +113,6 @@ async function main(a: ParsedArgs): Promise<number> {
     throw new UsageError("--rpc-bind-ip permits inbound unencrypted external connections. Consider --rpc-ssl instead. Override with --confirm-external-bind");
   if (get(a, "rpc-ssl") === "enabled") throw new UsageError("--rpc-ssl enabled is not supported by tsmonero-wallet-rpc yet; use disabled or autodetect (plain HTTP)");
   if (has(a, "disable-rpc-login") && get(a, "rpc-login") !== undefined) throw new UsageError("Cannot specify --disable-rpc-login and --rpc-login");
-  if (has(a, "trusted-daemon") && has(a, "untrusted-daemon")) throw new UsageError("--trusted-daemon and --untrusted-daemon are both seen, assuming untrusted");
   const logLevel = intFlag(a, "log-level", 0, 0, 4);
   const log = new Log(get(a, "log-file"), logLevel);
   const maxConcurrency = intFlag(a, "max-concurrency", 0, 0, 1024) || availableParallelism();
@@ -131,7 +130,9 @@ async function main(a: ParsedArgs): Promise<number> {
     address = `${host}:${dport}`;
   }
   const url = daemonUrl(address, network, daemonSsl === "enabled");
-  const trusted = has(a, "trusted-daemon") || (!has(a, "untrusted-daemon") && isLocalHost(new URL(url).hostname));
+  // wallet2::make_basic: both flags → a warning and untrusted; neither → trusted when the node is local
+  if (has(a, "trusted-daemon") && has(a, "untrusted-daemon")) log.line("--trusted-daemon and --untrusted-daemon are both seen, assuming untrusted");
+  const trusted = has(a, "untrusted-daemon") ? false : has(a, "trusted-daemon") || isLocalHost(new URL(url).hostname);
   const daemonLogin = get(a, "daemon-login");
   const connect = (o: { address: string; login?: string }) => new NodeClient({ url: daemonUrl(o.address, network, false), login: o.login });
   const node = offline ? null : new NodeClient({ url, login: daemonLogin });
