@@ -1,0 +1,95 @@
+/**
+ * `tsmonero` (what `npm start` runs) as a real child process: a regtest node and a wallet RPC in one
+ * process. A wallet created over the wallet RPC receives the coinbase of blocks mined with the
+ * node's generateblocks; SIGTERM stores the wallet and closes the chain; a restart keeps both.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/tsmonero", import.meta.url));
+const NODE_PORT = 29660;
+const WALLET_PORT = 29661;
+const procs: ChildProcess[] = [];
+const dir = mkdtempSync(join(tmpdir(), "tsmonero-devnet-"));
+
+after(() => {
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(): Promise<{ proc: ChildProcess; out: string[]; exited: Promise<number | null> }> {
+  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  procs.push(proc);
+  const out: string[] = [];
+  proc.stdout?.on("data", (b: Buffer) => out.push(b.toString()));
+  proc.stderr?.on("data", (b: Buffer) => out.push(b.toString()));
+  const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
+  const deadline = Date.now() + 30_000;
+  while (!out.join("").includes("wallet RPC")) {
+    if (proc.exitCode !== null) throw new Error(`tsmonero exited: ${out.join("")}`);
+    if (Date.now() > deadline) throw new Error(`tsmonero did not start: ${out.join("")}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { proc, out, exited };
+}
+
+async function call<T>(port: number, method: string, params: Record<string, unknown> = {}): Promise<T> {
+  const r = await fetch(`http://127.0.0.1:${port}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }) });
+  const body = (await r.json()) as { result?: T; error?: { code: number; message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
+  return body.result as T;
+}
+
+test("tsmonero devnet: node + wallet RPC in one process, mined coinbase reaches the wallet, SIGTERM stores, restart keeps both", async () => {
+  const first = await start();
+  const printed = first.out.join("");
+  assert.match(printed, new RegExp(`node RPC .*http://127\\.0\\.0\\.1:${NODE_PORT}/json_rpc`));
+  assert.match(printed, new RegExp(`wallet RPC .*http://127\\.0\\.0\\.1:${WALLET_PORT}/json_rpc`));
+
+  const info = await call<{ nettype: string; height: number }>(NODE_PORT, "get_info");
+  assert.equal(info.nettype, "fakechain");
+  assert.equal(info.height, 1);
+  await call(WALLET_PORT, "create_wallet", { filename: "dev", password: "pw", language: "English" });
+  const { address } = await call<{ address: string }>(WALLET_PORT, "get_address");
+  const mined = await call<{ height: number; blocks: string[] }>(NODE_PORT, "generateblocks", { amount_of_blocks: 65, wallet_address: address });
+  assert.equal(mined.blocks.length, 65);
+  const refreshed = await call<{ blocks_fetched: number; received_money: boolean }>(WALLET_PORT, "refresh");
+  assert.equal(refreshed.received_money, true);
+  const bal = await call<{ balance: number; unlocked_balance: number }>(WALLET_PORT, "get_balance");
+  assert.ok(bal.balance > 0, "the coinbase of 65 blocks is in the balance");
+  // 65 blocks mined, coinbase unlocks after 60: the first few are spendable
+  assert.ok(bal.unlocked_balance > 0 && bal.unlocked_balance < bal.balance);
+
+  first.proc.kill("SIGTERM");
+  const t0 = Date.now();
+  assert.equal(await first.exited, 0);
+  assert.ok(Date.now() - t0 < 8000, "stops within a few seconds");
+  assert.ok(existsSync(join(dir, "wallets", "dev")) && existsSync(join(dir, "wallets", "dev.keys")));
+
+  // restart: the chain is kept (--keep-fakechain) and the stored wallet opens with its balance
+  const second = await start();
+  const info2 = await call<{ height: number }>(NODE_PORT, "get_info");
+  assert.equal(info2.height, 66);
+  await call(WALLET_PORT, "open_wallet", { filename: "dev", password: "pw" });
+  const bal2 = await call<{ balance: number }>(WALLET_PORT, "get_balance");
+  assert.equal(bal2.balance, bal.balance);
+  await assert.rejects(call(WALLET_PORT, "open_wallet", { filename: "dev", password: "wrong" }), /-1 |password/i);
+  second.proc.kill("SIGTERM");
+  assert.equal(await second.exited, 0);
+});
+
+test("tsmonero: a bad flag is an error naming it", () => {
+  const r = spawnSync(process.execPath, [BIN, "--no-such-flag"], { encoding: "utf8" });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /--no-such-flag/);
+  const p = spawnSync(process.execPath, [BIN, "--rpc-bind-port", "70000"], { encoding: "utf8" });
+  assert.notEqual(p.status, 0);
+  assert.match(p.stderr, /--rpc-bind-port must be a port number/);
+});
