@@ -22,7 +22,7 @@
  * wallet restored anew (with WALLET_COMPARE_LIVE=1), and a wallet of the service restored anew.
  *
  * WALLET_COMPARE_SUBJECT=real runs monero-wallet-rpc in the service's place (checks the harness and
- * the fixtures themselves). WALLET_COMPARE_NODE=tsmonerod replays the chain into tsmonerod instead of
+ * the fixtures themselves). By default the whole comparison runs twice: on a real monerod, then with the chain replayed into tsmonerod instead of
  * monerod (the same recorded answers must come out).
  */
 import assert from "node:assert/strict";
@@ -47,8 +47,9 @@ type Name = keyof typeof WALLET_SEEDS;
 const NAMES: Name[] = ["alice", "bob", "carol"];
 const SUBJECT = process.env.WALLET_COMPARE_SUBJECT === "real" ? "real" : "tsmonero";
 const LIVE = process.env.WALLET_COMPARE_LIVE === "1";
-// the node the wallets talk to: the real monerod, or ours (WALLET_COMPARE_NODE=tsmonerod)
-const NODE = process.env.WALLET_COMPARE_NODE === "tsmonerod" ? "tsmonerod" : "monerod";
+// the nodes the wallets talk to: the real monerod, then ours (WALLET_COMPARE_NODE=monerod|tsmonerod picks one)
+const ENV_NODE = process.env.WALLET_COMPARE_NODE;
+const NODES: readonly ("monerod" | "tsmonerod")[] = ENV_NODE === "monerod" || ENV_NODE === "tsmonerod" ? [ENV_NODE] : ["monerod", "tsmonerod"];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wallet RPC JSON, compared field by field
 type Json = any;
@@ -346,6 +347,8 @@ function assertAnswered(qs: Query[], s: Side): void {
 
 // ---------------------------------------------------------------------------------------------
 
+// the suites run one after the other (same ports), each with its own daemon and wallets
+for (const NODE of NODES) {
 describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (harness check)" : "tsmonero-wallet-rpc"} vs monero-wallet-rpc`, { skip }, () => {
   let daemon: Daemon | undefined;
   const subject = {} as Record<Name, WalletProc>;
@@ -552,3 +555,4 @@ describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (
     assert.ok(failures.length === 0, failures.join("\n\n"));
   });
 });
+}
