@@ -13,11 +13,11 @@
  * - digest auth (--rpc-login): 401 with epee's two challenges before anything else is looked at.
  * Plus limits monerod leaves to its socket layer: body size, slow clients, connections per IP.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { decodeEpee, encodeEpee, EpeeTypeError } from "../codec/epee-map.js";
 import { EPEE_HTTP_LIMITS } from "../codec/epee.js";
 import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
+import { type HttpAnswer, type HttpRequest, HttpServer } from "./http.js";
 import { isJsonObject, JsonParseError, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "./json.js";
 import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
 import { SchemaError } from "./schema.js";
@@ -51,21 +51,13 @@ export interface RpcServerOptions {
   log?: (msg: string) => void;
 }
 
-interface Reply {
-  status: number;
-  type: string;
-  body: Uint8Array | string;
-  headers?: Record<string, string | string[]>;
-}
+type Reply = HttpAnswer;
 
 const BAD_REQUEST = 400;
 
 export class RpcServer {
-  private readonly http: Server;
+  private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
-  private readonly perIp = new Map<string, number>();
-  private readonly sockets = new Set<Socket>();
-  private readonly closing = new AbortController();
   private readonly o: Required<Omit<RpcServerOptions, "login" | "realm">>;
 
   constructor(opts: RpcServerOptions) {
@@ -81,147 +73,59 @@ export class RpcServer {
       log: opts.log ?? ((m) => console.error(m)),
     };
     this.auth = opts.login ? new DigestAuthenticator(opts.login, opts.realm ?? DEFAULT_REALM) : undefined;
-    this.http = createServer({
-      requestTimeout: this.o.requestTimeoutMs,
-      headersTimeout: Math.min(this.o.requestTimeoutMs, 60_000),
-      keepAliveTimeout: this.o.idleTimeoutMs,
-      // how often node:http looks for requests over requestTimeout (its default is 30 s)
-      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(this.o.requestTimeoutMs / 4))),
-    });
-    this.http.on("connection", (s: Socket) => this.onConnection(s));
-    this.http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-      this.onRequest(req, res).catch((e: unknown) => {
-        this.o.log(`rpc: ${e instanceof Error ? e.message : String(e)}`);
-        if (!res.headersSent) this.send(res, { status: 500, type: "text/plain", body: "" });
-        else res.destroy();
-      });
-    });
-  }
-
-  /** Connection limits: over the total or the per-IP count the socket is closed at once. */
-  private onConnection(s: Socket): void {
-    const ip = s.remoteAddress ?? "?";
-    const mine = this.perIp.get(ip) ?? 0;
-    if (this.sockets.size >= this.o.maxConnections || mine >= this.o.maxConnectionsPerIp) {
-      s.destroy();
-      return;
-    }
-    this.sockets.add(s);
-    this.perIp.set(ip, mine + 1);
-    s.setTimeout(this.o.requestTimeoutMs + this.o.idleTimeoutMs, () => s.destroy());
-    s.once("close", () => {
-      this.sockets.delete(s);
-      const left = (this.perIp.get(ip) ?? 1) - 1;
-      if (left <= 0) this.perIp.delete(ip);
-      else this.perIp.set(ip, left);
-    });
+    this.http = new HttpServer(
+      {
+        maxBodyBytes: this.o.maxBodyBytes,
+        requestTimeoutMs: this.o.requestTimeoutMs,
+        idleTimeoutMs: this.o.idleTimeoutMs,
+        maxConnections: this.o.maxConnections,
+        maxConnectionsPerIp: this.o.maxConnectionsPerIp,
+        tooLargeText: (limit) => `request body larger than the limit of ${limit} bytes\n`,
+        log: this.o.log,
+      },
+      (req) => this.onRequest(req),
+    );
   }
 
   listen(port: number, host = "127.0.0.1"): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.http.once("error", reject);
-      this.http.listen(port, host, () => {
-        this.http.off("error", reject);
-        resolve(this.http.address() as AddressInfo);
-      });
-    });
+    return this.http.listen(port, host);
   }
 
   /** Stops listening, aborts running handlers and closes every connection. */
   close(): Promise<void> {
-    this.closing.abort();
-    return new Promise((resolve) => {
-      this.http.close(() => resolve());
-      for (const s of this.sockets) s.destroy();
-    });
+    return this.http.close();
   }
 
   get connections(): number {
-    return this.sockets.size;
+    return this.http.connections;
   }
 
-  private send(res: ServerResponse, r: Reply): void {
-    const body = typeof r.body === "string" ? Buffer.from(r.body, "utf8") : r.body;
-    res.writeHead(r.status, { "Content-Type": r.type, "Content-Length": body.length, ...r.headers });
-    res.end(body);
-  }
-
-  private readBody(req: IncomingMessage): Promise<Buffer | "too large" | "aborted"> {
-    const max = this.o.maxBodyBytes;
-    const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared > max) return Promise.resolve("too large");
-    return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let done = false;
-      req.on("data", (c: Buffer) => {
-        if (done) return;
-        size += c.length;
-        if (size > max) {
-          done = true;
-          resolve("too large");
-          return;
-        }
-        chunks.push(c);
-      });
-      req.on("end", () => {
-        if (!done) resolve(Buffer.concat(chunks));
-        done = true;
-      });
-      req.on("error", () => {
-        if (!done) resolve("aborted");
-        done = true;
-      });
-      req.on("close", () => {
-        if (!done) resolve("aborted");
-        done = true;
-      });
-    });
-  }
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? "/";
+  private onRequest(req: HttpRequest): Promise<Reply> | Reply {
+    const url = req.url;
     if (this.auth) {
-      const a = this.auth.check(req.method ?? "GET", url, req.headers.authorization);
+      const a = this.auth.check(req.method, url, req.headers.get("authorization"));
       if (!a.ok) {
-        req.resume();
-        this.send(res, {
+        return {
           status: 401,
           type: "text/html",
           body: "<html><head><title>Unauthorized Access</title></head><body><h1>401 Unauthorized</h1></body></html>",
           headers: { "WWW-Authenticate": a.challenges },
-        });
-        return;
+        };
       }
     }
-    const body = await this.readBody(req);
-    if (body === "aborted") return;
-    if (body === "too large") {
-      // answer, then drop the connection (the rest of the body is not read); monerod drops it unanswered
-      res.setHeader("Connection", "close");
-      res.once("finish", () => req.socket.destroy());
-      this.send(res, { status: 413, type: "text/plain", body: `request body larger than the limit of ${this.o.maxBodyBytes} bytes\n` });
-      return;
-    }
-    const path = url.split("?")[0];
-    // the inactivity timer is for clients; a handler may take as long as it takes
-    req.socket.setTimeout(0);
-    const ac = new AbortController();
-    const onGone = (): void => ac.abort();
-    res.once("close", onGone);
-    this.closing.signal.addEventListener("abort", onGone, { once: true });
-    const ctx: RpcContext = { remoteAddress: req.socket.remoteAddress ?? "", restricted: this.o.restricted, signal: ac.signal };
-    try {
-      let reply: Reply;
-      if (path === "/json_rpc") reply = await this.jsonRpc(body, ctx);
-      else if (this.o.methods.jsonPath(path, this.o.restricted)) reply = await this.jsonPath(path, body, ctx);
-      else if (this.o.methods.binPath(path, this.o.restricted)) reply = await this.binPath(path, body, ctx);
-      else reply = { status: 404, type: "text/plain", body: "" };
-      if (!res.destroyed) this.send(res, reply);
-    } finally {
-      req.socket.setTimeout(this.o.requestTimeoutMs + this.o.idleTimeoutMs);
-      this.closing.signal.removeEventListener("abort", onGone);
-    }
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    const ctx: RpcContext = {
+      remoteAddress: req.remoteAddress,
+      restricted: this.o.restricted,
+      get signal() {
+        return req.signal;
+      },
+    };
+    if (path === "/json_rpc") return this.jsonRpc(req.body, ctx);
+    if (this.o.methods.jsonPath(path, this.o.restricted)) return this.jsonPath(path, req.body, ctx);
+    if (this.o.methods.binPath(path, this.o.restricted)) return this.binPath(path, req.body, ctx);
+    return { status: 404, type: "text/plain", body: "" };
   }
 
   private json(v: JsonWritable, rawBytes = false): Reply {
