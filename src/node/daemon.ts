@@ -11,6 +11,7 @@ import { parseLogin } from "../rpc/digest.js";
 import { RpcServer } from "../rpc/server.js";
 import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
+import { throttled } from "./rpc/cache.js";
 import { DaemonState, nodeMethods } from "./rpc/index.js";
 
 export interface DaemonOptions {
@@ -174,15 +175,16 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     now: () => Math.floor(Date.now() / 1000),
     // answer first, then stop
     stop: () => void setTimeout(() => void daemon.stop("/stop_daemon"), 50),
-    databaseSize: () => dirSize(lmdbDir),
-    freeSpace: () => {
+    // get_info reads these on every call; the disk figures may lag by a second
+    databaseSize: throttled(1000, () => dirSize(lmdbDir)),
+    freeSpace: throttled(1000, () => {
       try {
         const s = statfsSync(lmdbDir);
         return BigInt(s.bavail) * BigInt(s.bsize);
       } catch {
         return 0n;
       }
-    },
+    }),
   };
   const methods = nodeMethods(deps);
   const login = opts.rpcLogin ? parseLogin(opts.rpcLogin) : undefined;

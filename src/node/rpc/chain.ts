@@ -15,12 +15,14 @@ import {
   access,
   blockById,
   blockHeaderJson,
+  blockRender,
   epeeShape,
   type HeaderSource,
   mainBlock,
   type NodeRpcDeps,
   nextContext,
   OK,
+  perTip,
   parseHash,
   powHashOf,
   toHex,
@@ -50,18 +52,55 @@ async function header(d: NodeRpcDeps, src: HeaderSource, fill: boolean, restrict
 /** Blockchain::get_adjusted_time(height). */
 export function adjustedTime(d: NodeRpcDeps): number {
   const store = d.core.store;
-  const height = store.height();
-  const now = d.now();
-  if (height < BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW) return now;
-  const ts = store.timestamps(height - BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW, BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW).map(Number);
-  const med = median(ts) + ((BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW + 1) * DIFFICULTY_TARGET_V2) / 2;
-  const projected = ts[ts.length - 1] + DIFFICULTY_TARGET_V2;
-  return Math.min(med, projected);
+  // the timestamp-derived bound is the same until the tip changes
+  const bound = perTip(d.core, "adjusted_time", () => {
+    const height = store.height();
+    if (height < BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW) return undefined;
+    const ts = store.timestamps(height - BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW, BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW).map(Number);
+    const med = median(ts) + ((BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW + 1) * DIFFICULTY_TARGET_V2) / 2;
+    const projected = ts[ts.length - 1] + DIFFICULTY_TARGET_V2;
+    return Math.min(med, projected);
+  });
+  return bound === undefined ? d.now() : bound;
 }
 
 /** get_info's answer (on_get_info); `restricted` blanks what monerod blanks. */
 export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, JsonWritable> {
   const { core, state } = d;
+  const chain = perTip(core, "get_info", () => infoOfTip(d));
+  const dbSize = d.databaseSize();
+  const fiveGiB = 5 * 1024 * 1024 * 1024;
+  const height = chain.height as number;
+  return {
+    ...access(),
+    ...chain,
+    adjusted_time: adjustedTime(d),
+    alt_blocks_count: restricted ? 0 : core.altBlockCount(),
+    bootstrap_daemon_address: restricted ? "" : state.bootstrapDaemon,
+    busy_syncing: false,
+    database_size: restricted ? Math.ceil(dbSize / fiveGiB) * fiveGiB : dbSize,
+    free_space: restricted ? (1n << 64n) - 1n : d.freeSpace(),
+    grey_peerlist_size: 0,
+    height_without_bootstrap: restricted ? 0 : height,
+    incoming_connections_count: 0,
+    offline: core.offline,
+    outgoing_connections_count: 0,
+    restricted,
+    rpc_connections_count: 0,
+    start_time: restricted ? 0 : state.startTime,
+    synchronized: true,
+    target_height: 0,
+    tx_pool_size: core.pool.size(),
+    update_available: false,
+    version: restricted ? "" : MONERO_VERSION_FULL,
+    was_bootstrap_ever_used: false,
+    white_peerlist_size: 0,
+  };
+}
+
+/** get_info's fields that follow from the chain alone (kept per tip). */
+function infoOfTip(d: NodeRpcDeps): Record<string, JsonWritable> {
+  const { core } = d;
   const store = core.store;
   const height = store.height();
   const ctx = nextContext(core);
@@ -69,47 +108,23 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
   const cum = wide(store.meta(height - 1).cumulativeDifficulty);
   const net = core.network;
   const hf = hardForkVersionAt(HARD_FORKS[net], height);
-  const dbSize = d.databaseSize();
-  const fiveGiB = 5 * 1024 * 1024 * 1024;
   return {
-    ...access(),
-    adjusted_time: adjustedTime(d),
-    alt_blocks_count: restricted ? 0 : core.altBlockCount(),
     block_size_limit: ctx.limits.limit,
     block_size_median: ctx.limits.effectiveMedian,
     block_weight_limit: ctx.limits.limit,
     block_weight_median: ctx.limits.effectiveMedian,
-    bootstrap_daemon_address: restricted ? "" : state.bootstrapDaemon,
-    busy_syncing: false,
     cumulative_difficulty: cum.lo,
     cumulative_difficulty_top64: cum.top64,
-    database_size: restricted ? Math.ceil(dbSize / fiveGiB) * fiveGiB : dbSize,
     difficulty: diff.lo,
     difficulty_top64: diff.top64,
-    free_space: restricted ? (1n << 64n) - 1n : d.freeSpace(),
-    grey_peerlist_size: 0,
     height,
-    height_without_bootstrap: restricted ? 0 : height,
-    incoming_connections_count: 0,
     mainnet: net === "mainnet",
     nettype: net === "regtest" ? "fakechain" : net,
-    offline: core.offline,
-    outgoing_connections_count: 0,
-    restricted,
-    rpc_connections_count: 0,
     stagenet: net === "stagenet",
-    start_time: restricted ? 0 : state.startTime,
-    synchronized: true,
     target: hf < 2 ? 60 : DIFFICULTY_TARGET_V2,
-    target_height: 0,
     testnet: net === "testnet",
     top_block_hash: toHex(store.topHash()),
     tx_count: store.txCount() - height,
-    tx_pool_size: core.pool.size(),
-    update_available: false,
-    version: restricted ? "" : MONERO_VERSION_FULL,
-    was_bootstrap_ever_used: false,
-    white_peerlist_size: 0,
     wide_cumulative_difficulty: cum.wide,
     wide_difficulty: diff.wide,
   };
@@ -273,16 +288,24 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
         if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
         src = mainBlock(d.core, Number(p.height));
       }
-      const blob = src.orphan ? d.core.altBlock(src.hash)?.blob : store.blockBlob(src.height);
+      const r = blockRender(d.core, src);
+      if (r.blobHex === undefined) {
+        const blob = src.orphan ? d.core.altBlock(src.hash)?.blob : store.blockBlob(src.height);
+        r.blobHex = blob ? toHex(blob) : "";
+        r.json = blockToJson(src.block);
+        r.txHashes = src.block.txHashes.map(toHex);
+      }
       const hdr = await header(d, src, p.fill_pow_hash, ctx.restricted);
-      return epeeShape({
+      const out: Record<string, JsonWritable> = {
         ...access(),
-        blob: blob ? toHex(blob) : "",
+        blob: r.blobHex,
         block_header: hdr,
-        json: blockToJson(src.block),
+        json: r.json,
         miner_tx_hash: hdr.miner_tx_hash,
-        tx_hashes: src.block.txHashes.map(toHex),
-      });
+      };
+      // epee leaves empty arrays out
+      if (r.txHashes !== undefined && r.txHashes.length > 0) out.tx_hashes = r.txHashes;
+      return out;
     },
   });
 

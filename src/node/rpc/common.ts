@@ -10,6 +10,7 @@ import type { Bytes } from "../../protocol/tx.js";
 import type { JsonWritable } from "../../rpc/json.js";
 import { RpcError } from "../../rpc/methods.js";
 import type { NodeCore } from "../core.js";
+import { BoundedCache, PerTip } from "./cache.js";
 import type { DaemonState } from "./state.js";
 
 /** Everything a handler may use. */
@@ -84,7 +85,8 @@ export function tooBigHeight(h: bigint, chainHeight: number): RpcError {
 }
 
 export interface HeaderSource {
-  block: Block;
+  /** Parsed on first use (a cached header never needs it). */
+  readonly block: Block;
   height: number;
   hash: Bytes;
   orphan: boolean;
@@ -97,13 +99,34 @@ export function minerReward(b: Block): bigint {
   return s;
 }
 
-/** fill_block_header_response (core_rpc_server.cpp); pow_hash is filled by the caller when asked. */
-export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = ""): Record<string, JsonWritable> {
+/** What get_block and the header methods render of one main-chain block, kept by block id. */
+export interface BlockRender {
+  /** fill_block_header_response's fields but depth and pow_hash (they depend on the request and the tip). */
+  header: Record<string, JsonWritable>;
+  blobHex?: string;
+  json?: string;
+  txHashes?: string[];
+}
+
+/** Rendered blocks of each node, by block id (hex). */
+const blockRenders = new WeakMap<NodeCore, BoundedCache<string, BlockRender>>();
+const BLOCK_RENDERS = 2048;
+
+/** The cache of rendered main-chain blocks for `core`. */
+export function blockRenderCache(core: NodeCore): BoundedCache<string, BlockRender> {
+  let c = blockRenders.get(core);
+  if (!c) {
+    c = new BoundedCache(BLOCK_RENDERS);
+    blockRenders.set(core, c);
+  }
+  return c;
+}
+
+function headerFields(core: NodeCore, src: HeaderSource): Record<string, JsonWritable> {
   const store = core.store;
-  const chainHeight = store.height();
   // monerod reads difficulty, cumulative difficulty and weights of the main-chain block at that height,
   // also for alternative blocks
-  const meta = src.height < chainHeight ? store.meta(src.height) : undefined;
+  const meta = src.height < store.height() ? store.meta(src.height) : undefined;
   const d = wide(meta?.difficulty ?? 0n);
   const cd = wide(meta?.cumulativeDifficulty ?? 0n);
   const b = src.block;
@@ -112,7 +135,6 @@ export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = "")
     block_weight: meta?.weight ?? 0,
     cumulative_difficulty: cd.lo,
     cumulative_difficulty_top64: cd.top64,
-    depth: chainHeight - src.height - 1,
     difficulty: d.lo,
     difficulty_top64: d.top64,
     hash: toHex(src.hash),
@@ -124,7 +146,6 @@ export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = "")
     nonce: b.nonce,
     num_txes: b.txHashes.length,
     orphan_status: src.orphan,
-    pow_hash: powHash,
     prev_hash: toHex(b.prevId),
     reward: minerReward(b),
     timestamp: b.timestamp,
@@ -133,11 +154,33 @@ export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = "")
   };
 }
 
+/** A main-chain block's render (cached by id); alternative blocks get a fresh, uncached one. */
+export function blockRender(core: NodeCore, src: HeaderSource): BlockRender {
+  if (src.orphan) return { header: headerFields(core, src) };
+  return blockRenderCache(core).getOr(toHex(src.hash), () => ({ header: headerFields(core, src) }));
+}
+
+/** fill_block_header_response (core_rpc_server.cpp); pow_hash is filled by the caller when asked. */
+export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = ""): Record<string, JsonWritable> {
+  const r = blockRender(core, src);
+  return { ...r.header, depth: core.store.height() - src.height - 1, pow_hash: powHash };
+}
+
 /** A main-chain block by height as a header source. */
 export function mainBlock(core: NodeCore, height: number): HeaderSource {
-  const block = core.store.block(height);
-  if (!block) throw new RpcError(-5, `Internal error: can't get block by height. Height = ${height}.`);
-  return { block, height, hash: core.store.meta(height).hash, orphan: false };
+  const store = core.store;
+  if (height < 0 || height >= store.height()) throw new RpcError(-5, `Internal error: can't get block by height. Height = ${height}.`);
+  let block: Block | undefined;
+  return {
+    height,
+    hash: store.meta(height).hash,
+    orphan: false,
+    get block(): Block {
+      block ??= store.block(height);
+      if (!block) throw new RpcError(-5, `Internal error: can't get block by height. Height = ${height}.`);
+      return block;
+    },
+  };
 }
 
 /** A block by id, main chain or alternative. */
@@ -153,4 +196,24 @@ export function blockById(core: NodeCore, id: Bytes): HeaderSource | undefined {
 export async function powHashOf(core: NodeCore, src: HeaderSource): Promise<string> {
   const seed = core.seedFor(src.height);
   return toHex(await core.powHash(blockHashingBlob(src.block), src.height, seed.hash));
+}
+
+const tipMemos = new WeakMap<NodeCore, Map<string, PerTip<unknown>>>();
+
+/**
+ * `make()`'s value, kept until the chain's tip changes (for figures derived from the chain only,
+ * never from the pool or the clock). `key` names the figure.
+ */
+export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
+  let m = tipMemos.get(core);
+  if (!m) {
+    m = new Map();
+    tipMemos.set(core, m);
+  }
+  let p = m.get(key) as PerTip<V> | undefined;
+  if (!p) {
+    p = new PerTip(make);
+    m.set(key, p as PerTip<unknown>);
+  }
+  return p.get(core.store.topHash());
 }

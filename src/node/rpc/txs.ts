@@ -12,6 +12,7 @@ import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { array, bool, object, str, u64 } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
+import { BoundedCache } from "./cache.js";
 import { access, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
 
 const RESTRICTED_TRANSACTIONS_COUNT = 100;
@@ -32,6 +33,67 @@ function splitBlob(blob: Bytes): SplitTx {
   const prunable = blob.subarray(cut);
   // get_transaction_prunable_hash: keccak of the prunable bytes (also when empty), null for v1
   return { pruned: blob.subarray(0, cut), prunable, prunableHash: h.tx.version === 1 ? new Uint8Array(32) : defaultBackend().keccak256(prunable) };
+}
+
+/**
+ * What /get_transactions renders of one tx, kept by tx id (a tx id fixes its bytes). Its JSON forms
+ * are made on first use.
+ */
+interface TxRender {
+  blob: Bytes;
+  /** The pruned part's bytes (prefix + RingCT base). */
+  pruned: Bytes;
+  /** Whether the prunable part is known (false for a tx stored pruned). */
+  full: boolean;
+  hex: string;
+  prunedHex: string;
+  prunableHex: string;
+  prunableHash: string;
+  json?: string;
+  prunedJson?: string;
+}
+
+const txRenderCaches = new WeakMap<NodeRpcDeps["core"], BoundedCache<string, TxRender>>();
+function txRenders(d: NodeRpcDeps): BoundedCache<string, TxRender> {
+  let c = txRenderCaches.get(d.core);
+  if (!c) {
+    c = new BoundedCache(4096);
+    txRenderCaches.set(d.core, c);
+  }
+  return c;
+}
+
+function renderTx(blob: Bytes, full: boolean): TxRender {
+  const split: SplitTx = full ? splitBlob(blob) : { pruned: blob, prunable: new Uint8Array(0), prunableHash: new Uint8Array(32) };
+  return {
+    blob,
+    pruned: split.pruned,
+    full,
+    hex: toHex(blob),
+    prunedHex: toHex(split.pruned),
+    prunableHex: toHex(split.prunable),
+    prunableHash: toHex(split.prunableHash),
+  };
+}
+
+/** A chain tx's render; a tx stored pruned is cached under its own key (its bytes differ). */
+function chainTxRender(d: NodeRpcDeps, id: Bytes, pruned: boolean): TxRender | undefined {
+  const store = d.core.store;
+  const key = pruned ? `${toHex(id)}/pruned` : toHex(id);
+  const hit = txRenders(d).get(key);
+  if (hit) return hit;
+  const full = pruned ? undefined : store.txBlob(id);
+  const blob = full ?? store.txPrunedBlob(id);
+  if (!blob) return undefined;
+  return txRenders(d).set(key, renderTx(blob, full !== undefined));
+}
+
+function fullJson(r: TxRender): string {
+  return (r.json ??= txToJson(parseTransaction(r.blob)));
+}
+
+function prunedJson(r: TxRender): string {
+  return (r.prunedJson ??= txToJson(pruneTransaction(parseTransaction(r.pruned, { pruned: true }))));
 }
 
 /** tx_info of get_transaction_pool. */
@@ -200,7 +262,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
         ids.push(b);
       }
       const chainHeight = store.height();
-      const pool = visiblePool(d, ctx.restricted);
+      let pool: readonly PoolEntry[] | undefined;
       const txs: JsonWritable[] = [];
       const txsAsHex: string[] = [];
       const txsAsJson: string[] = [];
@@ -208,32 +270,26 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k];
         const loc = store.txLocation(id);
-        let blob: Bytes | undefined;
         let poolEntry: PoolEntry | undefined;
-        if (loc) blob = store.txBlob(id) ?? store.txPrunedBlob(id);
+        let r: TxRender | undefined;
+        if (loc) r = chainTxRender(d, id, loc.pruned);
         else {
+          pool ??= visiblePool(d, ctx.restricted);
           poolEntry = pool.find((e) => Buffer.compare(e.id, id) === 0);
-          blob = poolEntry?.blob;
+          if (poolEntry) r = txRenders(d).getOr(toHex(id), () => renderTx(poolEntry!.blob, true));
         }
-        if (!blob) {
+        if (!r) {
           missed.push(toHex(id));
           continue;
         }
-        const fullKnown = loc ? !loc.pruned && store.txBlob(id) !== undefined : true;
-        let split: SplitTx;
-        if (fullKnown) split = splitBlob(blob);
-        else split = { pruned: blob, prunable: new Uint8Array(0), prunableHash: new Uint8Array(32) };
-        const e: Record<string, JsonWritable> = { tx_hash: p.txs_hashes[k], prunable_hash: toHex(split.prunableHash), as_hex: "", pruned_as_hex: "", prunable_as_hex: "", as_json: "" };
-        if (p.split || p.prune || split.prunable.length === 0) {
-          e.pruned_as_hex = toHex(split.pruned);
-          if (!p.prune) e.prunable_as_hex = toHex(split.prunable);
-          if (p.decode_as_json) {
-            if (p.prune || split.prunable.length === 0) e.as_json = txToJson(pruneTransaction(parseTransaction(split.pruned, { pruned: true })));
-            else e.as_json = txToJson(parseTransaction(blob));
-          }
+        const e: Record<string, JsonWritable> = { tx_hash: p.txs_hashes[k], prunable_hash: r.prunableHash, as_hex: "", pruned_as_hex: "", prunable_as_hex: "", as_json: "" };
+        if (p.split || p.prune || r.prunableHex === "") {
+          e.pruned_as_hex = r.prunedHex;
+          if (!p.prune) e.prunable_as_hex = r.prunableHex;
+          if (p.decode_as_json) e.as_json = p.prune || r.prunableHex === "" ? prunedJson(r) : fullJson(r);
         } else {
-          e.as_hex = toHex(blob);
-          if (p.decode_as_json) e.as_json = txToJson(parseTransaction(blob));
+          e.as_hex = r.hex;
+          if (p.decode_as_json) e.as_json = fullJson(r);
         }
         if (poolEntry) {
           e.in_pool = true;
