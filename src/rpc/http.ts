@@ -82,6 +82,7 @@ const REASONS: Record<number, string> = {
 const CRLFCRLF = Buffer.from("\r\n\r\n", "latin1");
 const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n", "latin1");
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const KNOWN_HEADERS = new Set(["host", "content-type", "content-length", "connection", "accept", "user-agent", "authorization", "accept-encoding", "expect", "transfer-encoding"]);
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/1\.([01])$/;
 /** Bodies up to this size are copied into the head's buffer: one write, one syscall. */
 const COPY_LIMIT = 64 * 1024;
@@ -142,19 +143,23 @@ interface Head {
 }
 
 function parseHead(text: string): Head {
-  const lines = text.split("\r\n");
-  const m = REQUEST_LINE.exec(lines[0]);
+  let eol = text.indexOf("\r\n");
+  if (eol < 0) eol = text.length;
+  const m = REQUEST_LINE.exec(text.slice(0, eol));
   if (!m) throw new HeadError(400, "malformed request line");
   const headers = new Map<string, string>();
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i];
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new HeadError(400, "malformed header line");
-    const name = line.slice(0, colon).toLowerCase();
-    if (!TOKEN.test(name)) throw new HeadError(400, "malformed header name");
-    const value = line.slice(colon + 1).trim();
+  let pos = eol + 2;
+  while (pos < text.length) {
+    let end = text.indexOf("\r\n", pos);
+    if (end < 0) end = text.length;
+    const colon = text.indexOf(":", pos);
+    if (colon <= pos || colon > end) throw new HeadError(400, "malformed header line");
+    const name = text.slice(pos, colon).toLowerCase();
+    if (!KNOWN_HEADERS.has(name) && !TOKEN.test(name)) throw new HeadError(400, "malformed header name");
+    const value = text.slice(colon + 1, end).trim();
     const prev = headers.get(name);
     headers.set(name, prev === undefined ? value : `${prev}, ${value}`);
+    pos = end + 2;
   }
   const minor = Number(m[3]);
   const connection = (headers.get("connection") ?? "").toLowerCase();
@@ -390,10 +395,11 @@ class Connection {
   }
 
   private write(a: HttpAnswer, headOnly: boolean): void {
-    const body = typeof a.body === "string" ? Buffer.from(a.body, "utf8") : a.body;
+    const text = typeof a.body === "string";
+    const length = text ? Buffer.byteLength(a.body as string, "utf8") : a.body.length;
     // epee closes the connection after every 500
     const close = a.close === true || a.status === 500;
-    let head = `HTTP/1.1 ${a.status} ${REASONS[a.status] ?? "Unknown"}\r\nServer: Epee-based\r\nContent-Length: ${body.length}\r\nContent-Type: ${a.type}\r\nLast-Modified: ${httpDate()}\r\nAccept-Ranges: bytes\r\n`;
+    let head = `HTTP/1.1 ${a.status} ${REASONS[a.status] ?? "Unknown"}\r\nServer: Epee-based\r\nContent-Length: ${length}\r\nContent-Type: ${a.type}\r\nLast-Modified: ${httpDate()}\r\nAccept-Ranges: bytes\r\n`;
     if (close) head += "Connection: close\r\n";
     if (a.headers) {
       for (const [k, v] of Object.entries(a.headers)) {
@@ -402,16 +408,17 @@ class Connection {
     }
     head += "\r\n";
     const s = this.socket;
-    if (headOnly || body.length === 0) s.write(head, "latin1");
-    else if (body.length <= COPY_LIMIT) {
-      const out = Buffer.allocUnsafe(head.length + body.length);
+    if (headOnly || length === 0) s.write(head, "latin1");
+    else if (text) s.write(head + (a.body as string), "utf8");
+    else if (length <= COPY_LIMIT) {
+      const out = Buffer.allocUnsafe(head.length + length);
       out.write(head, 0, "latin1");
-      out.set(body, head.length);
+      out.set(a.body as Uint8Array, head.length);
       s.write(out);
     } else {
       s.cork();
       s.write(head, "latin1");
-      s.write(body);
+      s.write(a.body as Uint8Array);
       s.uncork();
     }
     if (close) {

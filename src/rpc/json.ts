@@ -292,12 +292,37 @@ export type JsonWritable =
 
 const EPEE_ESCAPES: Record<string, string> = { "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\", "/": "\\/" };
 
+/**
+ * epeeString's rendering of long strings that needed escapes (a block's or a tx's JSON inside an
+ * answer), by string: answers repeat the same cached strings, whose hashes V8 keeps.
+ */
+const ESCAPED = new Map<string, string>();
+const ESCAPED_MIN_LENGTH = 256;
+const ESCAPED_MAX_ENTRIES = 512;
+/** Characters kept in all (UTF-16 units of keys and values), so big strings cannot pile up. */
+const ESCAPED_MAX_CHARS = 16 * 1024 * 1024;
+let escapedChars = 0;
+
 /** epee's transform_to_escape_sequence, except that other control characters become \u00XX. */
 function epeeString(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (!/[\u0000-\u001f"\\/]/.test(s)) return `"${s}"`;
+  const long = s.length >= ESCAPED_MIN_LENGTH;
+  if (long) {
+    const hit = ESCAPED.get(s);
+    if (hit !== undefined) return hit;
+  }
   // eslint-disable-next-line no-control-regex
-  return `"${s.replace(/[\u0000-\u001f"\\/]/g, (c) => EPEE_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
+  const out = `"${s.replace(/[\u0000-\u001f"\\/]/g, (c) => EPEE_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
+  if (long && s.length + out.length <= ESCAPED_MAX_CHARS / 8) {
+    if (ESCAPED.size >= ESCAPED_MAX_ENTRIES || escapedChars + s.length + out.length > ESCAPED_MAX_CHARS) {
+      ESCAPED.clear();
+      escapedChars = 0;
+    }
+    ESCAPED.set(s, out);
+    escapedChars += s.length + out.length;
+  }
+  return out;
 }
 
 /** Keys in std::map<std::string> order (bytewise on UTF-8). */
@@ -400,6 +425,18 @@ const ASCII_KEY = /^[\u0000-\u007f]*$/;
 const EPEE_PADS: string[] = [];
 const epeePad = (level: number): string => (EPEE_PADS[level] ??= "  ".repeat(level));
 
+/** `"key": ` as epee writes it, for the (few, ASCII) member names answers use. */
+const KEY_TEXT = new Map<string, string>();
+function keyText(k: string): string {
+  let t = KEY_TEXT.get(k);
+  if (t === undefined) {
+    t = epeeString(k) + ": ";
+    // only names that sort bytewise as UTF-16 does are kept (and the map stays small)
+    if (KEY_TEXT.size < 4096 && ASCII_KEY.test(k)) KEY_TEXT.set(k, t);
+  }
+  return t;
+}
+
 function stringifyEpee(value: JsonWritable, maxDepth: number): string {
   // string concatenation (V8 ropes) makes far less garbage than an array of small parts
   const write = (v: JsonWritable, level: number, depth: number): string => {
@@ -420,14 +457,14 @@ function stringifyEpee(value: JsonWritable, maxDepth: number): string {
     for (const k of Object.keys(obj)) {
       if (obj[k] === undefined) continue;
       keys.push(k);
-      if (ascii && !ASCII_KEY.test(k)) ascii = false;
+      if (ascii && !KEY_TEXT.has(k) && !ASCII_KEY.test(k)) ascii = false;
     }
     if (ascii) keys.sort();
     else keys.sort(epeeKeyOrder);
     const pad = epeePad(level + 1);
     let out = "{\r\n";
     for (let k = 0; k < keys.length; k++) {
-      out += pad + epeeString(keys[k]) + ": " + write(obj[keys[k]], level + 1, depth + 1) + (k < keys.length - 1 ? ",\r\n" : "\r\n");
+      out += pad + keyText(keys[k]) + write(obj[keys[k]], level + 1, depth + 1) + (k < keys.length - 1 ? ",\r\n" : "\r\n");
     }
     return out + epeePad(level) + "}";
   };

@@ -99,10 +99,28 @@ export function minerReward(b: Block): bigint {
   return s;
 }
 
+/** fill_block_header_response's fields but depth and pow_hash (they depend on the request and the tip). */
+interface HeaderFields {
+  weight: number;
+  cum: ReturnType<typeof wide>;
+  diff: ReturnType<typeof wide>;
+  hash: string;
+  height: number;
+  longTermWeight: number;
+  major: number;
+  minor: number;
+  minerTxHash: string;
+  nonce: number;
+  numTxes: number;
+  orphan: boolean;
+  prevHash: string;
+  reward: bigint;
+  timestamp: bigint | number;
+}
+
 /** What get_block and the header methods render of one main-chain block, kept by block id. */
 export interface BlockRender {
-  /** fill_block_header_response's fields but depth and pow_hash (they depend on the request and the tip). */
-  header: Record<string, JsonWritable>;
+  header: HeaderFields;
   blobHex?: string;
   json?: string;
   txHashes?: string[];
@@ -122,35 +140,28 @@ export function blockRenderCache(core: NodeCore): BoundedCache<string, BlockRend
   return c;
 }
 
-function headerFields(core: NodeCore, src: HeaderSource): Record<string, JsonWritable> {
+function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   const store = core.store;
   // monerod reads difficulty, cumulative difficulty and weights of the main-chain block at that height,
   // also for alternative blocks
   const meta = src.height < store.height() ? store.meta(src.height) : undefined;
-  const d = wide(meta?.difficulty ?? 0n);
-  const cd = wide(meta?.cumulativeDifficulty ?? 0n);
   const b = src.block;
   return {
-    block_size: meta?.weight ?? 0,
-    block_weight: meta?.weight ?? 0,
-    cumulative_difficulty: cd.lo,
-    cumulative_difficulty_top64: cd.top64,
-    difficulty: d.lo,
-    difficulty_top64: d.top64,
+    weight: meta?.weight ?? 0,
+    cum: wide(meta?.cumulativeDifficulty ?? 0n),
+    diff: wide(meta?.difficulty ?? 0n),
     hash: toHex(src.hash),
     height: src.height,
-    long_term_weight: meta?.longTermWeight ?? 0,
-    major_version: b.majorVersion,
-    minor_version: b.minorVersion,
-    miner_tx_hash: toHex(txHash(b.minerTx, defaultBackend())),
+    longTermWeight: meta?.longTermWeight ?? 0,
+    major: b.majorVersion,
+    minor: b.minorVersion,
+    minerTxHash: toHex(txHash(b.minerTx, defaultBackend())),
     nonce: b.nonce,
-    num_txes: b.txHashes.length,
-    orphan_status: src.orphan,
-    prev_hash: toHex(b.prevId),
+    numTxes: b.txHashes.length,
+    orphan: src.orphan,
+    prevHash: toHex(b.prevId),
     reward: minerReward(b),
     timestamp: b.timestamp,
-    wide_cumulative_difficulty: cd.wide,
-    wide_difficulty: d.wide,
   };
 }
 
@@ -162,8 +173,31 @@ export function blockRender(core: NodeCore, src: HeaderSource): BlockRender {
 
 /** fill_block_header_response (core_rpc_server.cpp); pow_hash is filled by the caller when asked. */
 export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = ""): Record<string, JsonWritable> {
-  const r = blockRender(core, src);
-  return { ...r.header, depth: core.store.height() - src.height - 1, pow_hash: powHash };
+  const h = blockRender(core, src).header;
+  return {
+    block_size: h.weight,
+    block_weight: h.weight,
+    cumulative_difficulty: h.cum.lo,
+    cumulative_difficulty_top64: h.cum.top64,
+    depth: core.store.height() - src.height - 1,
+    difficulty: h.diff.lo,
+    difficulty_top64: h.diff.top64,
+    hash: h.hash,
+    height: h.height,
+    long_term_weight: h.longTermWeight,
+    major_version: h.major,
+    minor_version: h.minor,
+    miner_tx_hash: h.minerTxHash,
+    nonce: h.nonce,
+    num_txes: h.numTxes,
+    orphan_status: h.orphan,
+    pow_hash: powHash,
+    prev_hash: h.prevHash,
+    reward: h.reward,
+    timestamp: h.timestamp,
+    wide_cumulative_difficulty: h.cum.wide,
+    wide_difficulty: h.diff.wide,
+  };
 }
 
 /** A main-chain block by height as a header source. */

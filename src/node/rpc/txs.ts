@@ -374,10 +374,10 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
       if (ctx.restricted && p.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested") };
       const outs = getOuts(d, p.outputs);
       if (!outs) return { ...access("Failed") };
-      return epeeShape({
-        ...access(),
-        outs: outs.map((o) => ({ height: o.height, key: toHex(o.key), mask: toHex(o.mask), txid: p.get_txid ? toHex(o.txid) : "", unlocked: o.unlocked })),
-      });
+      const out: Record<string, JsonWritable> = access();
+      // epee leaves an empty array out
+      if (outs.length > 0) out.outs = outs.map((o) => ({ height: o.height, key: toHex(o.key), mask: toHex(o.mask), txid: p.get_txid ? toHex(o.txid) : "", unlocked: o.unlocked }));
+      return out;
     },
   });
 
