@@ -333,3 +333,41 @@ test("--rpc-login: digest auth required, monerod's challenge answered", async ()
   const no = await fetch(u + "/get_height", { method: "POST", headers: { Authorization: wrong.header("POST", "/get_height") ?? "" } });
   assert.equal(no.status, 401);
 });
+
+test("read caches follow the chain: after pop_blocks and new blocks, headers, blocks, outputs and get_info show the new chain", async () => {
+  const d = await startDaemon({
+    network: "regtest", dataDir: tmp(), fixedDifficulty: 1n, offline: true, rpcBindPort: 29024,
+    logFile: "", logToConsole: false, syncMode: "fast", verifyThreads: 1,
+  });
+  try {
+    const u = d.rpcUrl;
+    assert.equal((await rpc(u, "generateblocks", { amount_of_blocks: 6, wallet_address: ALICE })).result?.status, "OK");
+    const top = 6;
+    // what a reader sees of block `top`: its header, the block, its coinbase output through /get_outs
+    const look = async (): Promise<{ hash: string; blob: string; key: string; info: string; depth0: number }> => {
+      const h = (await rpc(u, "get_block_header_by_height", { height: top })).result?.block_header as { hash: string; miner_tx_hash: string; depth: number };
+      const b = (await rpc(u, "get_block", { height: top })).result as { blob: string; json: string };
+      const tx = (await path(u, "/get_transactions", { txs_hashes: [h.miner_tx_hash] })).json as { txs: { output_indices: number[] }[] };
+      const outs = (await path(u, "/get_outs", { outputs: [{ amount: 0, index: tx.txs[0].output_indices[0] }] })).json as { outs: { key: string }[] };
+      const json = JSON.parse(b.json) as { miner_tx: { vout: { target: { tagged_key: { key: string } } }[] } };
+      assert.equal(outs.outs[0].key, json.miner_tx.vout[0].target.tagged_key.key, "get_outs gives the block's coinbase key");
+      const info = (await rpc(u, "get_info")).result as { top_block_hash: string };
+      return { hash: h.hash, blob: b.blob, key: outs.outs[0].key, info: info.top_block_hash, depth0: h.depth };
+    };
+    const before = await look();
+    assert.equal(before.info, before.hash);
+    assert.equal(before.depth0, 0);
+    assert.equal((await path(u, "/pop_blocks", { nblocks: 2 })).json?.height, 5);
+    assert.equal((await rpc(u, "get_block_header_by_height", { height: top })).error?.code, -2, "the popped height is gone");
+    assert.notEqual(((await rpc(u, "get_info")).result as { top_block_hash: string }).top_block_hash, before.hash);
+    assert.equal((await rpc(u, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE })).result?.status, "OK");
+    const after = await look();
+    assert.notEqual(after.hash, before.hash, "a new block at the same height");
+    assert.equal(after.hash, (await rpc(u, "on_get_block_hash", [top])).result as unknown);
+    assert.notEqual(after.blob, before.blob);
+    assert.notEqual(after.key, before.key, "the output index now holds the new coinbase's key");
+    assert.equal(after.depth0, 1, "depth follows the tip");
+  } finally {
+    await d.stop();
+  }
+});

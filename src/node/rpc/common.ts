@@ -118,27 +118,69 @@ interface HeaderFields {
   timestamp: bigint | number;
 }
 
-/** What get_block and the header methods render of one main-chain block, kept by block id. */
+/** What get_block and the header methods render of one main-chain block. */
 export interface BlockRender {
+  hash: Bytes;
   header: HeaderFields;
   blobHex?: string;
   json?: string;
   txHashes?: string[];
 }
 
-/** Rendered blocks of each node, by block id (hex). */
-const blockRenders = new WeakMap<NodeCore, BoundedCache<string, BlockRender>>();
-const BLOCK_RENDERS = 2048;
+/**
+ * A cache of what was derived from main-chain blocks, outputs or txs by height or global index:
+ * emptied when the store's revision moves (a block left the top), so it never outlives a pop or
+ * a reorg.
+ */
+export class ChainDerived<K, V> {
+  private readonly c: BoundedCache<K, V>;
+  private revision = -1;
 
-/** The cache of rendered main-chain blocks for `core`. */
-export function blockRenderCache(core: NodeCore): BoundedCache<string, BlockRender> {
-  let c = blockRenders.get(core);
-  if (!c) {
-    c = new BoundedCache(BLOCK_RENDERS);
-    blockRenders.set(core, c);
+  constructor(
+    private readonly core: NodeCore,
+    capacity: number,
+  ) {
+    this.c = new BoundedCache(capacity);
   }
-  return c;
+
+  private check(): void {
+    const r = this.core.store.revision;
+    if (r !== this.revision) {
+      this.c.clear();
+      this.revision = r;
+    }
+  }
+
+  get(k: K): V | undefined {
+    this.check();
+    return this.c.get(k);
+  }
+
+  getOr(k: K, make: () => V): V {
+    this.check();
+    return this.c.getOr(k, make);
+  }
 }
+
+const perCore = new WeakMap<NodeCore, Map<string, unknown>>();
+
+/** One `make()`d object per core and name (the node's caches live as long as its core). */
+export function coreCache<T>(core: NodeCore, name: string, make: () => T): T {
+  let m = perCore.get(core);
+  if (!m) {
+    m = new Map();
+    perCore.set(core, m);
+  }
+  let v = m.get(name) as T | undefined;
+  if (v === undefined) {
+    v = make();
+    m.set(name, v);
+  }
+  return v;
+}
+
+/** Rendered main-chain blocks by height. */
+const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, 2048));
 
 function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   const store = core.store;
@@ -165,10 +207,10 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   };
 }
 
-/** A main-chain block's render (cached by id); alternative blocks get a fresh, uncached one. */
+/** A main-chain block's render (cached by height); alternative blocks get a fresh, uncached one. */
 export function blockRender(core: NodeCore, src: HeaderSource): BlockRender {
-  if (src.orphan) return { header: headerFields(core, src) };
-  return blockRenderCache(core).getOr(toHex(src.hash), () => ({ header: headerFields(core, src) }));
+  if (src.orphan) return { hash: src.hash, header: headerFields(core, src) };
+  return blockRenders(core).getOr(src.height, () => ({ hash: src.hash, header: headerFields(core, src) }));
 }
 
 /** fill_block_header_response (core_rpc_server.cpp); pow_hash is filled by the caller when asked. */
@@ -207,7 +249,7 @@ export function mainBlock(core: NodeCore, height: number): HeaderSource {
   let block: Block | undefined;
   return {
     height,
-    hash: store.meta(height).hash,
+    hash: blockRenders(core).get(height)?.hash ?? store.meta(height).hash,
     orphan: false,
     get block(): Block {
       block ??= store.block(height);

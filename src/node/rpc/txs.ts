@@ -13,7 +13,7 @@ import { array, bool, object, str, u64 } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
-import { access, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
+import { access, ChainDerived, coreCache, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
 
 const RESTRICTED_TRANSACTIONS_COUNT = 100;
 const RESTRICTED_SPENT_KEY_IMAGES_COUNT = 5000;
@@ -221,19 +221,43 @@ function poolStats(entries: readonly PoolEntry[], now: number): Record<string, J
   };
 }
 
+/** An output as get_outs renders it (hex once), kept by (amount, global index) until a pop. */
+interface OutRender {
+  key: Bytes;
+  mask: Bytes;
+  txid: Bytes;
+  keyHex: string;
+  maskHex: string;
+  txidHex: string;
+  height: bigint;
+  unlockTime: bigint;
+}
+
+const outRenders = (d: NodeRpcDeps): ChainDerived<string, OutRender> => coreCache(d.core, "outs", () => new ChainDerived<string, OutRender>(d.core, 16384));
+
+function outRender(d: NodeRpcDeps, amount: bigint, index: bigint): OutRender | undefined {
+  const cache = outRenders(d);
+  const k = `${amount}:${index}`;
+  const hit = cache.get(k);
+  if (hit) return hit;
+  // an output not there yet is not remembered: a later block may add it
+  const o = d.core.store.output(amount, index);
+  if (!o) return undefined;
+  return cache.getOr(k, () => ({ key: o.key, mask: o.commitment, txid: o.txId, keyHex: toHex(o.key), maskHex: toHex(o.commitment), txidHex: toHex(o.txId), height: BigInt(o.height), unlockTime: o.unlockTime }));
+}
+
 /** core::get_outs: one outkey per requested (amount, index). */
 export function getOuts(
   d: NodeRpcDeps,
   outputs: readonly { amount: bigint; index: bigint }[],
-): { key: Bytes; mask: Bytes; unlocked: boolean; height: bigint; txid: Bytes }[] | undefined {
-  const store = d.core.store;
-  const height = store.height();
+): { key: Bytes; mask: Bytes; unlocked: boolean; height: bigint; txid: Bytes; keyHex: string; maskHex: string; txidHex: string }[] | undefined {
+  const height = d.core.store.height();
   const now = BigInt(adjustedTime(d));
   const out = [];
   for (const o of outputs) {
-    const r = store.output(o.amount, o.index);
+    const r = outRender(d, o.amount, o.index);
     if (!r) return undefined;
-    out.push({ key: r.key, mask: r.commitment, unlocked: isSpendableNow(r.unlockTime, height, now), height: BigInt(r.height), txid: r.txId });
+    out.push({ key: r.key, mask: r.mask, unlocked: isSpendableNow(r.unlockTime, height, now), height: r.height, txid: r.txid, keyHex: r.keyHex, maskHex: r.maskHex, txidHex: r.txidHex });
   }
   return out;
 }
@@ -376,7 +400,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
       if (!outs) return { ...access("Failed") };
       const out: Record<string, JsonWritable> = access();
       // epee leaves an empty array out
-      if (outs.length > 0) out.outs = outs.map((o) => ({ height: o.height, key: toHex(o.key), mask: toHex(o.mask), txid: p.get_txid ? toHex(o.txid) : "", unlocked: o.unlocked }));
+      if (outs.length > 0) out.outs = outs.map((o) => ({ height: o.height, key: o.keyHex, mask: o.maskHex, txid: p.get_txid ? o.txidHex : "", unlocked: o.unlocked }));
       return out;
     },
   });

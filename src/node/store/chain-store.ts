@@ -186,6 +186,11 @@ export class ChainStore implements ChainView {
   private readonly forks;
   private closed = false;
 
+  /** The committed height, kept in memory between writes (height() is read on every RPC). */
+  private cachedHeight: number | undefined;
+  private writeDepth = 0;
+  private removals = 0;
+
   private constructor(dir: string, network: Network, opts: ChainStoreOptions) {
     this.network = network;
     this.backend = opts.backend ?? defaultBackend();
@@ -250,7 +255,19 @@ export class ChainStore implements ChainView {
 
   /** Runs `fn` in one synchronous write transaction of the environment (all or nothing). */
   writeTransaction<T>(fn: () => T): T {
-    return this.env.transactionSync(fn);
+    return this.write(fn);
+  }
+
+  /** Every write goes through here: the in-memory height is dropped before and after. */
+  private write<T>(fn: () => T): T {
+    this.writeDepth++;
+    this.cachedHeight = undefined;
+    try {
+      return this.env.transactionSync(fn);
+    } finally {
+      this.writeDepth--;
+      this.cachedHeight = undefined;
+    }
   }
 
   /** Closes the environment (every applied block is already committed). */
@@ -263,8 +280,21 @@ export class ChainStore implements ChainView {
   // ---- ChainView ----
 
   height(): number {
+    if (this.cachedHeight !== undefined) return this.cachedHeight;
     const b = this.props.get("height");
-    return b === undefined ? 0 : b.readUInt32BE(0);
+    const h = b === undefined ? 0 : b.readUInt32BE(0);
+    // inside a write transaction the height may still roll back: only committed values are kept
+    if (this.writeDepth === 0) this.cachedHeight = h;
+    return h;
+  }
+
+  /**
+   * Changes whenever a block is removed from the top (pop, reorg). While it stays the same, every
+   * block below the current height is the one that was there before: readers may keep what they
+   * derived from blocks, outputs and txs by height or global index.
+   */
+  get revision(): number {
+    return this.removals;
   }
 
   topHash(): Bytes {
@@ -395,7 +425,7 @@ export class ChainStore implements ChainView {
     });
     const reward = block.minerTx.vout.reduce((a, o) => a + o.amount, 0n);
     let meta: BlockMeta | undefined;
-    this.env.transactionSync(() => {
+    this.write(() => {
       const height = this.height();
       if (height > 0 && !buf(this.meta(height - 1).hash).equals(buf(block.prevId))) throw new StoreError(`block ${buf(hash).toString("hex")} does not extend the top`);
       if (this.blockHeights.get(buf(hash)) !== undefined) throw new StoreError("block already stored");
@@ -460,9 +490,10 @@ export class ChainStore implements ChainView {
    */
   popBlock(): { block: Block; txs: Transaction[] } {
     let result: { block: Block; txs: Transaction[] } | undefined;
-    this.env.transactionSync(() => {
+    this.write(() => {
       const height = this.height();
       if (height <= 1) throw new StoreError("cannot pop the genesis block");
+      this.removals++;
       const top = height - 1;
       const blob = this.blocks.get(top);
       if (blob === undefined) throw new StoreError(`no block at ${top}`);
