@@ -7,7 +7,6 @@
  * bytes. What depends on the chain's current state (depth, confirmations, a tx's location, whether
  * it is in the pool) is read per request. Values derived from the tip are kept per tip id.
  */
-import type { Bytes } from "../../protocol/tx.js";
 
 /** A map that forgets its oldest entry past `capacity` (insertion order; hits do not refresh). */
 export class BoundedCache<K, V> {
@@ -43,19 +42,22 @@ export class BoundedCache<K, V> {
   }
 }
 
-const sameBytes = (a: Bytes, b: Bytes): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
-
-/** One value per chain tip: recomputed when the tip's id changes. */
+/**
+ * One value per chain tip: recomputed when the tip moves. The tip is named by the store's
+ * revision (which moves on every pop) and its height (which moves on every append), both in memory.
+ */
 export class PerTip<V> {
-  private tip: Bytes | undefined;
+  private revision = -1;
+  private height = -1;
   private value: V | undefined;
 
   constructor(private readonly make: () => V) {}
 
-  get(tipId: Bytes): V {
-    if (this.tip === undefined || this.value === undefined || !sameBytes(this.tip, tipId)) {
+  get(revision: number, height: number): V {
+    if (this.value === undefined || revision !== this.revision || height !== this.height) {
       this.value = this.make();
-      this.tip = tipId;
+      this.revision = revision;
+      this.height = height;
     }
     return this.value;
   }

@@ -291,5 +291,5 @@ export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
     p = new PerTip(make);
     m.set(key, p as PerTip<unknown>);
   }
-  return p.get(core.store.topHash());
+  return p.get(core.store.revision, core.store.height());
 }
