@@ -466,3 +466,115 @@ describe("rpc/server: each service words validation failures its own way", () =>
     assert.throws(() => table().addJsonRpc({ name: "getblockcount", params: object({}), handler: () => null }), /declared twice/);
   });
 });
+
+/** Writes `raw` on a fresh socket and collects everything the server sends until it closes or `ms` pass. */
+async function rawExchange(port: number, raw: string | Buffer | (string | Buffer)[], ms = 1500): Promise<{ text: string; closed: boolean }> {
+  const sock = await openSocket(port);
+  const chunks: Buffer[] = [];
+  sock.on("data", (c: Buffer) => chunks.push(c));
+  for (const part of Array.isArray(raw) ? raw : [raw]) {
+    sock.write(part);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const wasClosed = await closed(sock, ms);
+  sock.destroy();
+  return { text: Buffer.concat(chunks).toString("latin1"), closed: wasClosed };
+}
+
+const countAnswers = (text: string): number => text.split("HTTP/1.1 200 Ok\r\n").length - 1;
+
+describe("rpc/server: the HTTP/1.1 layer (rpc/http.ts)", () => {
+  let s: { server: RpcServer; port: number };
+  before(async () => {
+    s = await start();
+  });
+  after(() => s.server.close());
+  const body = `{"jsonrpc":"2.0","id":7,"method":"get_block_count"}`;
+  const post = (extra = "", b = body): string => `POST /json_rpc HTTP/1.1\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(b)}\r\n${extra}\r\n${b}`;
+
+  it("answers with epee's status line and headers", async () => {
+    const r = await rawExchange(s.port, post("Connection: close\r\n"));
+    assert.match(r.text, /^HTTP\/1\.1 200 Ok\r\nServer: Epee-based\r\nContent-Length: \d+\r\nContent-Type: application\/json\r\nLast-Modified: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT\r\nAccept-Ranges: bytes\r\nConnection: close\r\n\r\n\{/);
+    assert.equal(r.closed, true, "Connection: close is honoured");
+  });
+
+  it("pipelined requests are answered in order on one connection, which stays open", async () => {
+    const three = [1, 2, 3].map((k) => post("", `{"jsonrpc":"2.0","id":${k},"method":"get_block_count"}`)).join("");
+    const r = await rawExchange(s.port, three, 400);
+    assert.equal(countAnswers(r.text), 3);
+    const ids = [...r.text.matchAll(/"id": (\d+)/g)].map((m) => Number(m[1]));
+    assert.deepEqual(ids, [1, 2, 3]);
+    assert.equal(r.closed, false, "HTTP/1.1 keeps the connection");
+  });
+
+  it("a request split in many small writes is put back together", async () => {
+    const whole = post();
+    const parts: string[] = [];
+    for (let k = 0; k < whole.length; k += 7) parts.push(whole.slice(k, k + 7));
+    const r = await rawExchange(s.port, parts, 300);
+    assert.equal(countAnswers(r.text), 1);
+    assert.match(r.text, /"id": 7/);
+  });
+
+  it("HTTP/1.0 closes after the answer unless keep-alive is asked", async () => {
+    const r10 = await rawExchange(s.port, `POST /json_rpc HTTP/1.0\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    assert.equal(countAnswers(r10.text), 1);
+    assert.equal(r10.closed, true);
+    const ka = await rawExchange(s.port, `POST /json_rpc HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: ${body.length}\r\n\r\n${body}`, 300);
+    assert.equal(countAnswers(ka.text), 1);
+    assert.equal(ka.closed, false);
+  });
+
+  it("Expect: 100-continue gets 100 Continue before the body is sent", async () => {
+    const sock = await openSocket(s.port);
+    const chunks: Buffer[] = [];
+    sock.on("data", (c: Buffer) => chunks.push(c));
+    sock.write(`POST /json_rpc HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(Buffer.concat(chunks).toString("latin1"), "HTTP/1.1 100 Continue\r\n\r\n");
+    sock.write(body);
+    await new Promise((r) => setTimeout(r, 150));
+    assert.match(Buffer.concat(chunks).toString("latin1"), /100 Continue\r\n\r\nHTTP\/1\.1 200 Ok[\s\S]*"id": 7/);
+    sock.destroy();
+  });
+
+  it("a chunked body with a trailer is decoded", async () => {
+    const c1 = body.slice(0, 10);
+    const c2 = body.slice(10);
+    const raw = `POST /json_rpc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${c1.length.toString(16)}\r\n${c1}\r\n${c2.length.toString(16)};ext=1\r\n${c2}\r\n0\r\nX-Trailer: y\r\n\r\n`;
+    const r = await rawExchange(s.port, raw, 300);
+    assert.equal(countAnswers(r.text), 1);
+    assert.match(r.text, /"count": \d+/);
+  });
+
+  it("HEAD gets the headers without a body", async () => {
+    const r = await rawExchange(s.port, "HEAD /get_height HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const [head, rest] = r.text.split("\r\n\r\n");
+    assert.match(head, /^HTTP\/1\.1 200 Ok/);
+    assert.match(head, /Content-Length: [1-9]\d*/);
+    assert.equal(rest, "");
+  });
+
+  it("malformed requests: 400 and close; a huge head: 431; bad chunk sizes and lengths: 400", async () => {
+    for (const raw of ["GARBAGE\r\n\r\n", "POST /json_rpc HTTP/2.0\r\n\r\n", "POST /json_rpc HTTP/1.1\r\nNoColonHere\r\n\r\n", "POST /json_rpc HTTP/1.1\r\nContent-Length: 12x\r\n\r\n", "POST /json_rpc HTTP/1.1\r\nContent-Length: 3, 4\r\n\r\nabcd", "POST /json_rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"]) {
+      const r = await rawExchange(s.port, raw);
+      assert.match(r.text, /^HTTP\/1\.1 400 Bad request\r\n/, JSON.stringify(raw));
+      assert.equal(r.closed, true, JSON.stringify(raw));
+    }
+    const big = await rawExchange(s.port, `GET /get_height HTTP/1.1\r\nX-Big: ${"a".repeat(20000)}\r\n\r\n`);
+    assert.match(big.text, /^HTTP\/1\.1 431 /);
+    assert.equal(big.closed, true);
+    // and the server still serves
+    assert.equal((await rpc(s.port, body)).id, 7);
+  });
+
+  it("a client that closes while its handler runs does not break the server", async () => {
+    const sock = await openSocket(s.port);
+    const b = `{"jsonrpc":"2.0","id":1,"method":"sleep","params":{"ms":200}}`;
+    sock.write(`POST /json_rpc HTTP/1.1\r\nContent-Length: ${b.length}\r\n\r\n${b}`);
+    await new Promise((r) => setTimeout(r, 30));
+    sock.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await rpc(s.port, body)).id, 7);
+  });
+});

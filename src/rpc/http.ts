@@ -83,7 +83,7 @@ const CRLFCRLF = Buffer.from("\r\n\r\n", "latin1");
 const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n", "latin1");
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const KNOWN_HEADERS = new Set(["host", "content-type", "content-length", "connection", "accept", "user-agent", "authorization", "accept-encoding", "expect", "transfer-encoding"]);
-const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/1\.([01])$/;
+const METHOD = /^[A-Z]+$/;
 /** Bodies up to this size are copied into the head's buffer: one write, one syscall. */
 const COPY_LIMIT = 64 * 1024;
 
@@ -142,10 +142,23 @@ interface Head {
   expectContinue: boolean;
 }
 
+/** "METHOD SP target SP HTTP/1.x": method, target, minor version; undefined when malformed. */
+function requestLine(line: string): { method: string; url: string; minor: number } | undefined {
+  const sp1 = line.indexOf(" ");
+  const sp2 = line.lastIndexOf(" ");
+  if (sp1 <= 0 || sp2 <= sp1 + 1 || sp2 !== line.length - 9 || !line.startsWith("HTTP/1.", sp2 + 1)) return undefined;
+  const minorCode = line.charCodeAt(line.length - 1);
+  if (minorCode !== 0x30 && minorCode !== 0x31) return undefined;
+  const method = line.slice(0, sp1);
+  const url = line.slice(sp1 + 1, sp2);
+  if (!METHOD.test(method) || url.includes(" ")) return undefined;
+  return { method, url, minor: minorCode - 0x30 };
+}
+
 function parseHead(text: string): Head {
   let eol = text.indexOf("\r\n");
   if (eol < 0) eol = text.length;
-  const m = REQUEST_LINE.exec(text.slice(0, eol));
+  const m = requestLine(text.slice(0, eol));
   if (!m) throw new HeadError(400, "malformed request line");
   const headers = new Map<string, string>();
   let pos = eol + 2;
@@ -161,7 +174,7 @@ function parseHead(text: string): Head {
     headers.set(name, prev === undefined ? value : `${prev}, ${value}`);
     pos = end + 2;
   }
-  const minor = Number(m[3]);
+  const minor = m.minor;
   const connection = (headers.get("connection") ?? "").toLowerCase();
   const keepAlive = minor === 1 ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
   const te = headers.get("transfer-encoding");
@@ -182,7 +195,7 @@ function parseHead(text: string): Head {
     }
   }
   const expectContinue = (headers.get("expect") ?? "").toLowerCase() === "100-continue";
-  return { method: m[1], url: m[2], minor, headers, keepAlive, length, chunked, expectContinue };
+  return { method: m.method, url: m.url, minor, headers, keepAlive, length, chunked, expectContinue };
 }
 
 /**
