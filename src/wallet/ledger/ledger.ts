@@ -500,8 +500,18 @@ export class Ledger {
 
   /** balance_per_subaddress + unlocked_balance_per_subaddress for one account, by minor index. */
   subaddressBalances(account: number, now: bigint, strict = false): SubaddressBalance[] {
-    const by = new Map<number, SubaddressBalance>();
-    const row = (minor: number) => {
+    return this.balanceReport([account], now, strict).get(account)?.rows ?? [];
+  }
+
+  /**
+   * Balances of several accounts in one pass over the transfers: per account its subaddress rows
+   * (as subaddressBalances) and, per subaddress, how many outputs are unspent counting frozen ones
+   * and ignoring `strict` (monero-wallet-rpc's num_unspent_outputs in get_balance).
+   */
+  balanceReport(accounts: readonly number[], now: bigint, strict = false): Map<number, { rows: SubaddressBalance[]; unspent: Map<number, number> }> {
+    const wanted = new Map<number, { by: Map<number, SubaddressBalance>; unspent: Map<number, number> }>();
+    for (const a of accounts) if (!wanted.has(a)) wanted.set(a, { by: new Map(), unspent: new Map() });
+    const row = (by: Map<number, SubaddressBalance>, minor: number): SubaddressBalance => {
       let r = by.get(minor);
       if (!r) {
         r = { minor, balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n, numUnspentOutputs: 0 };
@@ -509,13 +519,19 @@ export class Ledger {
       }
       return r;
     };
-    const chain = BigInt(this.state.height);
+    const height = this.state.height;
+    const chain = BigInt(height);
     for (const t of this.state.transfers) {
-      if (t.subaddress.major !== account || this.isSpent(t, strict) || t.frozen) continue;
-      const r = row(t.subaddress.minor);
+      const acc = wanted.get(t.subaddress.major);
+      if (acc === undefined) continue;
+      if (!t.spent) acc.unspent.set(t.subaddress.minor, (acc.unspent.get(t.subaddress.minor) ?? 0) + 1);
+      if (this.isSpent(t, strict) || t.frozen) continue;
+      const r = row(acc.by, t.subaddress.minor);
       r.balance += t.amount;
       r.numUnspentOutputs++;
-      if (this.isUnlocked(t.unlockTime, t.blockHeight, now)) r.unlockedBalance += t.amount;
+      // the common case (no unlock time, 10 blocks deep) without BigInt work
+      const unlocked = t.unlockTime === 0n ? t.blockHeight + DEFAULT_TX_SPENDABLE_AGE <= height : this.isUnlocked(t.unlockTime, t.blockHeight, now);
+      if (unlocked) r.unlockedBalance += t.amount;
       else {
         let unlockHeight = BigInt(t.blockHeight + Math.max(DEFAULT_TX_SPENDABLE_AGE, LOCKED_TX_ALLOWED_DELTA_BLOCKS));
         if (t.unlockTime < MAX_BLOCK_NUMBER && t.unlockTime > unlockHeight) unlockHeight = t.unlockTime;
@@ -528,12 +544,30 @@ export class Ledger {
     }
     if (!strict) {
       for (const p of this.state.pending) {
-        if (p.account !== account || p.failed) continue;
-        row(0).balance += p.change; // change goes to the account's subaddress 0
+        const acc = wanted.get(p.account);
+        if (acc === undefined || p.failed) continue;
+        row(acc.by, 0).balance += p.change; // change goes to the account's subaddress 0
       }
-      for (const p of this.state.pool) if (p.subaddress.major === account) row(p.subaddress.minor).balance += p.amount;
+      for (const p of this.state.pool) {
+        const acc = wanted.get(p.subaddress.major);
+        if (acc !== undefined) row(acc.by, p.subaddress.minor).balance += p.amount;
+      }
     }
-    return [...by.values()].sort((a, b) => a.minor - b.minor);
+    const out = new Map<number, { rows: SubaddressBalance[]; unspent: Map<number, number> }>();
+    for (const [a, v] of wanted) out.set(a, { rows: [...v.by.values()].sort((x, y) => x.minor - y.minor), unspent: v.unspent });
+    return out;
+  }
+
+  /** The account total of subaddress rows (wallet2::balance / unlocked_balance). */
+  static totalOf(rows: Iterable<BalanceResult>, into?: BalanceResult): BalanceResult {
+    const out: BalanceResult = into ?? { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
+    for (const r of rows) {
+      out.balance += r.balance;
+      out.unlockedBalance += r.unlockedBalance;
+      if (r.blocksToUnlock > out.blocksToUnlock) out.blocksToUnlock = r.blocksToUnlock;
+      if (r.timeToUnlock > out.timeToUnlock) out.timeToUnlock = r.timeToUnlock;
+    }
+    return out;
   }
 
   /** get_balance for one account (wallet2::balance / unlocked_balance). */

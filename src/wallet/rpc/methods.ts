@@ -39,7 +39,7 @@ import {
   WalletRpcMessages,
 } from "../keys/rpc.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
-import { MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
+import { type BalanceResult, Ledger, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
 import type { WalletService } from "../service/service.js";
 import type { OpenWallet } from "../service/wallet.js";
@@ -314,10 +314,15 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
       const t = now();
       const ledger = wal.ledger;
       const accounts = p.all_accounts ? [...Array(wal.accountCount).keys()] : [p.account_index];
-      const total = p.all_accounts ? ledger.balanceAll(wal.accountCount, t, p.strict) : ledger.balance(p.account_index, t, p.strict);
+      // one pass over the transfers for every figure of the answer
+      const report = ledger.balanceReport(accounts, t, p.strict);
+      const total: BalanceResult = { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
       const per: JsonWritable[] = [];
       for (const major of accounts) {
-        const rows = new Map(ledger.subaddressBalances(major, t, p.strict).map((r) => [r.minor, r]));
+        const rep = report.get(major);
+        const rowList = rep?.rows ?? [];
+        Ledger.totalOf(rowList, total);
+        const rows = new Map(rowList.map((r) => [r.minor, r]));
         const minors = !p.all_accounts && p.address_indices.length > 0 ? [...new Set(p.address_indices)].sort((a, b) => a - b) : [...rows.keys()];
         for (const minor of minors) {
           const r = rows.get(minor);
@@ -329,7 +334,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
             balance: r?.balance ?? 0n,
             unlocked_balance: r?.unlockedBalance ?? 0n,
             label: wal.label(index),
-            num_unspent_outputs: ledger.state.transfers.filter((x) => !x.spent && x.subaddress.major === major && x.subaddress.minor === minor).length,
+            num_unspent_outputs: rep?.unspent.get(minor) ?? 0,
             blocks_to_unlock: r?.blocksToUnlock ?? 0n,
             time_to_unlock: r?.timeToUnlock ?? 0n,
           });
