@@ -11,7 +11,8 @@
  *                                that pays for the RandomX cache; monerod hashes each block once even at
  *                                difficulty 1)
  *   get_info, get_block_header_by_height, get_block (JSON-RPC), /get_transactions (3 txs),
- *   /get_outs (10 RingCT outputs)  req/s at concurrency 1 and 32, keep-alive HTTP, --seconds per row;
+ *   /get_outs (10 RingCT outputs)  req/s at concurrency 1 and 32, keep-alive HTTP, --seconds per row,
+ *                                after an uncounted warm-up of every row on both daemons;
  *                                every answer is checked (errors are counted, not rated)
  * Until bin/tsmonerod starts and answers, its column says why ("tsmonerod not available: …").
  */
@@ -308,6 +309,9 @@ async function measureAll(live: Running[], seconds: number, blocks: number): Pro
   const order = (i: number): Running[] => (i % 2 === 0 ? [...live, ...[...live].reverse()] : [...[...live].reverse(), ...live]);
   const height = Math.min(...live.map((r) => r.f.height ?? 333));
   const perImpl = new Map<Impl, number>();
+  // warm-up, not counted: every row briefly on every daemon (a JIT compiles the handlers)
+  progress("node: warm-up");
+  for (const row of requestRows(height)) if (row.concurrency === 1) for (const r of live) await rate(r.port, row, Math.min(0.5, seconds / 4));
   let i = 0;
   for (const row of requestRows(height)) {
     progress(`node: ${row.name} at concurrency ${row.concurrency}`);
@@ -414,7 +418,7 @@ async function run(args: ParsedArgs): Promise<void> {
     `Chain: test/fixtures/chain replayed (${real.height ?? "?"} blocks; monerod replay ${fmt(real.replaySeconds)} s` +
       (ts.replaySeconds !== undefined ? `, tsmonerod replay ${fmt(ts.replaySeconds)} s` : "") +
       `), --regtest --offline --fixed-difficulty 1; ${seconds} s per req/s row, ${blocks} blocks for generateblocks. ` +
-      "Speed-up > 1 means tsmonerod is faster. At difficulty 1 monerod's generateblocks still hashes each block once " +
+      "Every row was run briefly on both daemons first, uncounted (warm-up). Speed-up > 1 means tsmonerod is faster. At difficulty 1 monerod's generateblocks still hashes each block once " +
       "(RandomX); tsmonerod skips the hash (every hash meets difficulty 1).",
   );
   if (ts.unavailable) out.push("", `tsmonerod not available: ${ts.unavailable}`);
