@@ -462,6 +462,12 @@ function keyText(k: string): string {
   return t;
 }
 
+/** Whether `keys` is already in code-unit order (answers are mostly written sorted: no sort then). */
+function inOrder(keys: readonly string[]): boolean {
+  for (let k = 1; k < keys.length; k++) if (keys[k - 1] > keys[k]) return false;
+  return true;
+}
+
 function stringifyEpee(value: JsonWritable, maxDepth: number): string {
   // string concatenation (V8 ropes) makes far less garbage than an array of small parts
   const write = (v: JsonWritable, level: number, depth: number): string => {
@@ -484,8 +490,8 @@ function stringifyEpee(value: JsonWritable, maxDepth: number): string {
       keys.push(k);
       if (ascii && !KEY_TEXT.has(k) && !ASCII_KEY.test(k)) ascii = false;
     }
-    if (ascii) keys.sort();
-    else keys.sort(epeeKeyOrder);
+    if (!ascii) keys.sort(epeeKeyOrder);
+    else if (!inOrder(keys)) keys.sort();
     const pad = epeePad(level + 1);
     let out = "{\r\n";
     for (let k = 0; k < keys.length; k++) {
