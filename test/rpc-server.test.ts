@@ -547,6 +547,11 @@ describe("rpc/server: the HTTP/1.1 layer (rpc/http.ts)", () => {
     assert.match(r.text, /"count": \d+/);
   });
 
+  it("OPTIONS (a CORS preflight) is answered 200 with no body, as epee does", async () => {
+    const r = await rawExchange(s.port, "OPTIONS /json_rpc HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert.match(r.text, /^HTTP\/1\.1 200 Ok\r\n[\s\S]*Content-Length: 0\r\n/);
+  });
+
   it("HEAD gets the headers without a body", async () => {
     const r = await rawExchange(s.port, "HEAD /get_height HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     const [head, rest] = r.text.split("\r\n\r\n");

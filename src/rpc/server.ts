@@ -113,6 +113,8 @@ export class RpcServer {
         };
       }
     }
+    // epee answers every OPTIONS (a browser's CORS preflight) 200 with no body
+    if (req.method === "OPTIONS") return { status: 200, type: "text/plain", body: "" };
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const ctx: RpcContext = {
