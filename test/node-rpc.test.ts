@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Daemon, startDaemon } from "../src/node/daemon.js";
+import { BoundedCache } from "../src/node/rpc/cache.js";
 import { DigestClient, parseLogin } from "../src/rpc/digest.js";
 import type { JsonSchema } from "../src/rpc/schema.js";
 
@@ -370,4 +371,26 @@ test("read caches follow the chain: after pop_blocks and new blocks, headers, bl
   } finally {
     await d.stop();
   }
+});
+
+test("BoundedCache: forgets the oldest past its entry count or its weight; an entry heavier than the limit is not kept", () => {
+  const c = new BoundedCache<string, string>(3, 10, (v) => v.length);
+  c.set("a", "1234");
+  c.set("b", "1234");
+  assert.equal(c.weight, 8);
+  c.set("c", "12345"); // 13 > 10: "a" goes
+  assert.equal(c.get("a"), undefined);
+  assert.equal(c.get("b"), "1234");
+  assert.equal(c.weight, 9);
+  c.set("d", "1");
+  c.set("e", "1"); // 4 entries > 3: "b" goes
+  assert.equal(c.get("b"), undefined);
+  assert.equal(c.size, 3);
+  assert.equal(c.set("huge", "x".repeat(11)), "x".repeat(11));
+  assert.equal(c.get("huge"), undefined, "too heavy to keep");
+  assert.equal(c.getOr("f", () => "12"), "12");
+  assert.ok(c.weight <= 10);
+  c.clear();
+  assert.equal(c.size, 0);
+  assert.equal(c.weight, 0);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { JsonParseError, parseJson, stringifyJson } from "../src/rpc/json.js";
+import { JsonParseError, parseJson, Prerendered, stringifyJson } from "../src/rpc/json.js";
 import { array, bool, hex, object, required, SchemaError, str, u32, u64, withDefault } from "../src/rpc/schema.js";
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -150,5 +150,31 @@ describe("rpc/methods OpenRPC", () => {
     assert.deepEqual(doc["x-paths"].map((p) => p.path), ["/get_height"]);
     const hidden = t.openRpc({ title: "node", version: "0.18" }, true) as { methods: { name: string }[] };
     assert.deepEqual(hidden.methods.map((m) => m.name), ["get_block_header_by_height"]);
+  });
+});
+
+describe("rpc/json fast paths", () => {
+  it("V8's parser is used only where its answer is ours: big integers, -0 and deep nesting still go through the full parser", () => {
+    assert.deepEqual(parseJson('{"a":[1,2.5,"x\\u0041"],"b":null,"c":true}'), { a: [1, 2.5, "xA"], b: null, c: true });
+    assert.equal(parseJson("18446744073709551615"), 18446744073709551615n);
+    assert.equal(parseJson("123456789012345"), 123456789012345);
+    assert.ok(Object.is(parseJson("-0"), 0), "-0 reads as 0");
+    const deep = "[".repeat(101) + "]".repeat(101);
+    assert.throws(() => parseJson(deep), /nesting deeper than 100/);
+    assert.throws(() => parseJson('{"a":1,}'), JsonParseError, "errors are worded by the full parser");
+    const proto = parseJson('{"__proto__":{"x":1}}') as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+    assert.deepEqual(Object.keys(proto), ["__proto__"]);
+  });
+
+  it("a Prerendered value writes what its value writes, at every level, in both styles", () => {
+    const value = { z: 1n << 64n, a: ["x/y", { k: true }], m: "line\nbreak" };
+    const pre = new Prerendered(value);
+    for (const style of ["epee", "standard"] as const) {
+      const plain = stringifyJson({ id: 1, result: value, nested: { deeper: value } }, { style });
+      const viaPre = stringifyJson({ id: 1, result: pre, nested: { deeper: pre } }, { style });
+      assert.equal(viaPre, plain, style);
+      assert.equal(stringifyJson({ id: 1, result: pre, nested: { deeper: pre } }, { style }), plain, `${style}, from the kept text`);
+    }
   });
 });

@@ -305,7 +305,28 @@ export interface JsonStringifyOptions {
 }
 
 /** A value the stringifier accepts: JsonValue, plus `undefined` members (left out, as JSON.stringify does). */
+/**
+ * A value rendered once per layout and then written as text: for answers served many times
+ * unchanged (a block's answer at a given tip). The value must not change after construction.
+ */
+export class Prerendered {
+  private readonly texts = new Map<number, string>();
+
+  constructor(readonly value: JsonWritable) {}
+
+  /** The epee-style text at indentation `level` (made by `render` the first time). */
+  epeeAt(level: number, render: () => string): string {
+    let t = this.texts.get(level);
+    if (t === undefined) {
+      t = render();
+      this.texts.set(level, t);
+    }
+    return t;
+  }
+}
+
 export type JsonWritable =
+  | Prerendered
   | null
   | undefined
   | boolean
@@ -363,6 +384,7 @@ export function stringifyJson(value: JsonWritable, opts: JsonStringifyOptions = 
   const parts: string[] = [];
   const write = (v: JsonWritable, depth: number): void => {
     if (depth > maxDepth) throw new RangeError(`JSON nesting deeper than ${maxDepth} (a cycle?)`);
+    if (v instanceof Prerendered) return write(v.value, depth);
     switch (typeof v) {
       case "bigint":
         parts.push(v.toString());
@@ -472,6 +494,7 @@ function stringifyEpee(value: JsonWritable, maxDepth: number): string {
   // string concatenation (V8 ropes) makes far less garbage than an array of small parts
   const write = (v: JsonWritable, level: number, depth: number): string => {
     if (depth > maxDepth) throw new RangeError(`JSON nesting deeper than ${maxDepth} (a cycle?)`);
+    if (v instanceof Prerendered) return v.epeeAt(level, () => write(v.value, level, depth));
     const sc = scalar(v);
     if (sc !== undefined) return sc;
     if (Array.isArray(v)) {

@@ -8,37 +8,62 @@
  * it is in the pool) is read per request. Values derived from the tip are kept per tip id.
  */
 
-/** A map that forgets its oldest entry past `capacity` (insertion order; hits do not refresh). */
+/**
+ * A map that forgets its oldest entries past `capacity` entries or past `maxWeight` in all
+ * (insertion order; hits do not refresh). Weights are what the caller says an entry costs
+ * (characters of its strings, say); a single entry heavier than `maxWeight` is not kept.
+ */
 export class BoundedCache<K, V> {
-  private readonly m = new Map<K, V>();
+  private readonly m = new Map<K, { v: V; w: number }>();
+  private total = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly maxWeight = Infinity,
+    private readonly weigh: (v: V) => number = () => 1,
+  ) {}
 
   get(k: K): V | undefined {
-    return this.m.get(k);
+    return this.m.get(k)?.v;
   }
 
-  set(k: K, v: V): V {
-    if (this.m.size >= this.capacity && !this.m.has(k)) {
-      const oldest = this.m.keys().next();
-      if (!oldest.done) this.m.delete(oldest.value);
+  /** Keeps `v` (unless it alone outweighs the limit) and returns it. */
+  set(k: K, v: V, weight = this.weigh(v)): V {
+    const old = this.m.get(k);
+    if (old) {
+      this.total -= old.w;
+      this.m.delete(k);
     }
-    this.m.set(k, v);
+    if (weight > this.maxWeight) return v;
+    while (this.m.size > 0 && (this.m.size >= this.capacity || this.total + weight > this.maxWeight)) {
+      const oldest = this.m.entries().next();
+      if (oldest.done) break;
+      this.total -= oldest.value[1].w;
+      this.m.delete(oldest.value[0]);
+    }
+    this.m.set(k, { v, w: weight });
+    this.total += weight;
     return v;
   }
 
   /** The cached value, or `make()`'s, kept. */
   getOr(k: K, make: () => V): V {
-    const v = this.m.get(k);
-    return v !== undefined ? v : this.set(k, make());
+    const e = this.m.get(k);
+    return e !== undefined ? e.v : this.set(k, make());
   }
 
   clear(): void {
     this.m.clear();
+    this.total = 0;
   }
 
   get size(): number {
     return this.m.size;
+  }
+
+  /** The weight of what is kept. */
+  get weight(): number {
+    return this.total;
   }
 }
 

@@ -10,12 +10,13 @@ import { blockToJson } from "../../protocol/json.js";
 import { anyJson, array, bool, hex, object, required, str, u64, u8, withDefault } from "../../rpc/schema.js";
 import { compressDistribution } from "../../client/messages.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
-import type { JsonWritable } from "../../rpc/json.js";
+import { type JsonWritable, Prerendered } from "../../rpc/json.js";
 import {
   access,
   blockById,
   blockHeaderJson,
-  blockRender,
+  type BlockBody,
+  blockBodies,
   epeeShape,
   type HeaderSource,
   mainBlock,
@@ -26,6 +27,7 @@ import {
   parseHash,
   powHashOf,
   toHex,
+  tipAnswers,
   tooBigHeight,
   wide,
   ZERO_HASH_HEX,
@@ -272,8 +274,12 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({ height: required(u64), ...fillPow }),
     handler: async (p, ctx) => {
       if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
-      const src = mainBlock(d.core, Number(p.height));
-      return { ...access(), block_header: await header(d, src, p.fill_pow_hash, ctx.restricted) };
+      const h = Number(p.height);
+      const make = async (): Promise<Record<string, JsonWritable>> => ({ ...access(), block_header: await header(d, mainBlock(d.core, h), p.fill_pow_hash, ctx.restricted) });
+      // without a pow hash the answer is the same for everyone until the tip moves
+      if (p.fill_pow_hash && !ctx.restricted) return make();
+      const cache = tipAnswers(d.core);
+      return cache.get(`hdr:${h}`) ?? cache.set(`hdr:${h}`, new Prerendered(await make()), 1024);
     },
   });
 
@@ -306,13 +312,19 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
         if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
         src = mainBlock(d.core, Number(p.height));
       }
-      const r = blockRender(d.core, src);
-      if (r.blobHex === undefined) {
-        const blob = src.orphan ? d.core.altBlock(src.hash)?.blob : store.blockBlob(src.height);
-        r.blobHex = blob ? toHex(blob) : "";
-        r.json = blockToJson(src.block);
-        r.txHashes = src.block.txHashes.map(toHex);
+      // a main-chain block's answer without a pow hash is the same for everyone until the tip moves
+      const cacheable = !src.orphan && (!p.fill_pow_hash || ctx.restricted);
+      const key = `blk:${src.height}`;
+      if (cacheable) {
+        const hit = tipAnswers(d.core).get(key);
+        if (hit) return hit;
       }
+      const s0 = src;
+      const body = (): BlockBody => {
+        const blob = s0.orphan ? d.core.altBlock(s0.hash)?.blob : store.blockBlob(s0.height);
+        return { blobHex: blob ? toHex(blob) : "", json: blockToJson(s0.block), txHashes: s0.block.txHashes.map(toHex) };
+      };
+      const r = src.orphan ? body() : blockBodies(d.core).getOr(src.height, body);
       const hdr = await header(d, src, p.fill_pow_hash, ctx.restricted);
       const out: Record<string, JsonWritable> = {
         ...access(),
@@ -322,8 +334,9 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
         miner_tx_hash: hdr.miner_tx_hash,
       };
       // epee leaves empty arrays out
-      if (r.txHashes !== undefined && r.txHashes.length > 0) out.tx_hashes = r.txHashes;
-      return out;
+      if (r.txHashes.length > 0) out.tx_hashes = r.txHashes;
+      // weighed by its strings: the blob, the JSON (escaped in the text) and the header
+      return cacheable ? tipAnswers(d.core).set(key, new Prerendered(out), r.blobHex.length + 2 * r.json.length + 1024) : out;
     },
   });
 

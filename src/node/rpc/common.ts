@@ -7,7 +7,7 @@ import { defaultBackend } from "../../crypto/index.js";
 import { type Block, blockHash, blockHashingBlob } from "../../protocol/block.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
-import type { JsonWritable } from "../../rpc/json.js";
+import type { JsonWritable, Prerendered } from "../../rpc/json.js";
 import { RpcError } from "../../rpc/methods.js";
 import type { NodeCore } from "../core.js";
 import { BoundedCache, PerTip } from "./cache.js";
@@ -118,13 +118,17 @@ interface HeaderFields {
   timestamp: bigint | number;
 }
 
-/** What get_block and the header methods render of one main-chain block. */
+/** What the header methods render of one main-chain block. */
 export interface BlockRender {
   hash: Bytes;
   header: HeaderFields;
-  blobHex?: string;
-  json?: string;
-  txHashes?: string[];
+}
+
+/** What get_block adds: the blob in hex, the block's JSON, its tx hashes. */
+export interface BlockBody {
+  blobHex: string;
+  json: string;
+  txHashes: string[];
 }
 
 /**
@@ -139,8 +143,10 @@ export class ChainDerived<K, V> {
   constructor(
     private readonly core: NodeCore,
     capacity: number,
+    maxWeight?: number,
+    weigh?: (v: V) => number,
   ) {
-    this.c = new BoundedCache(capacity);
+    this.c = new BoundedCache(capacity, maxWeight, weigh);
   }
 
   private check(): void {
@@ -179,8 +185,15 @@ export function coreCache<T>(core: NodeCore, name: string, make: () => T): T {
   return v;
 }
 
-/** Rendered main-chain blocks by height. */
-const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, 2048));
+/** Characters the caches of one node may hold in strings, each (about twice as many bytes). */
+export const CACHE_CHARS = 16 * 1024 * 1024;
+
+/** Rendered main-chain block headers by height. */
+const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, 4096));
+
+/** get_block's renders of main-chain blocks by height, bounded by their size. */
+export const blockBodies = (core: NodeCore): ChainDerived<number, BlockBody> =>
+  coreCache(core, "block-bodies", () => new ChainDerived<number, BlockBody>(core, 2048, CACHE_CHARS, (b) => b.blobHex.length + 2 * b.json.length));
 
 function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   const store = core.store;
@@ -292,4 +305,12 @@ export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
     m.set(key, p as PerTip<unknown>);
   }
   return p.get(core.store.revision, core.store.height());
+}
+
+/**
+ * Whole answers kept for the current tip (by a key naming method and arguments): emptied when the
+ * tip moves, since depth and the like follow it. Only answers that are the same for every caller.
+ */
+export function tipAnswers(core: NodeCore): BoundedCache<string, Prerendered> {
+  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS));
 }

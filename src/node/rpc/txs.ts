@@ -13,7 +13,7 @@ import { array, bool, object, str, u64 } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
-import { access, ChainDerived, coreCache, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
+import { access, CACHE_CHARS, ChainDerived, coreCache, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
 
 const RESTRICTED_TRANSACTIONS_COUNT = 100;
 const RESTRICTED_SPENT_KEY_IMAGES_COUNT = 5000;
@@ -57,7 +57,8 @@ const txRenderCaches = new WeakMap<NodeRpcDeps["core"], BoundedCache<string, TxR
 function txRenders(d: NodeRpcDeps): BoundedCache<string, TxRender> {
   let c = txRenderCaches.get(d.core);
   if (!c) {
-    c = new BoundedCache(4096);
+    // weighed by its hex (the full, pruned and prunable hex, and later its JSON, are about 4×)
+    c = new BoundedCache<string, TxRender>(4096, CACHE_CHARS, (r) => 4 * r.hex.length);
     txRenderCaches.set(d.core, c);
   }
   return c;
