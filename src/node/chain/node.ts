@@ -24,7 +24,7 @@ import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
 import type { RctVerifyItem } from "../../crypto/ringct/verify.js";
-import { type Block, blockHashesFromBlob, serializeBlock } from "../../protocol/block.js";
+import { type Block, blockHashesFromBlob, parseBlock, serializeBlock } from "../../protocol/block.js";
 import type { Network } from "../../protocol/network.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
@@ -43,20 +43,15 @@ import { TxPool } from "../pool/tx-pool.js";
 import { type BlockMeta, ChainStore, type SyncMode } from "../store/chain-store.js";
 import { type AltBlock, AltStore, BranchView } from "./alt.js";
 import {
-  altTemplateMedian,
-  buildBlockTemplate,
   Miner,
   minerAddress,
-  mineBlock,
-  miningErrors,
+  MiningService,
   type MiningStatusReport,
   PowHasher,
   RX_BLOCK_VERSION,
   seedFor,
   seedHeight,
   type TemplateCandidate,
-  templateExtraNonce,
-  templateSeeds,
 } from "../mining/index.js";
 
 export interface OpenNodeOptions {
@@ -118,6 +113,7 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly clock: () => number;
   private readonly hasher = new PowHasher();
   private readonly miner: Miner;
+  private miningService: MiningService | undefined;
   private closed = false;
 
   constructor(store: ChainStore, opts: OpenNodeOptions) {
@@ -545,51 +541,62 @@ export class Node extends EventEmitter implements NodeCore {
     return branch ? new BranchView(this.store, branch.forkHeight, branch.blocks) : undefined;
   }
 
-  /**
-   * get_block_template (node/mining's buildBlockTemplate): on the tip with the pool's txs in
-   * template order; on another known block (`prevId`) without txs and with the parent's weight as
-   * the median, as monerod does. Throws MiningError (monerod's code and message) for bad input.
-   */
-  async blockTemplate(address: string, reserveSize: number, opts: { prevId?: Bytes; extraNonce?: Bytes } = {}): Promise<BlockTemplate> {
-    const miner = minerAddress(address, this.network, this.backend);
-    const extraNonce = templateExtraNonce(reserveSize, opts.extraNonce);
-    const prevId = opts.prevId ?? this.store.topHash();
-    const view = this.viewAt(prevId);
-    if (!view) throw miningErrors.internal(`prev_block ${hex(prevId)} is not a known block`);
-    const onTip = view === this.store;
-    const ctx = onTip ? this.mainContext() : nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
-    const mainIdAt = (h: number): Bytes => this.store.meta(h).hash;
-    const idAt = view.hashAt ? view.hashAt.bind(view) : mainIdAt;
-    const candidates: TemplateCandidate[] = onTip ? this.pool.templateTxs(Number.MAX_SAFE_INTEGER) : [];
-    const t = buildBlockTemplate({
-      ctx,
-      prevId,
-      candidates,
-      miner,
-      extraNonce,
-      now: this.now(),
-      seeds: templateSeeds(ctx.height, idAt, mainIdAt),
-      ...(onTip ? {} : { medianWeight: altTemplateMedian(view.blockWeights(ctx.height - 1, 1)[0], this.store.heightOf(prevId) !== undefined), recentTimestamps: this.mainContext().recentTimestamps }),
-      backend: this.backend,
-    });
-    return t;
+  /** node/mining's MiningService over this node (shares the PoW hasher; built on first use). */
+  private get mining(): MiningService {
+    if (!this.miningService) {
+      this.miningService = new MiningService(
+        {
+          network: this.network,
+          store: this.store,
+          fixedDifficulty: this.fixedDifficulty,
+          viewAt: (id) => this.viewAt(id),
+          candidates: (prevId) => this.templateCandidates(prevId),
+          submitBlock: (blob) => this.submitBlock(blob),
+          now: () => Number(this.now()),
+          mainContext: () => this.mainContext(),
+        },
+        { backend: this.backend, hasher: this.hasher },
+      );
+    }
+    return this.miningService;
   }
 
-  /** generateblocks: templates, a real nonce search at the current difficulty, submitBlock. */
-  async generateBlocks(count: number, address: string, opts: { prevId?: Bytes; startingNonce?: number } = {}): Promise<{ blocks: Bytes[]; height: number }> {
-    const blocks: Bytes[] = [];
-    let prevId = opts.prevId;
-    for (let i = 0; i < count; i++) {
-      const t = await this.blockTemplate(address, 0, prevId ? { prevId } : {});
-      const mined = await mineBlock(t, t.difficulty, (hb) => this.powHash(hb, t.height, t.seedHash), opts.startingNonce ?? 0);
-      if (!mined) throw miningErrors.internal(`no nonce meets difficulty ${t.difficulty}`);
-      const r = await this.submitBlock(mined.blob);
-      if (r.status !== "added" && r.status !== "alternative") throw new Error(`generated block rejected: ${r.message ?? r.status}`);
-      if (!r.id) throw new Error("generated block has no id");
-      blocks.push(r.id);
-      if (prevId) prevId = r.id;
-    }
-    return { blocks, height: this.store.height() };
+  /**
+   * The pool's txs for a template. On the tip: the pool's ready txs (monerod's fill_block_template).
+   * On another block (prev_block): monerod fills from the pool as checked against the MAIN chain,
+   * so its block may carry a tx whose ring members or spent outputs do not exist on that branch and
+   * is then rejected; here such txs are left out: a tx is kept only when its inputs check against
+   * the branch, its newest ring member is at or below the fork, and no block of the branch has it.
+   */
+  private templateCandidates(prevId?: Bytes): TemplateCandidate[] {
+    const all = this.pool.templateTxs(Number.MAX_SAFE_INTEGER);
+    if (!prevId || bytesEqual(prevId, this.store.topHash())) return all;
+    const branch = this.alts.branchTo(this.store, prevId);
+    if (!branch) return [];
+    const view = new BranchView(this.store, branch.forkHeight, branch.blocks);
+    const ctx = nextBlockContext(view, this.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.fixedDifficulty });
+    const onBranch = new Set<string>();
+    for (const b of branch.blocks) for (const id of parseBlock(b.blob).txHashes) onBranch.add(hex(id));
+    const now = this.now();
+    return all.filter((e) => {
+      if (onBranch.has(hex(e.id))) return false;
+      const r = checkInputs(e.tx, view, ctx.hfVersion, now);
+      return r.ok && r.value.maxUsedHeight <= branch.forkHeight;
+    });
+  }
+
+  /**
+   * get_block_template (node/mining's MiningService): on the tip with the pool's txs in template
+   * order; with `prevId` (even the tip) monerod's from_block path: the parent's weight as the
+   * median, filled from the pool (txs valid on that branch). Throws MiningError for bad input.
+   */
+  blockTemplate(address: string, reserveSize: number, opts: { prevId?: Bytes; extraNonce?: Bytes } = {}): Promise<BlockTemplate> {
+    return this.mining.blockTemplate(address, reserveSize, opts);
+  }
+
+  /** generateblocks (monerod's on_generateblocks): reserve 1, chained on the previous block, the last block's height. */
+  generateBlocks(count: number, address: string, opts: { prevId?: Bytes; startingNonce?: number } = {}): Promise<{ blocks: Bytes[]; height: number }> {
+    return this.mining.generateBlocks(count, address, opts);
   }
 
   /** start_mining: checks throw synchronously (MiningError); the loops run until stopMining. */
@@ -609,7 +616,8 @@ export class Node extends EventEmitter implements NodeCore {
   /** mining_status's full answer (node/mining's report, with the next block's difficulty). */
   miningReport(): MiningStatusReport {
     const ctx = this.mainContext();
-    return this.miner.report(ctx.hfVersion, ctx.difficulty);
+    // monerod's mining_status: the current (top) block's version
+    return this.miner.report(this.store.hardForkVersion(Math.max(0, this.store.height() - 1)), ctx.difficulty);
   }
 
   override on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;

@@ -40,8 +40,11 @@ export interface MiningHost {
   readonly fixedDifficulty: bigint | undefined;
   /** The chain as a block on top of `prevId` sees it (the store for the tip), undefined for unknown ids. */
   viewAt(prevId: Bytes): BranchChainView | undefined;
-  /** Pool txs ready for a block, in the pool's template order (fee per weight first). */
-  candidates(): readonly TemplateCandidate[];
+  /**
+   * Pool txs ready for a block, in the pool's template order (fee per weight first); with `prevId`
+   * (a template on another block) only those the host can place on that branch.
+   */
+  candidates(prevId?: Bytes): readonly TemplateCandidate[];
   submitBlock(blob: Bytes): Promise<BlockSubmitResult>;
   /** Unix seconds. */
   now(): number;
@@ -119,7 +122,7 @@ export class MiningService {
     return buildBlockTemplate({
       ctx,
       prevId,
-      candidates: this.host.candidates(),
+      candidates: this.host.candidates(onTip ? undefined : prevId),
       miner,
       extraNonce,
       now: BigInt(this.host.now()),

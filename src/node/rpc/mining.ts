@@ -123,7 +123,8 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
         if (e instanceof MiningError) throw new RpcError(e.code, e.message);
         throw new RpcError(-7, `Block not accepted${e instanceof Error ? `: ${e.message}` : ""}`);
       }
-      return { blocks: r.blocks.map(toHex), height: r.blocks.length > 0 ? r.height - 1 : store.height(), status: OK, untrusted: false };
+      // monerod: the last generated block's height (the chain height when none was asked)
+      return { blocks: r.blocks.map(toHex), height: r.height, status: OK, untrusted: false };
     },
   });
 
