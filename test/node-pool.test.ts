@@ -416,7 +416,8 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
     assert.deepEqual(await poolOf(), ours());
     // our template mines them; monerod takes the block from its own pool
     const mined = await node.generateBlocks(1, ALICE_ADDRESS);
-    const top = node.store.blockBlob(mined.height - 1);
+    // generateblocks answers the generated block's height (monerod's on_generateblocks)
+    const top = node.store.blockBlob(mined.height);
     assert.ok(top);
     assert.equal(((await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [toHex(top)] })).result as { status?: string } | undefined)?.status, "OK");
     assert.deepEqual(await poolOf(), []);
