@@ -572,26 +572,13 @@ export class Ledger {
 
   /** get_balance for one account (wallet2::balance / unlocked_balance). */
   balance(account: number, now: bigint, strict = false): BalanceResult {
-    const out: BalanceResult = { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
-    for (const r of this.subaddressBalances(account, now, strict)) {
-      out.balance += r.balance;
-      out.unlockedBalance += r.unlockedBalance;
-      if (r.blocksToUnlock > out.blocksToUnlock) out.blocksToUnlock = r.blocksToUnlock;
-      if (r.timeToUnlock > out.timeToUnlock) out.timeToUnlock = r.timeToUnlock;
-    }
-    return out;
+    return Ledger.totalOf(this.subaddressBalances(account, now, strict));
   }
 
-  /** get_balance with all_accounts (balance_all / unlocked_balance_all). */
+  /** get_balance with all_accounts (balance_all / unlocked_balance_all), in one pass. */
   balanceAll(accounts: number, now: bigint, strict = false): BalanceResult {
-    const out: BalanceResult = { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
-    for (let a = 0; a < accounts; a++) {
-      const r = this.balance(a, now, strict);
-      out.balance += r.balance;
-      out.unlockedBalance += r.unlockedBalance;
-      if (r.blocksToUnlock > out.blocksToUnlock) out.blocksToUnlock = r.blocksToUnlock;
-      if (r.timeToUnlock > out.timeToUnlock) out.timeToUnlock = r.timeToUnlock;
-    }
+    const out = Ledger.totalOf([]);
+    for (const { rows } of this.balanceReport([...Array(accounts).keys()], now, strict).values()) Ledger.totalOf(rows, out);
     return out;
   }
 

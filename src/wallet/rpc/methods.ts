@@ -39,7 +39,7 @@ import {
   WalletRpcMessages,
 } from "../keys/rpc.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
-import { type BalanceResult, Ledger, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
+import { Ledger, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
 import type { WalletService } from "../service/service.js";
 import type { OpenWallet } from "../service/wallet.js";
@@ -316,7 +316,7 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
       const accounts = p.all_accounts ? [...Array(wal.accountCount).keys()] : [p.account_index];
       // one pass over the transfers for every figure of the answer
       const report = ledger.balanceReport(accounts, t, p.strict);
-      const total: BalanceResult = { balance: 0n, unlockedBalance: 0n, blocksToUnlock: 0n, timeToUnlock: 0n };
+      const total = Ledger.totalOf([]);
       const per: JsonWritable[] = [];
       for (const major of accounts) {
         const rep = report.get(major);
