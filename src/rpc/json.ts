@@ -304,7 +304,6 @@ export interface JsonStringifyOptions {
   maxDepth?: number;
 }
 
-/** A value the stringifier accepts: JsonValue, plus `undefined` members (left out, as JSON.stringify does). */
 /**
  * A value rendered once per layout and then written as text: for answers served many times
  * unchanged (a block's answer at a given tip). The value must not change after construction.
@@ -325,6 +324,10 @@ export class Prerendered {
   }
 }
 
+/**
+ * A value the stringifier accepts: JsonValue, plus `undefined` members (left out, as
+ * JSON.stringify does) and Prerendered values.
+ */
 export type JsonWritable =
   | Prerendered
   | null

@@ -166,6 +166,11 @@ export class ChainDerived<K, V> {
     this.check();
     return this.c.getOr(k, make);
   }
+
+  set(k: K, v: V): V {
+    this.check();
+    return this.c.set(k, v);
+  }
 }
 
 const perCore = new WeakMap<NodeCore, Map<string, unknown>>();
@@ -287,24 +292,12 @@ export async function powHashOf(core: NodeCore, src: HeaderSource): Promise<stri
   return toHex(await core.powHash(blockHashingBlob(src.block), src.height, seed.hash));
 }
 
-const tipMemos = new WeakMap<NodeCore, Map<string, PerTip<unknown>>>();
-
 /**
  * `make()`'s value, kept until the chain's tip changes (for figures derived from the chain only,
  * never from the pool or the clock). `key` names the figure.
  */
 export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
-  let m = tipMemos.get(core);
-  if (!m) {
-    m = new Map();
-    tipMemos.set(core, m);
-  }
-  let p = m.get(key) as PerTip<V> | undefined;
-  if (!p) {
-    p = new PerTip(make);
-    m.set(key, p as PerTip<unknown>);
-  }
-  return p.get(core.store.revision, core.store.height());
+  return coreCache(core, `tip:${key}`, () => new PerTip(make)).get(core.store.revision, core.store.height());
 }
 
 /**

@@ -53,16 +53,9 @@ interface TxRender {
   prunedJson?: string;
 }
 
-const txRenderCaches = new WeakMap<NodeRpcDeps["core"], BoundedCache<string, TxRender>>();
-function txRenders(d: NodeRpcDeps): BoundedCache<string, TxRender> {
-  let c = txRenderCaches.get(d.core);
-  if (!c) {
-    // weighed by its hex (the full, pruned and prunable hex, and later its JSON, are about 4×)
-    c = new BoundedCache<string, TxRender>(4096, CACHE_CHARS, (r) => 4 * r.hex.length);
-    txRenderCaches.set(d.core, c);
-  }
-  return c;
-}
+/** Tx renders by id, weighed by their hex (the full, pruned and prunable hex, and later the JSON, are about 4×). */
+const txRenders = (d: NodeRpcDeps): BoundedCache<string, TxRender> =>
+  coreCache(d.core, "txs", () => new BoundedCache<string, TxRender>(4096, CACHE_CHARS, (r) => 4 * r.hex.length));
 
 function renderTx(blob: Bytes, full: boolean): TxRender {
   const split: SplitTx = full ? splitBlob(blob) : { pruned: blob, prunable: new Uint8Array(0), prunableHash: new Uint8Array(32) };
@@ -244,7 +237,7 @@ function outRender(d: NodeRpcDeps, amount: bigint, index: bigint): OutRender | u
   // an output not there yet is not remembered: a later block may add it
   const o = d.core.store.output(amount, index);
   if (!o) return undefined;
-  return cache.getOr(k, () => ({ key: o.key, mask: o.commitment, txid: o.txId, keyHex: toHex(o.key), maskHex: toHex(o.commitment), txidHex: toHex(o.txId), height: BigInt(o.height), unlockTime: o.unlockTime }));
+  return cache.set(k, { key: o.key, mask: o.commitment, txid: o.txId, keyHex: toHex(o.key), maskHex: toHex(o.commitment), txidHex: toHex(o.txId), height: BigInt(o.height), unlockTime: o.unlockTime });
 }
 
 /** core::get_outs: one outkey per requested (amount, index). */

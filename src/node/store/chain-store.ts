@@ -255,11 +255,7 @@ export class ChainStore implements ChainView {
 
   /** Runs `fn` in one synchronous write transaction of the environment (all or nothing). */
   writeTransaction<T>(fn: () => T): T {
-    return this.write(fn);
-  }
-
-  /** Every write goes through here: the in-memory height is dropped before and after. */
-  private write<T>(fn: () => T): T {
+    // every write goes through here: the in-memory height is dropped before and after
     this.writeDepth++;
     this.cachedHeight = undefined;
     try {
@@ -425,7 +421,7 @@ export class ChainStore implements ChainView {
     });
     const reward = block.minerTx.vout.reduce((a, o) => a + o.amount, 0n);
     let meta: BlockMeta | undefined;
-    this.write(() => {
+    this.writeTransaction(() => {
       const height = this.height();
       if (height > 0 && !buf(this.meta(height - 1).hash).equals(buf(block.prevId))) throw new StoreError(`block ${buf(hash).toString("hex")} does not extend the top`);
       if (this.blockHeights.get(buf(hash)) !== undefined) throw new StoreError("block already stored");
@@ -490,7 +486,7 @@ export class ChainStore implements ChainView {
    */
   popBlock(): { block: Block; txs: Transaction[] } {
     let result: { block: Block; txs: Transaction[] } | undefined;
-    this.write(() => {
+    this.writeTransaction(() => {
       const height = this.height();
       if (height <= 1) throw new StoreError("cannot pop the genesis block");
       this.removals++;
