@@ -43,6 +43,8 @@ export interface TransferDetails {
   publicKey: string;
   mask: string;
   rct: boolean;
+  /** The tx public key (main or additional) whose derivation opens this output; absent in caches written before sending existed. */
+  txPubKey?: string;
   subaddress: SubaddressIndex;
   unlockTime: bigint;
   coinbase: boolean;
@@ -123,6 +125,8 @@ export interface LedgerState {
   lastBlockReward: bigint;
   /** Subaddress count per account, grown by receipts (expand_subaddresses). */
   subaddressCounts: number[];
+  /** Keys of the txs this wallet sent (m_tx_keys, m_additional_tx_keys), by txid; absent in older caches. */
+  txKeys?: Record<string, { txKey: string; additional: string[] }>;
 }
 
 export function emptyLedgerState(startHeight = 0): LedgerState {
@@ -405,6 +409,24 @@ export class Ledger {
       let selfReceived = 0n;
       for (const g of got.values()) if (g.index.major === account) selfReceived += g.total;
       let o = s.outgoing.find((x) => x.txid === txid);
+      const sent = s.pending.find((p) => p.txid === txid);
+      if (!o && sent) {
+        // process_unconfirmed: what this wallet knew when it sent the tx becomes the confirmed record
+        o = {
+          txid,
+          amountIn: sent.amountIn,
+          amountOut: sent.amountOut,
+          change: sent.change,
+          paymentId: sent.paymentId,
+          account: sent.account,
+          subaddrIndices: [...sent.subaddrIndices],
+          blockHeight: height,
+          timestamp: sent.timestamp,
+          unlockTime: tx.unlockTime,
+          destinations: sent.destinations.map((d) => ({ ...d })),
+        };
+        s.outgoing.push(o);
+      }
       if (!o) {
         o = {
           txid,
@@ -460,6 +482,7 @@ export class Ledger {
       publicKey: hex(r.publicKey),
       mask: hex(r.mask),
       rct: r.rct,
+      ...(r.txPubKey ? { txPubKey: hex(r.txPubKey) } : {}),
       subaddress: { major: r.subaddress.major, minor: r.subaddress.minor },
       unlockTime: tx.unlockTime,
       coinbase: tx.coinbase,
@@ -753,6 +776,21 @@ export class Ledger {
   payments(paymentIds: readonly string[], minHeight = 0): PaymentDetails[] {
     const want = new Set(paymentIds.map((p) => (p.length === 16 ? p + "0".repeat(48) : p).toLowerCase()));
     return this.state.payments.filter((p) => want.has(p.paymentId) && p.blockHeight > minHeight);
+  }
+
+  /** The keys of a tx this wallet sent (get_tx_key), if it kept them. */
+  txKeys(txid: string): { txKey: string; additional: string[] } | undefined {
+    return this.state.txKeys?.[txid.toLowerCase()];
+  }
+
+  /** Keeps a sent tx's keys (wallet2's m_tx_keys / m_additional_tx_keys). */
+  setTxKeys(txid: string, keys: { txKey: string; additional: string[] }): void {
+    (this.state.txKeys ??= {})[txid.toLowerCase()] = keys;
+  }
+
+  /** Index of the transfer with this key image, if any. */
+  transferIndexByKeyImage(keyImage: string): number | undefined {
+    return this.byKeyImage.get(keyImage.toLowerCase());
   }
 
   /** Records a tx this wallet just sent (add_unconfirmed_tx); its key images count as spent at height 0. */

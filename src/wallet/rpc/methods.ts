@@ -43,6 +43,7 @@ import { Ledger, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
 import type { WalletService } from "../service/service.js";
 import type { OpenWallet } from "../service/wallet.js";
+import { sendMethods } from "./send.js";
 
 /** WALLET_RPC_ERROR_CODE_* (v0.18.0.0 defines −1..−48). */
 export const W = {
@@ -90,7 +91,7 @@ const RESTRICTED_MSG = "Command unavailable in restricted mode.";
 
 type Handler<P> = (p: P, ctx: RpcContext) => JsonWritable | Promise<JsonWritable>;
 
-interface Def<P> {
+export interface Def<P> {
   name: string;
   aliases?: string[];
   params: Schema<P>;
@@ -114,7 +115,7 @@ export function toRpcError(e: unknown): unknown {
   return e;
 }
 
-const fail: (code: number, message: string) => never = (code, message) => {
+export const fail: (code: number, message: string) => never = (code, message) => {
   throw new RpcError(code, message);
 };
 
@@ -133,7 +134,7 @@ function withList<T extends Record<string, JsonWritable>>(o: T, key: string, lis
 const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 });
 
 /** A method's params: an object of fields; a JSON array loads as {} (epee does so). */
-function obj<T extends object>(fields: Fields<T>): Schema<T> {
+export function obj<T extends object>(fields: Fields<T>): Schema<T> {
   return object(fields, { arrayIsEmpty: true });
 }
 
@@ -992,7 +993,11 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
     handler: () => ({ multisig: false, ready: false, threshold: 0, total: 0 }),
   });
 
+  const real = sendMethods(svc);
+  for (const d of real) add(d);
+  const done = new Set(real.map((d) => d.name));
   for (const [name, restricted, alias] of LATER) {
+    if (done.has(name)) continue;
     add({
       name,
       aliases: alias ? [alias] : undefined,

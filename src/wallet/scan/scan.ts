@@ -67,6 +67,8 @@ export interface ReceivedOutput {
   /** Commitment mask (identity for non-RingCT and coinbase outputs). */
   readonly mask: Bytes;
   readonly rct: boolean;
+  /** The tx public key whose derivation opened the output (the main one or the output's additional one). */
+  readonly txPubKey?: Bytes;
 }
 
 export interface ScannedInput {
@@ -189,7 +191,8 @@ export class Scanner {
         if (out === null) rejected++;
         else {
           found.add(i);
-          received.push(out);
+          const pub = hit.derivation === derivation ? txPub : additional[i];
+          received.push(pub ? { ...out, txPubKey: pub.slice() } : out);
         }
       }
       if (!txPub) break;

@@ -30,6 +30,7 @@ import type { KeyWallet } from "../keys/rpc.js";
 import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
 import { ScanWorker } from "../scan/pool.js";
+import type { SpendContext } from "../send/sender.js";
 import { type RefreshResult, WalletSync } from "../sync/index.js";
 
 /** What the cache file (NAME) holds. */
@@ -56,6 +57,14 @@ export interface CreateWalletOptions extends OpenWalletOptions {
   readonly seedLanguage: string;
   readonly restoreHeight: bigint;
   readonly kdf?: KdfParams;
+}
+
+/** A spend was asked of a wallet with no daemon (--offline, or set_daemon to nothing). */
+export class NoDaemonError extends Error {
+  constructor() {
+    super("no connection to daemon: this wallet service runs offline; set a daemon with set_daemon or --daemon-address");
+    this.name = "NoDaemonError";
+  }
 }
 
 /** The wallet file is for another network than the service runs. */
@@ -380,6 +389,11 @@ export class OpenWallet {
     return p;
   }
 
+  /** The node this wallet talks to, if any. */
+  nodeApi(): NodeApi | null {
+    return this.node;
+  }
+
   /** Changes the node (set_daemon) once the running refresh is over. */
   setNode(node: NodeApi | null): Promise<void> {
     return this.serial(async () => {
@@ -528,6 +542,39 @@ export class OpenWallet {
     const w = this.worker;
     this.worker = null;
     await w?.close();
+  }
+
+  /**
+   * Runs a spend with the ledger held still: no refresh, rescan or scan_tx runs until `f` is done, so
+   * the transfer indices a plan refers to keep their meaning, and two spends never pick the same
+   * outputs (the second sees the first's key images spent). What `f` sent is stored at once.
+   */
+  spend<T>(f: (ctx: SpendContext) => Promise<T>): Promise<T> {
+    return this.serial(async () => {
+      if (this.closed) throw new Error("wallet closed");
+      if (!this.node) throw new NoDaemonError();
+      const pendingBefore = this.ledger.state.pending.length;
+      const ctx: SpendContext = {
+        node: this.node,
+        ledger: this.ledger,
+        keys: this.keys,
+        deriver: this.deriver,
+        network: this.network,
+        backend: this.backend,
+        now: BigInt(Math.floor(Date.now() / 1000)),
+        address: (i) => this.address(i),
+      };
+      try {
+        return await f(ctx);
+      } finally {
+        if (this.ledger.state.pending.length !== pendingBefore) this.persistAfterSend();
+      }
+    });
+  }
+
+  /** Keeps what a send recorded (tx keys, spent outputs) across a crash. */
+  private persistAfterSend(): void {
+    this.storeCacheOnly();
   }
 
   /** Key images (hex) of unspent transfers, etc. — used by rescan_spent. */

@@ -1,0 +1,434 @@
+/**
+ * monero-wallet-rpc's spending methods (src/wallet/wallet_rpc_server.cpp v0.18: on_transfer,
+ * on_transfer_split, on_sweep_all, on_sweep_single, on_sweep_dust, on_relay_tx, on_get_tx_key,
+ * on_check_tx_key, on_estimate_tx_size_and_weight, validate_transfer, fill_response,
+ * handle_rpc_exception) over wallet/send. Field names and defaults from
+ * wallet_rpc_server_commands_defs.h; codes from wallet_rpc_server_error_codes.h; each message starts
+ * with monero-wallet-rpc's words and adds what to do.
+ */
+import type { Bytes } from "../../crypto/backend.js";
+import { commit, commitmentMask, decryptAmount } from "../../crypto/ringct/amounts.js";
+import { type Address, AddressError, decodeAddress } from "../../protocol/address.js";
+import { nonceWithEncryptedPaymentId, serializeTxExtra } from "../../protocol/extra.js";
+import { parseTransaction } from "../../protocol/tx.js";
+import { array, bool, type JsonWritable, object, str, u32, u64, withDefault } from "../../rpc/index.js";
+import { SendError } from "../send/errors.js";
+import { estimateTxSize, estimateTxWeight, RING_SIZE } from "../send/fee.js";
+import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/sender.js";
+import type { WalletService } from "../service/service.js";
+import { type Def, fail, obj, W } from "./methods.js";
+
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
+const isHexOf = (s: string, bytes: number) => s.length === bytes * 2 && /^[0-9a-fA-F]*$/.test(s);
+const XMR = 1_000_000_000_000n;
+const money = (a: bigint): string => {
+  const s = a.toString().padStart(13, "0");
+  return `${s.slice(0, -12)}.${s.slice(-12)}`;
+};
+
+/** More wallet RPC codes (wallet_rpc_server_error_codes.h). */
+export const WS = {
+  TX_NOT_POSSIBLE: -16,
+  NOT_ENOUGH_MONEY: -17,
+  TX_TOO_LARGE: -18,
+  NOT_ENOUGH_OUTS_TO_MIX: -19,
+  ZERO_DESTINATION: -20,
+  NO_TXKEY: -24,
+  WRONG_KEY: -25,
+  BAD_HEX: -26,
+  BAD_TX_METADATA: -27,
+  NOT_ENOUGH_UNLOCKED_MONEY: -37,
+  ZERO_AMOUNT: -46,
+} as const;
+
+interface Validated {
+  dests: UserDestination[];
+  extra: Bytes;
+}
+
+/** validate_transfer: addresses of this network, at most one (integrated) payment id, no standalone id. */
+function validateTransfer(svc: WalletService, destinations: readonly { address: string; amount: bigint }[], paymentId: string): Validated {
+  const network = svc.wallet().network;
+  let pid: Bytes | null = null;
+  const dests: UserDestination[] = [];
+  for (const d of destinations) {
+    let a: Address;
+    try {
+      a = decodeAddress(d.address, network === "regtest" ? "mainnet" : network);
+    } catch (e) {
+      const why = e instanceof AddressError ? `: ${e.message}` : "";
+      return fail(W.WRONG_ADDRESS, `WALLET_RPC_ERROR_CODE_WRONG_ADDRESS: ${d.address}${why} (send a ${network === "regtest" ? "mainnet" : network} address)`);
+    }
+    dests.push({ spendPublicKey: a.spendPublicKey, viewPublicKey: a.viewPublicKey, isSubaddress: a.kind === "subaddress", amount: d.amount, address: d.address });
+    if (a.paymentId) {
+      if (paymentId !== "" || pid) fail(W.WRONG_PAYMENT_ID, "A single payment id is allowed per transaction");
+      pid = a.paymentId;
+    }
+  }
+  if (dests.length === 0) fail(WS.ZERO_DESTINATION, "Transaction has no destination");
+  if (paymentId !== "") fail(W.WRONG_PAYMENT_ID, "Standalone payment IDs are obsolete. Use subaddresses or integrated addresses instead");
+  return { dests, extra: pid ? serializeTxExtra([{ type: "nonce", nonce: nonceWithEncryptedPaymentId(pid) }]) : new Uint8Array(0) };
+}
+
+/** handle_rpc_exception for transfer errors: wallet2's code and words, then what to do. */
+function sendErrorToRpc(e: unknown): never {
+  if (!(e instanceof SendError)) throw e;
+  const d = e.details;
+  const figures = d.available !== undefined && d.needed !== undefined ? ` (available ${money(d.available)}, needed ${money(d.needed)} + fee ${money(d.fee ?? 0n)})` : "";
+  switch (e.kind) {
+    case "zero_destination":
+      return fail(WS.ZERO_DESTINATION, `${e.message}: give at least one destination`);
+    case "zero_amount":
+      return fail(WS.ZERO_AMOUNT, `${e.message}: every destination needs an amount above 0 (in atomic units, 1 XMR = ${XMR})`);
+    case "tx_sum_overflow":
+      return fail(W.GENERIC_TRANSFER_ERROR, e.message);
+    case "not_enough_money":
+      return fail(WS.NOT_ENOUGH_MONEY, `${e.message}${figures}: the account does not hold that much; send less or fund the account`);
+    case "not_enough_unlocked_money":
+      return fail(WS.NOT_ENOUGH_UNLOCKED_MONEY, `${e.message}${figures}: part of the balance is still locked (10 blocks after receipt, 60 for coinbase); wait or send less`);
+    case "tx_not_possible":
+      return fail(WS.TX_NOT_POSSIBLE, `${e.message}${figures}: the spendable outputs cannot pay the amount plus fee; send less or sweep`);
+    case "tx_too_big":
+      return fail(WS.TX_TOO_LARGE, `${e.message}: use transfer_split, or fewer destinations`);
+    case "not_enough_outs_to_mix":
+      return fail(WS.NOT_ENOUGH_OUTS_TO_MIX, `${e.message} Please use sweep_dust.`);
+    case "tx_rejected":
+      return fail(W.GENERIC_TRANSFER_ERROR, e.message);
+    case "watch_only":
+      return fail(W.WATCH_ONLY, `${e.message}; open the full wallet (with its spend key) to send`);
+    case "no_unlocked_balance":
+      return fail(W.GENERIC_TRANSFER_ERROR, e.message);
+    default:
+      return fail(W.GENERIC_TRANSFER_ERROR, e.message);
+  }
+}
+
+// tx_metadata: our own versioned format (wallet2's is its boost serialization of pending_tx)
+const METADATA_MAGIC = "tsmonero ptx 1:";
+
+function toMetadata(p: PendingTx): string {
+  const body = {
+    blob: hex(p.blob),
+    txKey: hex(p.txKey),
+    additional: p.additionalTxKeys.map(hex),
+    fee: p.fee.toString(),
+    weight: p.weight,
+    keyImages: p.keyImages,
+    dests: p.dests.map((d) => ({ amount: d.amount.toString(), address: d.address })),
+    amountsByDest: p.amountsByDest.map(String),
+    change: p.change.toString(),
+    account: p.account,
+    subaddrIndices: p.subaddrIndices,
+    paymentId: p.paymentId,
+    unlockTime: p.unlockTime.toString(),
+    txid: p.txid,
+  };
+  return Buffer.from(METADATA_MAGIC + JSON.stringify(body), "utf8").toString("hex");
+}
+
+function fromMetadata(svc: WalletService, hexText: string): PendingTx | null {
+  const text = Buffer.from(hexText, "hex").toString("utf8");
+  if (!text.startsWith(METADATA_MAGIC)) return null;
+  try {
+    const b = JSON.parse(text.slice(METADATA_MAGIC.length)) as Record<string, unknown>;
+    const ledger = svc.wallet().ledger;
+    const keyImages = b.keyImages as string[];
+    const selected = keyImages.map((k) => ledger.transferIndexByKeyImage(k));
+    if (selected.some((i) => i === undefined)) return null;
+    return {
+      txid: String(b.txid),
+      blob: unhex(String(b.blob)),
+      txKey: unhex(String(b.txKey)),
+      additionalTxKeys: (b.additional as string[]).map(unhex),
+      fee: BigInt(String(b.fee)),
+      amount: (b.dests as { amount: string }[]).reduce((s, d) => s + BigInt(d.amount), 0n),
+      amountsByDest: (b.amountsByDest as string[]).map((x) => BigInt(x)),
+      weight: Number(b.weight),
+      keyImages,
+      selected: selected as number[],
+      dests: (b.dests as { amount: string; address: string }[]).map((d) => ({ amount: BigInt(d.amount), address: d.address })),
+      change: BigInt(String(b.change)),
+      account: Number(b.account),
+      subaddrIndices: b.subaddrIndices as number[],
+      paymentId: String(b.paymentId),
+      unlockTime: BigInt(String(b.unlockTime)),
+    };
+  } catch {
+    return null;
+  }
+}
+
+interface FillOpts {
+  getTxKey: boolean;
+  doNotRelay: boolean;
+  getTxHex: boolean;
+  getTxMetadata: boolean;
+}
+
+const txKeyString = (p: PendingTx) => hex(p.txKey) + p.additionalTxKeys.map(hex).join("");
+
+/** fill_response for the single-tx answers (transfer, sweep_single). */
+function single(p: PendingTx, o: FillOpts): JsonWritable {
+  return {
+    amount: p.amount,
+    amounts_by_dest: { amounts: p.amountsByDest },
+    fee: p.fee,
+    multisig_txset: "",
+    spent_key_images: { key_images: p.keyImages },
+    tx_blob: o.getTxHex ? hex(p.blob) : "",
+    tx_hash: p.txid,
+    tx_key: o.getTxKey ? txKeyString(p) : "",
+    tx_metadata: o.getTxMetadata ? toMetadata(p) : "",
+    unsigned_txset: "",
+    weight: BigInt(p.weight),
+  };
+}
+
+/** fill_response for the list answers (transfer_split, sweeps); epee leaves empty lists out. */
+function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
+  const out: Record<string, JsonWritable> = { multisig_txset: "", unsigned_txset: "" };
+  const put = (k: string, v: JsonWritable[]) => {
+    if (v.length > 0) out[k] = v;
+  };
+  put("amount_list", ps.map((p) => p.amount));
+  put("amounts_by_dest_list", ps.map((p) => ({ amounts: p.amountsByDest })));
+  put("fee_list", ps.map((p) => p.fee));
+  put("spent_key_images_list", ps.map((p) => ({ key_images: p.keyImages })));
+  if (o.getTxHex) put("tx_blob_list", ps.map((p) => hex(p.blob)));
+  put("tx_hash_list", ps.map((p) => p.txid));
+  if (o.getTxKey) put("tx_key_list", ps.map(txKeyString));
+  if (o.getTxMetadata) put("tx_metadata_list", ps.map(toMetadata));
+  put("weight_list", ps.map((p) => BigInt(p.weight)));
+  return out;
+}
+
+const destinationSchema = object({ amount: u64, address: str });
+const common = {
+  priority: u32,
+  ring_size: withDefault(u64, 0n),
+  unlock_time: u64,
+  payment_id: str,
+  do_not_relay: withDefault(bool, false),
+  get_tx_hex: withDefault(bool, false),
+  get_tx_metadata: withDefault(bool, false),
+};
+
+/** The spending methods of tsmonero-wallet-rpc. */
+export function sendMethods(svc: WalletService): Def<never>[] {
+  const defs: Def<never>[] = [];
+  const add = <P>(d: Def<P>) => defs.push(d as unknown as Def<never>);
+
+  /** Builds under the wallet's spend lock, then relays unless told not to (fill_response). */
+  async function run(doNotRelay: boolean, build: (s: Sender) => Promise<PendingTx[]>, opts: { priority: number; ringSize: bigint; unlockTime: bigint; extra: Bytes }): Promise<PendingTx[]> {
+    const wal = svc.wallet();
+    try {
+      return await wal.spend(async (ctx) => {
+        const sender = new Sender(ctx, { priority: opts.priority, ringSize: Number(opts.ringSize), unlockTime: opts.unlockTime, extra: opts.extra });
+        const ptxs = await build(sender);
+        if (!doNotRelay) for (const p of ptxs) await commitTx(ctx, p);
+        return ptxs;
+      });
+    } catch (e) {
+      if (e instanceof Error && e.name === "NoDaemonError") fail(W.NO_DAEMON_CONNECTION, e.message);
+      return sendErrorToRpc(e);
+    }
+  }
+
+  const transferParams = obj({
+    destinations: array(destinationSchema),
+    account_index: u32,
+    subaddr_indices: array(u32),
+    get_tx_key: bool,
+    get_tx_keys: bool,
+    ...common,
+  });
+
+  add({
+    name: "transfer",
+    restricted: true,
+    params: transferParams,
+    handler: async (p) => {
+      const v = validateTransfer(svc, p.destinations, p.payment_id);
+      checkAccount(svc, p.account_index);
+      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
+      if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
+      if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
+      return single(ptxs[0], { getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+    },
+  });
+
+  add({
+    name: "transfer_split",
+    restricted: true,
+    params: transferParams,
+    handler: async (p) => {
+      const v = validateTransfer(svc, p.destinations, p.payment_id);
+      checkAccount(svc, p.account_index);
+      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
+      if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
+      return list(ptxs, { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+    },
+  });
+
+  add({
+    name: "sweep_all",
+    restricted: true,
+    params: obj({
+      address: str,
+      account_index: u32,
+      subaddr_indices: array(u32),
+      subaddr_indices_all: withDefault(bool, false),
+      outputs: withDefault(u64, 1n),
+      get_tx_keys: bool,
+      below_amount: u64,
+      ...common,
+    }),
+    handler: async (p) => {
+      const v = validateTransfer(svc, [{ address: p.address, amount: 0n }], p.payment_id);
+      if (p.outputs < 1n) fail(WS.TX_NOT_POSSIBLE, "Amount of outputs should be greater than 0.");
+      checkAccount(svc, p.account_index);
+      const minors = p.subaddr_indices_all ? [...Array(svc.wallet().subaddressCount(p.account_index)).keys()] : p.subaddr_indices;
+      const ptxs = await run(p.do_not_relay, (s) => s.sweepAll(v.dests[0], p.account_index, minors, p.below_amount, Number(p.outputs)), {
+        priority: p.priority,
+        ringSize: p.ring_size,
+        unlockTime: p.unlock_time,
+        extra: v.extra,
+      });
+      return list(ptxs, { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+    },
+  });
+
+  add({
+    name: "sweep_single",
+    restricted: true,
+    params: obj({ address: str, outputs: withDefault(u64, 1n), get_tx_key: bool, key_image: str, ...common }),
+    handler: async (p) => {
+      if (p.outputs < 1n) fail(WS.TX_NOT_POSSIBLE, "Amount of outputs should be greater than 0.");
+      const v = validateTransfer(svc, [{ address: p.address, amount: 0n }], p.payment_id);
+      if (!isHexOf(p.key_image, 32)) fail(W.WRONG_KEY_IMAGE, "failed to parse key image");
+      const ptxs = await run(p.do_not_relay, (s) => s.sweepSingle(p.key_image, v.dests[0], Number(p.outputs)), {
+        priority: p.priority,
+        ringSize: p.ring_size,
+        unlockTime: p.unlock_time,
+        extra: v.extra,
+      });
+      if (ptxs.length === 0) fail(W.UNKNOWN_ERROR, "No outputs found: no unspent, unlocked, unfrozen output of this wallet has that key image");
+      if (ptxs.length > 1) fail(W.UNKNOWN_ERROR, "Multiple transactions are created, which is not supposed to happen");
+      if (ptxs[0].selected.length > 1) fail(W.UNKNOWN_ERROR, "The transaction uses multiple inputs, which is not supposed to happen");
+      return single(ptxs[0], { getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+    },
+  });
+
+  add({
+    name: "sweep_dust",
+    aliases: ["sweep_unmixable"],
+    restricted: true,
+    params: obj({ get_tx_keys: bool, do_not_relay: withDefault(bool, false), get_tx_hex: withDefault(bool, false), get_tx_metadata: withDefault(bool, false) }),
+    handler: () =>
+      // create_unmixable_sweep_transactions: only pre-RingCT outputs below the dust threshold are
+      // unmixable; a wallet whose outputs are all RingCT has none, and wallet2 answers an empty list
+      list([], { getTxKey: false, doNotRelay: true, getTxHex: false, getTxMetadata: false }),
+  });
+
+  add({
+    name: "relay_tx",
+    params: obj({ hex: str }),
+    handler: async (p) => {
+      if (!/^([0-9a-fA-F]{2})*$/.test(p.hex)) fail(WS.BAD_HEX, "Failed to parse hex.");
+      const ptx = fromMetadata(svc, p.hex);
+      if (!ptx) fail(WS.BAD_TX_METADATA, "Failed to parse tx metadata: pass the tx_metadata a transfer with get_tx_metadata answered, from this wallet");
+      try {
+        await svc.wallet().spend((ctx) => commitTx(ctx, ptx as PendingTx));
+      } catch (e) {
+        if (e instanceof SendError) fail(W.GENERIC_TRANSFER_ERROR, `Failed to commit tx: ${e.message}`);
+        throw e;
+      }
+      return { tx_hash: (ptx as PendingTx).txid };
+    },
+  });
+
+  add({
+    name: "get_tx_key",
+    params: obj({ txid: str }),
+    handler: (p) => {
+      if (!isHexOf(p.txid, 32)) fail(W.WRONG_TXID, "TX ID has invalid format");
+      const k = svc.wallet().ledger.txKeys(p.txid);
+      if (!k) fail(WS.NO_TXKEY, "No tx secret key is stored for this tx");
+      return { tx_key: k.txKey + k.additional.join("") };
+    },
+  });
+
+  add({
+    name: "check_tx_key",
+    params: obj({ txid: str, tx_key: str, address: str }),
+    handler: async (p) => {
+      if (!isHexOf(p.txid, 32)) fail(W.WRONG_TXID, "TX ID has invalid format");
+      if (p.tx_key.length < 64 || p.tx_key.length % 64 !== 0 || !/^[0-9a-fA-F]*$/.test(p.tx_key)) fail(WS.WRONG_KEY, "Tx key has invalid format");
+      const keys: Bytes[] = [];
+      for (let i = 0; i < p.tx_key.length; i += 64) keys.push(unhex(p.tx_key.slice(i, i + 64)));
+      const wal = svc.wallet();
+      let a: Address;
+      try {
+        a = decodeAddress(p.address, wal.network === "regtest" ? "mainnet" : wal.network);
+      } catch {
+        return fail(W.WRONG_ADDRESS, "Invalid address");
+      }
+      return checkTxKey(svc, p.txid, keys, a);
+    },
+  });
+
+  add({
+    name: "estimate_tx_size_and_weight",
+    params: obj({ n_inputs: u32, n_outputs: u32, ring_size: u32, rct: withDefault(bool, true) }),
+    handler: (p) => {
+      if (p.n_inputs <= 0) fail(W.UNKNOWN_ERROR, "Failed to determine size and weight: n_inputs must be at least 1");
+      const ring = p.ring_size === 0 ? RING_SIZE : p.ring_size;
+      const outs = p.n_outputs === 1 ? 2 : p.n_outputs;
+      const extra = 34 + 10;
+      return { size: BigInt(estimateTxSize(p.n_inputs, ring - 1, outs, extra)), weight: BigInt(estimateTxWeight(p.n_inputs, ring - 1, outs, extra)) };
+    },
+  });
+
+  return defs;
+}
+
+function checkAccount(svc: WalletService, account: number): void {
+  if (account >= svc.wallet().accountCount) fail(W.ACCOUNT_INDEX_OUT_OF_BOUNDS, "account index is out of bound: create the account first (create_account) or use an index below get_accounts' count");
+}
+
+/** wallet2::check_tx_key / check_tx_key_helper. */
+async function checkTxKey(svc: WalletService, txid: string, keys: readonly Bytes[], a: Address): Promise<JsonWritable> {
+  const wal = svc.wallet();
+  const node = wal.nodeApi();
+  if (!node) return fail(W.NO_DAEMON_CONNECTION, "no connection to daemon: check_tx_key reads the tx from the daemon");
+  const b = wal.backend;
+  const r = await node.getTransactions([txid], { prune: false });
+  const e = r.txs[0];
+  if (!e || r.missed_tx.length > 0) return fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
+  const tx = parseTransaction(unhex(e.as_hex || e.pruned_as_hex), { pruned: !e.as_hex });
+  const main = b.generateKeyDerivation(a.viewPublicKey, keys[0]);
+  if (!main) return fail(W.UNKNOWN_ERROR, "Failed to generate key derivation from supplied parameters");
+  const additional = keys.slice(1).map((k) => b.generateKeyDerivation(a.viewPublicKey, k));
+  let received = 0n;
+  tx.vout.forEach((out, n) => {
+    const t = out.target;
+    if (t.type !== "key" && t.type !== "tagged_key") return;
+    for (const d of [main, additional[n] ?? null]) {
+      if (!d) continue;
+      if (t.type === "tagged_key" && b.deriveViewTag(d, n) !== t.viewTag) continue;
+      const k = b.derivePublicKey(d, n, a.spendPublicKey);
+      if (!k || Buffer.compare(k, t.key) !== 0) continue;
+      if (tx.version === 1 || !tx.rct || tx.rct.type === 0) received += out.amount;
+      else {
+        const s = b.derivationToScalar(d, n);
+        const amount = decryptAmount(b, s, tx.rct.ecdhInfo[n].amount);
+        const mask = commitmentMask(b, s);
+        if (Buffer.compare(commit(b, amount, mask), tx.rct.outPk[n]) === 0) received += amount;
+      }
+      break;
+    }
+  });
+  const height = e.in_pool ? 0n : BigInt((await node.getHeight()).height);
+  return { confirmations: e.in_pool ? 0n : height - e.block_height, in_pool: e.in_pool, received };
+}

@@ -1,0 +1,375 @@
+/**
+ * Spending from one wallet over a node: plans with wallet2's rules (select.ts), draws rings
+ * (decoys.ts), builds and proves (construct.ts), and commits (wallet2::commit_tx: send_raw_transaction,
+ * then add_unconfirmed_tx and the key images marked spent). The caller runs every call here with the
+ * ledger held still (OpenWallet.spend), so no refresh moves the transfers while a plan refers to them.
+ */
+import type { NodeApi } from "../../client/node-client.js";
+import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import { type RandomSource, randomScalar, systemRandom } from "../../crypto/random.js";
+import { commit } from "../../crypto/ringct/amounts.js";
+import type { Network } from "../../protocol/network.js";
+import type { AccountKeys } from "../keys/account.js";
+import type { SubaddressDeriver, SubaddressIndex } from "../keys/subaddress.js";
+import type { Ledger, TransferDetails } from "../ledger/ledger.js";
+import { constructTx, type ConstructedTx, type Destination, type DestinationKeys, type Source } from "./construct.js";
+import { pickRings, type Ring } from "./decoys.js";
+import { SendError } from "./errors.js";
+import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
+import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
+
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
+
+/** What a spend needs from the open wallet. */
+export interface SpendContext {
+  readonly node: NodeApi;
+  readonly ledger: Ledger;
+  readonly keys: AccountKeys;
+  readonly deriver: SubaddressDeriver;
+  readonly network: Network;
+  readonly backend: CryptoBackend;
+  /** Seconds since the epoch (unlock checks). */
+  readonly now: bigint;
+  /** The address string of a subaddress of this wallet. */
+  address(index: SubaddressIndex): string;
+}
+
+/** wallet2::pending_tx, as far as the RPC answers and the ledger need it. */
+export interface PendingTx {
+  txid: string;
+  blob: Bytes;
+  txKey: Bytes;
+  additionalTxKeys: Bytes[];
+  fee: bigint;
+  /** Sum of the destinations (change excluded): the `amount` of transfer's answer. */
+  amount: bigint;
+  amountsByDest: bigint[];
+  weight: number;
+  /** Key images in input order. */
+  keyImages: string[];
+  /** The ledger transfers spent, in input order. */
+  selected: number[];
+  /** The user's destinations (change and dummy excluded). */
+  dests: { amount: bigint; address: string }[];
+  change: bigint;
+  account: number;
+  subaddrIndices: number[];
+  /** 64 hex chars (the 8-byte id decrypted, zeros after it), zeros when none. */
+  paymentId: string;
+  unlockTime: bigint;
+}
+
+export interface SendOptions {
+  priority: number;
+  ringSize: number;
+  unlockTime: bigint;
+  /** Extra bytes from validate_transfer (the integrated address's payment id nonce). */
+  extra: Bytes;
+  rng?: RandomSource;
+}
+
+export interface UserDestination extends DestinationKeys {
+  amount: bigint;
+  address: string;
+}
+
+async function feeEstimate(node: NodeApi): Promise<FeeEstimate> {
+  const r = await node.getFeeEstimate(FEE_ESTIMATE_GRACE_BLOCKS);
+  return { fee: r.fee, fees: r.fees, quantizationMask: r.quantization_mask };
+}
+
+/** Builds the transactions of one request; nothing is sent or recorded. */
+export class Sender {
+  private readonly rings = new Map<number, Ring>();
+  private readonly rng: RandomSource;
+
+  constructor(
+    private readonly w: SpendContext,
+    private readonly o: SendOptions,
+  ) {
+    this.rng = o.rng ?? systemRandom;
+    if (!w.keys.spendSecretKey) throw new SendError("watch_only", "This wallet is watch-only and cannot sign transactions");
+  }
+
+  private spendable(i: number): boolean {
+    const t = this.w.ledger.state.transfers[i];
+    return !t.spent && !t.frozen && t.keyImage !== "" && t.globalIndex >= 0n && t.rct && this.w.ledger.isUnlocked(t.unlockTime, t.blockHeight, this.w.now);
+  }
+
+  private async context(account: number): Promise<PlanContext> {
+    const est = await feeEstimate(this.w.node);
+    const baseFee = baseFeeFor(this.o.priority, est);
+    const rows = this.w.ledger.subaddressBalances(account, this.w.now);
+    return {
+      transfers: this.w.ledger.state.transfers,
+      spendable: (i) => this.spendable(i),
+      mixin: adjustMixin(this.o.ringSize),
+      baseFee,
+      quantizationMask: est.quantizationMask,
+      extraSize: this.o.extra.length,
+      rng: this.rng,
+      unlockedBalance: rows.reduce((s, r) => s + r.unlockedBalance, 0n),
+      trial: (dsts, selected, fee) => this.trial(account, dsts, selected, fee),
+    };
+  }
+
+  /** Rings for these transfers: drawn once per transfer for the whole request (wallet2 draws per attempt). */
+  private async ringsFor(selected: readonly number[], mixin: number): Promise<Ring[]> {
+    const missing = selected.filter((i) => !this.rings.has(i));
+    if (missing.length > 0) {
+      const t = this.w.ledger.state.transfers;
+      const reals = missing.map((i) => ({
+        globalIndex: t[i].globalIndex,
+        key: unhex(t[i].publicKey),
+        mask: this.commitmentOf(t[i]),
+        blockHeight: t[i].blockHeight,
+      }));
+      const drawn = await pickRings(this.w.node, reals, mixin + 1, { rng: this.rng });
+      missing.forEach((i, k) => this.rings.set(i, drawn[k]));
+    }
+    return selected.map((i) => this.rings.get(i) as Ring);
+  }
+
+  private commitmentOf(t: TransferDetails): Bytes {
+    return commit(this.w.backend, t.amount, unhex(t.mask));
+  }
+
+  /** The change destination (subaddress {account, 0}) or a dummy 0-amount one, as transfer_selected_rct adds. */
+  private changeOrDummy(account: number, dsts: readonly Destination[], change: bigint): { all: Destination[]; changeAddress: DestinationKeys | null } {
+    if (change > 0n) {
+      const k = this.w.deriver.publicKeys(account, 0);
+      const ch: Destination = { spendPublicKey: k.spendPublicKey, viewPublicKey: k.viewPublicKey, isSubaddress: account !== 0, amount: change, original: "" };
+      return { all: [...dsts, ch], changeAddress: ch };
+    }
+    if (dsts.length === 1) {
+      const b = this.w.backend;
+      const dummy: Destination = {
+        spendPublicKey: b.scalarMultBase(randomScalar(b, this.rng)),
+        viewPublicKey: b.scalarMultBase(randomScalar(b, this.rng)),
+        isSubaddress: false,
+        amount: 0n,
+        original: "",
+      };
+      // wallet2 passes change_dts.addr (the dummy) as the change address too
+      return { all: [...dsts, dummy], changeAddress: dummy };
+    }
+    // no change: wallet2 still names {account, 0} as the change address
+    const k = this.w.deriver.publicKeys(account, 0);
+    return { all: [...dsts], changeAddress: { spendPublicKey: k.spendPublicKey, viewPublicKey: k.viewPublicKey, isSubaddress: account !== 0 } };
+  }
+
+  private sources(selected: readonly number[], rings: readonly Ring[], withSecrets: boolean): Source[] {
+    const t = this.w.ledger.state.transfers;
+    return selected.map((i, k) => {
+      const td = t[i];
+      const ring = rings[k];
+      const member = ring.members[ring.realIndex];
+      if (member.globalIndex !== td.globalIndex || hex(member.key) !== td.publicKey) {
+        throw new SendError("internal", "Daemon returned wrong response for an output: its key differs from the wallet's record");
+      }
+      return {
+        amount: td.amount,
+        ring: ring.members.map((m) => ({ globalIndex: m.globalIndex, key: m.key, mask: m.mask })),
+        realIndex: ring.realIndex,
+        secretKey: withSecrets ? this.secretKeyOf(td) : new Uint8Array(32),
+        mask: unhex(td.mask),
+        keyImage: unhex(td.keyImage),
+        tag: i,
+      };
+    });
+  }
+
+  /** x = Hs(a·R ‖ i) + b (+ m for a subaddress): generate_key_image_helper. */
+  private secretKeyOf(td: TransferDetails): Bytes {
+    const b = this.w.backend;
+    const spend = this.w.keys.spendSecretKey;
+    if (!spend) throw new SendError("watch_only", "This wallet is watch-only and cannot sign transactions");
+    if (!td.txPubKey) throw new SendError("internal", `the wallet's record of output ${td.txid}:${td.internalIndex} predates sending; rescan_blockchain once to spend it`);
+    const derivation = b.generateKeyDerivation(unhex(td.txPubKey), this.w.keys.viewSecretKey);
+    if (!derivation) throw new SendError("internal", `bad tx public key on output ${td.txid}:${td.internalIndex}`);
+    let x = b.deriveSecretKey(derivation, td.internalIndex, spend);
+    if (td.subaddress.major !== 0 || td.subaddress.minor !== 0) x = b.scAdd(x, this.w.deriver.secretKey(td.subaddress.major, td.subaddress.minor));
+    if (hex(b.scalarMultBase(x)) !== td.publicKey) throw new SendError("internal", `derived secret key does not open output ${td.txid}:${td.internalIndex}`);
+    return x;
+  }
+
+  private async trial(account: number, dsts: readonly Destination[], selected: readonly number[], fee: bigint): Promise<{ weight: number; change: bigint }> {
+    const t = this.w.ledger.state.transfers;
+    const found = selected.reduce((s, i) => s + t[i].amount, 0n);
+    const needed = dsts.reduce((s, d) => s + d.amount, fee);
+    if (found < needed) throw new SendError("not_enough_unlocked_money", "not enough unlocked money", { available: found, needed: needed - fee, fee });
+    const rings = await this.ringsFor(selected, adjustMixin(this.o.ringSize));
+    const change = found - needed;
+    const { all, changeAddress } = this.changeOrDummy(account, dsts, change);
+    const tx = constructTx(this.w.backend, {
+      sources: this.sources(selected, rings, false),
+      destinations: all,
+      changeAddress,
+      viewSecretKey: this.w.keys.viewSecretKey,
+      extra: this.o.extra,
+      unlockTime: this.o.unlockTime,
+      fee,
+      shapeOnly: true,
+    }, this.rng);
+    return { weight: tx.weight, change };
+  }
+
+  /** Builds the planned transactions for real (proofs and signatures). */
+  private async build(account: number, plans: readonly PlannedTx[], userDests: (d: Destination) => string): Promise<PendingTx[]> {
+    const out: PendingTx[] = [];
+    for (const p of plans) {
+      const rings = await this.ringsFor(p.selected, adjustMixin(this.o.ringSize));
+      const { all, changeAddress } = this.changeOrDummy(account, p.dsts, p.change);
+      const tx: ConstructedTx = constructTx(this.w.backend, {
+        sources: this.sources(p.selected, rings, true),
+        destinations: all,
+        changeAddress,
+        viewSecretKey: this.w.keys.viewSecretKey,
+        extra: this.o.extra,
+        unlockTime: this.o.unlockTime,
+        fee: p.fee,
+      }, this.rng);
+      const t = this.w.ledger.state.transfers;
+      out.push({
+        txid: hex(tx.txid),
+        blob: tx.blob,
+        txKey: tx.txKey,
+        additionalTxKeys: tx.additionalTxKeys,
+        fee: p.fee,
+        amount: p.dsts.reduce((s, d) => s + d.amount, 0n),
+        amountsByDest: p.dsts.map((d) => d.amount),
+        weight: tx.weight,
+        keyImages: tx.keyImages.map(hex),
+        selected: tx.sources.map((s) => s.tag),
+        dests: p.dsts.map((d) => ({ amount: d.amount, address: userDests(d) })),
+        change: p.change,
+        account,
+        subaddrIndices: [...new Set(p.selected.map((i) => t[i].subaddress.minor))].sort((a, b) => a - b),
+        paymentId: paymentIdOf(this.w, this.o.extra),
+        unlockTime: this.o.unlockTime,
+      });
+    }
+    return out;
+  }
+
+  /** create_transactions_2 (transfer, transfer_split). */
+  async transfer(dests: readonly UserDestination[], account: number, minors: readonly number[]): Promise<PendingTx[]> {
+    const ctx = await this.context(account);
+    const dsts: Destination[] = dests.map((d) => ({ spendPublicKey: d.spendPublicKey, viewPublicKey: d.viewPublicKey, isSubaddress: d.isSubaddress, amount: d.amount, original: d.address }));
+    const rows = this.w.ledger.subaddressBalances(account, this.w.now);
+    const balances = { balance: new Map(rows.map((r) => [r.minor, r.balance])), unlocked: new Map(rows.map((r) => [r.minor, r.unlockedBalance])) };
+    const plans = await planTransfer(ctx, dsts, account, minors, balances);
+    return this.build(account, plans, (d) => d.original);
+  }
+
+  /** create_transactions_all (sweep_all). */
+  async sweepAll(dest: UserDestination, account: number, minors: readonly number[], below: bigint, outputs: number): Promise<PendingTx[]> {
+    const ctx = await this.context(account);
+    const t = this.w.ledger.state.transfers;
+    if (ctx.unlockedBalance === 0n) throw new SendError("no_unlocked_balance", "No unlocked balance in the specified account");
+    const threshold = fractionalThreshold(ctx);
+    const wanted = new Set(minors);
+    const per = new Map<number, number[]>();
+    let found = false;
+    for (let i = 0; i < t.length; i++) {
+      const td = t[i];
+      if (td.amount < threshold) continue;
+      if (!this.spendable(i) || td.subaddress.major !== account || (wanted.size > 0 && !wanted.has(td.subaddress.minor))) continue;
+      found = true;
+      if (below === 0n || td.amount < below) per.set(td.subaddress.minor, [...(per.get(td.subaddress.minor) ?? []), i]);
+    }
+    if (!found) throw new SendError("no_unlocked_balance", "No unlocked balance in the specified subaddress(es)");
+    if (per.size === 0) throw new SendError("no_unlocked_balance", "The smallest amount found is not below the specified threshold");
+    let indices: number[];
+    if (wanted.size === 0) {
+      // one non-empty subaddress at random, index 0 last (std::map order)
+      if (per.has(0) && per.size > 1) per.delete(0);
+      const keys = [...per.keys()].sort((a, b) => a - b);
+      const buf = new Uint8Array(4);
+      this.rng.fill(buf);
+      indices = per.get(keys[new DataView(buf.buffer).getUint32(0, true) % keys.length]) as number[];
+    } else indices = [...per.keys()].sort((a, b) => a - b).flatMap((k) => per.get(k) as number[]);
+    return this.sweep(ctx, account, indices, dest, outputs);
+  }
+
+  /** create_transactions_single (sweep_single). */
+  async sweepSingle(keyImage: string, dest: UserDestination, outputs: number): Promise<PendingTx[]> {
+    const i = this.w.ledger.transferIndexByKeyImage(keyImage);
+    const indices = i !== undefined && this.spendable(i) ? [i] : [];
+    if (indices.length === 0) return [];
+    const account = this.w.ledger.state.transfers[indices[0]].subaddress.major;
+    const ctx = await this.context(account);
+    return this.sweep(ctx, account, indices, dest, outputs);
+  }
+
+  private async sweep(ctx: PlanContext, account: number, indices: readonly number[], dest: UserDestination, outputs: number): Promise<PendingTx[]> {
+    const d = { spendPublicKey: dest.spendPublicKey, viewPublicKey: dest.viewPublicKey, isSubaddress: dest.isSubaddress, original: dest.address };
+    const plans = await planSweep(ctx, indices, d, outputs);
+    return this.build(account, plans, () => dest.address);
+  }
+}
+
+/** get_payment_id(ptx): the encrypted payment id in clear (the caller's extra holds it unencrypted). */
+function paymentIdOf(_w: SpendContext, extra: Bytes): string {
+  // validate_transfer's extra: 02 09 01 <8-byte id>
+  if (extra.length === 11 && extra[0] === 2 && extra[1] === 9 && extra[2] === 1) return hex(extra.subarray(3)) + "0".repeat(48);
+  return "0".repeat(64);
+}
+
+/** wallet2::get_text_reason. */
+export function rejectionReason(r: {
+  low_mixin: boolean;
+  double_spend: boolean;
+  invalid_input: boolean;
+  invalid_output: boolean;
+  too_few_outputs: boolean;
+  too_big: boolean;
+  overspend: boolean;
+  fee_too_low: boolean;
+  sanity_check_failed: boolean;
+  not_relayed: boolean;
+  reason: string;
+}): string {
+  const parts: string[] = [];
+  if (r.low_mixin) parts.push("bad ring size");
+  if (r.double_spend) parts.push("double spend");
+  if (r.invalid_input) parts.push("invalid input");
+  if (r.invalid_output) parts.push("invalid output");
+  if (r.too_few_outputs) parts.push("too few outputs");
+  if (r.too_big) parts.push("too big");
+  if (r.overspend) parts.push("overspend");
+  if (r.fee_too_low) parts.push("fee too low");
+  if (r.sanity_check_failed) parts.push("tx sanity check failed");
+  if (r.not_relayed) parts.push("tx was not relayed");
+  if (parts.length === 0 && r.reason) parts.push(r.reason);
+  return parts.join(", ");
+}
+
+/**
+ * commit_tx: sends the tx (do_not_relay false, sanity checks on) and, once the daemon took it,
+ * records it as pending with its keys and marks its inputs spent.
+ */
+export async function commitTx(w: SpendContext, ptx: PendingTx): Promise<void> {
+  const r = await w.node.sendRawTransaction(hex(ptx.blob), { doNotRelay: false, doSanityChecks: true });
+  if (r.status !== "OK") {
+    const reason = rejectionReason(r);
+    throw new SendError("tx_rejected", `transaction was rejected by daemon, status = ${r.status}${reason ? ` (${reason})` : ""}`, { reason });
+  }
+  w.ledger.addPending({
+    txid: ptx.txid,
+    amountIn: ptx.selected.reduce((s, i) => s + w.ledger.state.transfers[i].amount, 0n),
+    amountOut: ptx.dests.reduce((s, d) => s + d.amount, ptx.change),
+    change: ptx.change,
+    paymentId: ptx.paymentId,
+    account: ptx.account,
+    subaddrIndices: ptx.subaddrIndices,
+    timestamp: w.now,
+    unlockTime: ptx.unlockTime,
+    failed: false,
+    destinations: ptx.dests.map((d) => ({ ...d })),
+    keyImages: ptx.keyImages,
+  });
+  w.ledger.setTxKeys(ptx.txid, { txKey: hex(ptx.txKey), additional: ptx.additionalTxKeys.map(hex) });
+}
+
