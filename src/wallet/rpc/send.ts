@@ -16,7 +16,7 @@ import { SendError } from "../send/errors.js";
 import { estimateTxSize, estimateTxWeight, RING_SIZE } from "../send/fee.js";
 import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/sender.js";
 import type { WalletService } from "../service/service.js";
-import { type Def, fail, obj, W } from "./methods.js";
+import { type Def, def, fail, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
@@ -215,9 +215,9 @@ const common = {
 };
 
 /** The spending methods of tsmonero-wallet-rpc. */
-export function sendMethods(svc: WalletService): Def<never>[] {
-  const defs: Def<never>[] = [];
-  const add = <P>(d: Def<P>) => defs.push(d as unknown as Def<never>);
+export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
+  const defs: WalletDef[] = [];
+  const add = <P>(d: Def<P>) => defs.push(def(d));
 
   /** Builds under the wallet's spend lock, then relays unless told not to (fill_response). */
   async function run(doNotRelay: boolean, build: (s: Sender) => Promise<PendingTx[]>, opts: { priority: number; ringSize: bigint; unlockTime: bigint; extra: Bytes }): Promise<PendingTx[]> {

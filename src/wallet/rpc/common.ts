@@ -1,0 +1,133 @@
+/**
+ * What every wallet RPC handler shares (monero-wallet-rpc v0.18.0.0, wallet_rpc_server.cpp): the
+ * method definition type `Def` and `def()` to declare one, the dependencies a handler gets, the
+ * WALLET_RPC_ERROR_CODE_* table `W`, the error policy, `toRpcError`, `fail`, schema and hex helpers.
+ */
+import { NodeClientError, walletRpcErrorOf } from "../../client/node-client.js";
+import { type ErrorPolicy, type Fields, type JsonWritable, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
+import { WalletRpcError } from "../keys/rpc.js";
+import type { SubaddressIndex } from "../keys/subaddress.js";
+import type { WalletService } from "../service/service.js";
+import type { OpenWallet } from "../service/wallet.js";
+
+/** WALLET_RPC_ERROR_CODE_* (v0.18.0.0 defines −1..−48). */
+export const W = {
+  UNKNOWN_ERROR: -1,
+  WRONG_ADDRESS: -2,
+  DAEMON_IS_BUSY: -3,
+  GENERIC_TRANSFER_ERROR: -4,
+  WRONG_PAYMENT_ID: -5,
+  TRANSFER_TYPE: -6,
+  DENIED: -7,
+  WRONG_TXID: -8,
+  WRONG_SIGNATURE: -9,
+  WRONG_KEY_IMAGE: -10,
+  WRONG_URI: -11,
+  WRONG_INDEX: -12,
+  NOT_OPEN: -13,
+  ACCOUNT_INDEX_OUT_OF_BOUNDS: -14,
+  ADDRESS_INDEX_OUT_OF_BOUNDS: -15,
+  WALLET_ALREADY_EXISTS: -21,
+  INVALID_PASSWORD: -22,
+  NO_WALLET_DIR: -23,
+  WATCH_ONLY: -29,
+  NOT_MULTISIG: -31,
+  NO_DAEMON_CONNECTION: -38,
+  NON_DETERMINISTIC: -43,
+  INVALID_LOG_LEVEL: -44,
+  ATTRIBUTE_NOT_FOUND: -45,
+  DISABLED: -48,
+} as const;
+
+/** WALLET_RPC_VERSION_MAJOR/MINOR of v0.18.0.0. */
+export const WALLET_RPC_VERSION = (1 << 16) | 25;
+
+/**
+ * How the wallet words params that do not load: epee's -32602 "Invalid params" (as
+ * monero-wallet-rpc), followed by what was wrong; a handler's unexpected failure is -1 (what
+ * handle_rpc_exception answers for a std::exception), its details only in the log.
+ */
+export const WALLET_ERRORS: ErrorPolicy = {
+  invalidParams: (err) => ({ code: -32602, message: `Invalid params: ${err.message}` }),
+  internal: (method) => ({ code: W.UNKNOWN_ERROR, message: `Internal error in ${method}; the service's log has the details` }),
+};
+
+export const RESTRICTED_MSG = "Command unavailable in restricted mode.";
+
+export interface WalletMethodsOptions {
+  /** Cores for start_mining's thread limit (tools::get_max_concurrency). */
+  readonly maxConcurrency?: number;
+  /** Log lines (set_log_level, open_wallet's reasons, etc.). */
+  readonly log?: (msg: string) => void;
+}
+
+/** What a handler may use: the service, the options, and the open wallet (−13 when none). */
+export interface WalletRpcDeps {
+  readonly svc: WalletService;
+  readonly o: WalletMethodsOptions;
+  /** The open wallet, or WalletRpcError(−13, "No wallet file"). */
+  w(): OpenWallet;
+}
+
+/** One JSON-RPC method of the wallet. */
+export interface Def<P> {
+  name: string;
+  aliases?: string[];
+  params: Schema<P>;
+  /** Refused with −7 on a --restricted-rpc server; checked after the open-wallet check, as monero-wallet-rpc does. */
+  restricted?: boolean;
+  /** Needs an open wallet (−13 otherwise); default true. */
+  wallet?: boolean;
+  summary?: string;
+  handler(p: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
+}
+
+/** A Def whose params type is erased, so that lists of them can be assembled. */
+export type WalletDef = Def<unknown>;
+
+/** Declares a method (checks the handler against its params' type, then erases it). */
+export function def<P>(d: Def<P>): WalletDef {
+  return d as unknown as WalletDef;
+}
+
+/** Maps what the service and the node client throw to monero-wallet-rpc's error answers. */
+export function toRpcError(e: unknown): unknown {
+  if (e instanceof RpcError) return e;
+  if (e instanceof WalletRpcError) return new RpcError(e.code, e.message);
+  const node = walletRpcErrorOf(e);
+  if (node) return new RpcError(node.code, `${node.message}: ${(e as Error).message}`);
+  if (e instanceof NodeClientError) return new RpcError(W.UNKNOWN_ERROR, e.message);
+  if (e instanceof RangeError) return new RpcError(W.UNKNOWN_ERROR, e.message);
+  if (e instanceof Error && e.name.endsWith("Error") && e.name !== "Error" && e.name !== "TypeError") return new RpcError(W.UNKNOWN_ERROR, e.message);
+  return e;
+}
+
+/** Answers the error `code` with `message`. */
+export const fail: (code: number, message: string) => never = (code, message) => {
+  throw new RpcError(code, message);
+};
+
+const hexRe = /^([0-9a-fA-F]{2})*$/;
+/** epee's parse_hexstr_to_binbuff: even length, hex digits. */
+export const isHex = (s: string): boolean => hexRe.test(s);
+export const isHash = (s: string): boolean => s.length === 64 && isHex(s);
+/** Unix seconds, as bigint. */
+export const now = (): bigint => BigInt(Math.floor(Date.now() / 1000));
+
+/** epee leaves empty lists out of what it writes. */
+export function withList<T extends Record<string, JsonWritable>>(o: T, key: string, list: readonly JsonWritable[]): T {
+  if (list.length > 0) (o as Record<string, JsonWritable>)[key] = list as JsonWritable[];
+  return o;
+}
+
+export const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 });
+
+/** A method's params: an object of fields; a JSON array loads as {} (epee does so). */
+export function obj<T extends object>(fields: Fields<T>): Schema<T> {
+  return object(fields, { arrayIsEmpty: true });
+}
+
+/** What the ledger's history calls need: the clock, address strings and tx notes. */
+export function historyEnv(wal: OpenWallet) {
+  return { now: now(), address: (i: SubaddressIndex) => wal.address(i), note: (txid: string) => wal.user.txNotes[txid] ?? "" };
+}

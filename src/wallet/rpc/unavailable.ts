@@ -1,0 +1,63 @@
+/**
+ * The methods of later issues (sending, proofs, cold signing, multisig): monero-wallet-rpc has them,
+ * tsmonero-wallet-rpc answers −48 (WALLET_RPC_ERROR_CODE_DISABLED) after the open-wallet and
+ * restricted checks. A real definition of the same name (e.g. from send.ts) replaces its stub in
+ * `walletMethods`: nothing here needs editing when a method lands.
+ */
+import { anyJson } from "../../rpc/index.js";
+import { def, fail, W, type WalletDef } from "./common.js";
+
+/** A method still to come: its name, whether monero-wallet-rpc refuses it in restricted mode, its alias. */
+export interface Unavailable {
+  readonly name: string;
+  readonly restricted: boolean;
+  readonly alias?: string;
+}
+
+/** Every method of a later issue, in monero-wallet-rpc's order. */
+export const UNAVAILABLE: readonly Unavailable[] = [
+  { name: "transfer", restricted: true },
+  { name: "transfer_split", restricted: true },
+  { name: "sign_transfer", restricted: true },
+  { name: "describe_transfer", restricted: true },
+  { name: "submit_transfer", restricted: true },
+  { name: "sweep_dust", restricted: true, alias: "sweep_unmixable" },
+  { name: "sweep_all", restricted: true },
+  { name: "sweep_single", restricted: true },
+  { name: "relay_tx", restricted: false },
+  { name: "get_tx_key", restricted: false },
+  { name: "check_tx_key", restricted: false },
+  { name: "get_tx_proof", restricted: false },
+  { name: "check_tx_proof", restricted: false },
+  { name: "get_spend_proof", restricted: false },
+  { name: "check_spend_proof", restricted: false },
+  { name: "get_reserve_proof", restricted: false },
+  { name: "check_reserve_proof", restricted: false },
+  { name: "sign", restricted: true },
+  { name: "verify", restricted: true },
+  { name: "export_outputs", restricted: true },
+  { name: "import_outputs", restricted: true },
+  { name: "export_key_images", restricted: false },
+  { name: "import_key_images", restricted: true },
+  { name: "prepare_multisig", restricted: true },
+  { name: "make_multisig", restricted: true },
+  { name: "export_multisig_info", restricted: true },
+  { name: "import_multisig_info", restricted: true },
+  { name: "finalize_multisig", restricted: false },
+  { name: "exchange_multisig_keys", restricted: true },
+  { name: "sign_multisig", restricted: true },
+  { name: "submit_multisig", restricted: true },
+  { name: "estimate_tx_size_and_weight", restricted: false },
+];
+
+/** The −48 stub of a method still to come (any params; the answer names the method). */
+export function unavailableMethod(u: Unavailable): WalletDef {
+  return def({
+    name: u.name,
+    aliases: u.alias ? [u.alias] : undefined,
+    restricted: u.restricted,
+    params: anyJson,
+    handler: () =>
+      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: sending, proofs, cold signing and multisig come in a later release`),
+  });
+}
