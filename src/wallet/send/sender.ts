@@ -13,7 +13,7 @@ import type { AccountKeys } from "../keys/account.js";
 import type { SubaddressDeriver, SubaddressIndex } from "../keys/subaddress.js";
 import type { Ledger, TransferDetails } from "../ledger/ledger.js";
 import { constructTx, type ConstructedTx, type Destination, type DestinationKeys, type Source } from "./construct.js";
-import { pickRings, type Ring } from "./decoys.js";
+import { DistributionCache, pickRings, type Ring } from "./decoys.js";
 import { SendError } from "./errors.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
 import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
@@ -74,6 +74,14 @@ export interface UserDestination extends DestinationKeys {
   address: string;
 }
 
+/** One RingCT distribution cache per node: consecutive transfers fetch only the newest blocks. */
+const distributionCaches = new WeakMap<NodeApi, DistributionCache>();
+function distributionCache(node: NodeApi): DistributionCache {
+  let c = distributionCaches.get(node);
+  if (!c) distributionCaches.set(node, (c = new DistributionCache()));
+  return c;
+}
+
 async function feeEstimate(node: NodeApi): Promise<FeeEstimate> {
   const r = await node.getFeeEstimate(FEE_ESTIMATE_GRACE_BLOCKS);
   return { fee: r.fee, fees: r.fees, quantizationMask: r.quantization_mask };
@@ -125,7 +133,7 @@ export class Sender {
         mask: this.commitmentOf(t[i]),
         blockHeight: t[i].blockHeight,
       }));
-      const drawn = await pickRings(this.w.node, reals, mixin + 1, { rng: this.rng });
+      const drawn = await pickRings(this.w.node, reals, mixin + 1, { rng: this.rng, cache: distributionCache(this.w.node), backend: this.w.backend });
       missing.forEach((i, k) => this.rings.set(i, drawn[k]));
     }
     return selected.map((i) => this.rings.get(i) as Ring);
