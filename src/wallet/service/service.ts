@@ -26,7 +26,7 @@ import {
   WalletRpcMessages,
 } from "../keys/rpc.js";
 import type { RefreshResult } from "../sync/index.js";
-import { OpenWallet, WalletNetworkError } from "./wallet.js";
+import { InMemoryWalletError, OpenWallet, WalletNetworkError } from "./wallet.js";
 
 /** monero-wallet-rpc's codes the service raises (wallet_rpc_server_error_codes.h). */
 export const CODE = {
@@ -196,10 +196,10 @@ export class WalletService {
     return this.opts.walletDir;
   }
 
+  /** A file name in the wallet dir ("" = a wallet in memory only, where the method allows it). */
   private static checkFilename(name: string): void {
     if (name.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
-    // monero-wallet-rpc would make a wallet with no file; we need one
-    if (name === "" || name === "." || name === "..") throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename: send a non-empty file name");
+    if (name === "." || name === "..") throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename: send a file name, not a directory");
   }
 
   private walletOptions(name: string) {
@@ -241,6 +241,7 @@ export class WalletService {
   }
 
   private fileExists(name: string): boolean {
+    if (name === "") return false; // an in-memory wallet
     const p = join(this.dir(), name);
     return existsSync(p) || existsSync(`${p}.keys`);
   }
@@ -269,19 +270,23 @@ export class WalletService {
     await this.install(w);
   }
 
-  /** open_wallet. */
+  /**
+   * open_wallet. monero-wallet-rpc answers -1 "Failed to open wallet" whatever the reason (clients
+   * match that text); the reason goes to the log.
+   */
   async openWallet(p: { filename: string; password: string; autosave_current: boolean }): Promise<void> {
     this.dir();
-    WalletService.checkFilename(p.filename);
+    if (p.filename.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
     if (p.autosave_current) this.autosave();
     let w: OpenWallet;
     try {
+      if (p.filename === "" || p.filename === "." || p.filename === "..") throw new WalletFileError("no wallet file name was given", this.dir());
       w = await OpenWallet.open({ ...this.walletOptions(p.filename), password: p.password });
     } catch (e) {
-      // monero-wallet-rpc answers -1 "Failed to open wallet" whatever the reason; we add the reason
       const why =
         e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError ? e.message : String(e);
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, `Failed to open wallet: ${why}`);
+      this.log(`open_wallet ${JSON.stringify(p.filename)}: Failed to open wallet: ${why}`);
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet");
     }
     await this.install(w);
   }
@@ -300,9 +305,13 @@ export class WalletService {
     this.autosave();
   }
 
-  /** change_wallet_password. */
+  /**
+   * change_wallet_password. An in-memory wallet has no keys file: monero-wallet-rpc's verify_password
+   * then throws out of the handler and epee answers error code 0 (with an empty message; ours says why).
+   */
   async changePassword(oldPassword: string, newPassword: string): Promise<void> {
     const w = this.wallet();
+    if (w.inMemory) throw new WalletRpcError(0, new InMemoryWalletError("change the password").message);
     if (!(await w.verifyPassword(oldPassword))) throw new WalletRpcError(CODE.INVALID_PASSWORD, "Invalid original password.");
     try {
       await w.changePassword(newPassword);
@@ -349,7 +358,8 @@ export class WalletService {
     WalletService.checkFilename(p.filename);
     if (this.fileExists(p.filename)) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Wallet already exists.");
     const r = generateFromKeys(p, this.network, this.backend);
-    if (p.autosave_current) this.autosave();
+    // monero-wallet-rpc skips the autosave when the new wallet has no file (on_generate_from_keys)
+    if (p.autosave_current && p.filename !== "") this.autosave();
     const w = await this.createFiles(p.filename, p.password, r.wallet.keys, r.wallet.seedLanguage, p.restore_height);
     await this.install(w);
     return r.result;

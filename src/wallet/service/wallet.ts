@@ -43,6 +43,7 @@ export interface WalletCache {
 
 export interface OpenWalletOptions {
   readonly dir: string;
+  /** The file name in `dir`; "" for a wallet that lives in memory only (monero-wallet-rpc's empty filename). */
   readonly name: string;
   readonly network: Network;
   readonly backend?: CryptoBackend;
@@ -75,6 +76,17 @@ export class WalletNetworkError extends Error {
   ) {
     super(`the wallet is for ${fileNetwork}, this service runs ${serviceNetwork}`);
     this.name = "WalletNetworkError";
+  }
+}
+
+/**
+ * What needs the keys file of a wallet that has none (made with an empty filename): as wallet2,
+ * whose verify_password then fails to read ".keys".
+ */
+export class InMemoryWalletError extends Error {
+  constructor(readonly what: string) {
+    super(`cannot ${what}: the wallet was made with an empty filename and lives in memory only, it has no keys file; restore it under a file name first`);
+    this.name = "InMemoryWalletError";
   }
 }
 
@@ -171,7 +183,8 @@ export class OpenWallet {
 
   private constructor(
     readonly opts: OpenWalletOptions,
-    readonly files: WalletFiles<WalletCache>,
+    /** null for an in-memory wallet (no files: store does nothing, as wallet2::store with an empty m_wallet_file). */
+    readonly files: WalletFiles<WalletCache> | null,
     readonly keysData: WalletKeysData,
     cache: WalletCache | null,
     private readonly unlock: () => void,
@@ -183,7 +196,10 @@ export class OpenWallet {
     this.syncLabels();
   }
 
-  /** Creates NAME.keys and NAME in `dir` (refuses to overwrite) and opens the wallet. */
+  /**
+   * Creates NAME.keys and NAME in `dir` (refuses to overwrite) and opens the wallet; with an empty
+   * name the wallet lives in memory only and nothing is written (wallet2::generate with an empty path).
+   */
   static async create(o: CreateWalletOptions): Promise<OpenWallet> {
     const keysData: WalletKeysData = {
       network: o.network,
@@ -196,6 +212,7 @@ export class OpenWallet {
       createdAt: BigInt(Math.floor(Date.now() / 1000)),
       user: emptyUserData(),
     };
+    if (o.name === "") return new OpenWallet(o, null, keysData, null, () => undefined);
     const unlock = lockWallet(o.dir, o.name);
     try {
       const files = await WalletFiles.create<WalletCache>(o.dir, o.name, o.password, keysData, o.kdf ?? DEFAULT_KDF);
@@ -229,6 +246,10 @@ export class OpenWallet {
 
   get name(): string {
     return this.opts.name;
+  }
+  /** Whether the wallet has no files (made with an empty filename). */
+  get inMemory(): boolean {
+    return this.files === null;
   }
   get network(): Network {
     return this.opts.network;
@@ -506,22 +527,28 @@ export class OpenWallet {
   }
 
   private storeCacheOnly(): void {
-    this.files.storeCache(this.cache());
+    this.files?.storeCache(this.cache());
   }
 
-  /** store: both files, each atomically (keys first: a kill between the two leaves an older but whole cache). */
+  /**
+   * store: both files, each atomically (keys first: a kill between the two leaves an older but whole
+   * cache). An in-memory wallet stores nothing and succeeds (wallet2::store with no file name).
+   */
   store(): void {
+    if (!this.files) return;
     this.files.storeKeys(this.keysData);
     this.files.storeCache(this.cache());
   }
 
-  /** change_wallet_password: rewrites both files under the new password. */
+  /** change_wallet_password: rewrites both files under the new password (an in-memory wallet has none: InMemoryWalletError). */
   async changePassword(newPassword: string): Promise<void> {
+    if (!this.files) throw new InMemoryWalletError("change the password");
     await this.files.changePassword(newPassword, this.keysData, this.cache());
   }
 
-  /** Whether `password` opens this wallet's keys file. */
+  /** Whether `password` opens this wallet's keys file (an in-memory wallet has none: InMemoryWalletError). */
   async verifyPassword(password: string): Promise<boolean> {
+    if (!this.files) throw new InMemoryWalletError("check the password");
     try {
       await WalletFiles.open(this.opts.dir, this.opts.name, password);
       return true;
