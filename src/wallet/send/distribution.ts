@@ -43,6 +43,8 @@ function toSafe(v: bigint, what: string): number {
 export class DistributionCache {
   private startHeight = 0;
   private offsets: number[] = [];
+  /** The refresh under way: concurrent transfers share it instead of racing on the arrays. */
+  private inflight: Promise<RctDistribution> | null = null;
   readonly stats: DistributionCacheStats = { full: 0, incremental: 0, blocksReceived: 0 };
 
   /** What the cache holds now (empty before the first refresh). */
@@ -56,8 +58,18 @@ export class DistributionCache {
     this.startHeight = 0;
   }
 
-  /** Brings the cache to the node's tip and returns it. Node failures propagate as thrown by the client. */
-  async refresh(node: NodeApi): Promise<RctDistribution> {
+  /**
+   * Brings the cache to the node's tip and returns it (arrays are replaced, never changed in place,
+   * so a returned distribution stays valid). Node failures propagate as thrown by the client.
+   */
+  refresh(node: NodeApi): Promise<RctDistribution> {
+    this.inflight ??= this.update(node).finally(() => {
+      this.inflight = null;
+    });
+    return this.inflight;
+  }
+
+  private async update(node: NodeApi): Promise<RctDistribution> {
     if (this.offsets.length > 0) {
       const from = Math.max(this.startHeight, this.startHeight + this.offsets.length - DISTRIBUTION_OVERLAP);
       if (await this.extend(node, from)) return this.current;
