@@ -209,7 +209,8 @@ export interface ObjectSchema<T> extends Schema<T> {
 }
 
 /**
- * An object of named fields. Absent object → every field's default; unknown members ignored.
+ * An object of named fields. Absent object → every field's default; unknown members ignored; a
+ * member whose value is null counts as absent, as in epee.
  * `arrayIsEmpty`: accept an array where the object is expected and treat it as `{}` — what monerod
  * does with `"params": [..]` for methods whose params are an object.
  */
@@ -226,7 +227,9 @@ export function object<T extends object>(fields: Fields<T>, opts: { arrayIsEmpty
       }
       const out = {} as T;
       for (const k of keys) {
-        const member = Object.prototype.hasOwnProperty.call(src, k) ? src[k] : undefined;
+        // epee's JSON loader skips a `null` member (portable_storage_from_json): it is absent
+        const got = Object.prototype.hasOwnProperty.call(src, k) ? src[k] : undefined;
+        const member = got === null ? undefined : got;
         out[k] = fields[k].parse(member, path ? `${path}.${k}` : k);
       }
       return out;

@@ -107,6 +107,8 @@ export interface PendingTransfer {
   destinations: { amount: bigint; address: string }[];
   /** Key images it spends. */
   keyImages: string[];
+  /** Destinations that are this wallet's own subaddresses (counted in the balance while pending). */
+  selfDests?: { major: number; minor: number; amount: bigint }[];
 }
 
 /** Everything the cache file holds. */
@@ -336,7 +338,9 @@ export class Ledger {
   /** process_pool_state: the pool's txs that concern us replace the previous pool view. */
   setPool(txs: readonly ScannedTx[], now: bigint, doubleSpendSeen: ReadonlySet<string> = new Set()): void {
     this.state.pool = [];
-    for (const tx of txs) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)));
+    // update_pool_state: a tx this wallet sent is known already (its pending record), not a pool payment
+    const sent = new Set(this.state.pending.map((p) => p.txid));
+    for (const tx of txs) if (!sent.has(hex(tx.txid))) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)));
   }
 
   /**
@@ -570,6 +574,8 @@ export class Ledger {
         const acc = wanted.get(p.account);
         if (acc === undefined || p.failed) continue;
         row(acc.by, 0).balance += p.change; // change goes to the account's subaddress 0
+        // transfers to the same wallet's subaddresses of that account count too
+        for (const d of p.selfDests ?? []) if (d.major === p.account) row(acc.by, d.minor).balance += d.amount;
       }
       for (const p of this.state.pool) {
         const acc = wanted.get(p.subaddress.major);

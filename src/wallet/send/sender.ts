@@ -33,6 +33,8 @@ export interface SpendContext {
   readonly now: bigint;
   /** The address string of a subaddress of this wallet. */
   address(index: SubaddressIndex): string;
+  /** Which of this wallet's subaddresses has this spend public key (get_subaddress_index), if any. */
+  subaddressIndexOf(spendPublicKey: Bytes): SubaddressIndex | null;
 }
 
 /** wallet2::pending_tx, as far as the RPC answers and the ledger need it. */
@@ -52,6 +54,8 @@ export interface PendingTx {
   selected: number[];
   /** The user's destinations (change and dummy excluded). */
   dests: { amount: bigint; address: string }[];
+  /** Those destinations that are this wallet's own subaddresses. */
+  selfDests: { major: number; minor: number; amount: bigint }[];
   change: bigint;
   account: number;
   subaddrIndices: number[];
@@ -251,6 +255,10 @@ export class Sender {
         keyImages: tx.keyImages.map(hex),
         selected: tx.sources.map((s) => s.tag),
         dests: p.dsts.map((d) => ({ amount: d.amount, address: userDests(d) })),
+        selfDests: p.dsts.flatMap((d) => {
+          const i = this.w.subaddressIndexOf(d.spendPublicKey);
+          return i ? [{ major: i.major, minor: i.minor, amount: d.amount }] : [];
+        }),
         change: p.change,
         account,
         subaddrIndices: [...new Set(p.selected.map((i) => t[i].subaddress.minor))].sort((a, b) => a - b),
@@ -377,6 +385,7 @@ export async function commitTx(w: SpendContext, ptx: PendingTx): Promise<void> {
     failed: false,
     destinations: ptx.dests.map((d) => ({ ...d })),
     keyImages: ptx.keyImages,
+    selfDests: ptx.selfDests,
   });
   w.ledger.setTxKeys(ptx.txid, { txKey: hex(ptx.txKey), additional: ptx.additionalTxKeys.map(hex) });
 }

@@ -590,6 +590,7 @@ export class OpenWallet {
         backend: this.backend,
         now: BigInt(Math.floor(Date.now() / 1000)),
         address: (i) => this.address(i),
+        subaddressIndexOf: (k) => this.subaddressIndexOf(k),
       };
       try {
         return await f(ctx);
