@@ -1,0 +1,240 @@
+/**
+ * Issue 12's acceptance, end to end: tsmonero-wallet-rpc sends (1 and several destinations,
+ * subaddresses, an integrated address, a second account, unlock_time, transfer_split, sweep_single,
+ * a sweep_all of 50+ inputs, do_not_relay + relay_tx, eight concurrent transfers) on a real monerod
+ * and on tsmonerod; a real monero-wallet-rpc restored from the receiving seed reports exactly the
+ * amounts sent, and one restored from the sender's seed reports the same balances and history as ours.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { NodeClient } from "../src/client/node-client.js";
+import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
+import { WALLET_SEEDS } from "./helpers/chain.js";
+import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { needPackage } from "./helpers/packages.js";
+import { freePort } from "./helpers/ports.js";
+
+const skip = needPackage("monero");
+const BIN = new URL("../../bin/", import.meta.url).pathname;
+// alice: the sender (ours, and a real wallet restored from the same seed); bob: the receiver (real)
+const ALICE = "42C1Dp59SFVM1VzBdzc7xJFkEmNGvKLSVMFU3cuhvvAJFwtQjUCMkV1XisaXJPUfKU6drNCSHx59kNn4iCNcqTGXMzNbksS";
+
+type Answer = { result?: Record<string, JsonValue>; error?: { code: number; message: string } };
+type Obj = Record<string, JsonValue>;
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call(url: string, method: string, params: JsonWritable = {}): Promise<Obj> {
+  const r = await fetch(`${url}/json_rpc`, { method: "POST", body: stringifyJson({ jsonrpc: "2.0", id: 1, method, params }) });
+  const v = parseJson(await r.text()) as unknown as Answer;
+  assert.ok(isJsonObject(v as unknown as JsonValue));
+  if (v.error) throw new RpcError(v.error.code, `${method}: ${v.error.code} ${v.error.message}`);
+  assert.ok(v.result);
+  return v.result;
+}
+
+async function waitWallet(p: Daemon, url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (p.proc.exitCode !== null) throw new Error(`wallet exited ${p.proc.exitCode}: ${p.output.join("").slice(-2000)}`);
+    try {
+      await call(url, "get_version");
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+function startWallet(bin: string, daemonUrl: string, port: number, dir: string): Daemon {
+  const args = ["--wallet-dir", dir, "--daemon-address", daemonUrl.replace("http://", ""), "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--disable-rpc-login", "--log-level", "0"];
+  if (bin.endsWith("monero-wallet-rpc") && bin.startsWith("/usr")) args.push("--non-interactive");
+  return startProcess(bin, args, dir, `http://127.0.0.1:${port}`);
+}
+
+const big = (v: JsonValue | undefined): bigint => {
+  if (typeof v === "bigint") return v;
+  if (typeof v === "number") return BigInt(v);
+  throw new Error(`not an integer: ${String(v)}`);
+};
+
+for (const kind of ["monerod", "tsmonerod"] as const) {
+  describe(`tsmonero-wallet-rpc spends on ${kind}`, { skip }, () => {
+    let daemon: Daemon;
+    let ours: Daemon;
+    let real: Daemon;
+    let node: NodeClient;
+    let oursUrl: string;
+    let realUrl: string;
+    const dirs: string[] = [];
+    /** What bob must receive, by txid. */
+    const toBob = new Map<string, bigint>();
+    let bobAddress = "";
+
+    const mine = (n: number, to = ALICE) => node.jsonRpc("generateblocks", { amount_of_blocks: n, wallet_address: to });
+    const refreshAll = async () => {
+      await call(oursUrl, "refresh");
+      await call(realUrl, "refresh");
+    };
+
+    before(async () => {
+      const [np, pp, op, rp] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      if (kind === "monerod") daemon = startMonerod(np, pp);
+      else {
+        const dir = mkdtempSync(join(tmpdir(), "tsmonero-send-node-"));
+        daemon = startProcess(join(BIN, "tsmonerod"), ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(np)], dir, `http://127.0.0.1:${np}`);
+      }
+      node = new NodeClient({ url: daemon.url, timeoutMs: 60_000 });
+      await waitReady(daemon, node);
+      const od = mkdtempSync(join(tmpdir(), "tsmonero-send-ours-"));
+      const rd = mkdtempSync(join(tmpdir(), "tsmonero-send-real-"));
+      dirs.push(od, rd);
+      ours = startWallet(join(BIN, "tsmonero-wallet-rpc"), daemon.url, op, od);
+      real = startWallet("/usr/bin/monero-wallet-rpc", daemon.url, rp, rd);
+      oursUrl = ours.url;
+      realUrl = real.url;
+      await waitWallet(ours, oursUrl);
+      await waitWallet(real, realUrl);
+      await call(oursUrl, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
+      await call(oursUrl, "auto_refresh", { enable: false });
+      await call(realUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob });
+      await call(realUrl, "auto_refresh", { enable: false });
+      bobAddress = String((await call(realUrl, "get_address")).address);
+      await mine(140);
+      await refreshAll();
+    });
+
+    after(async () => {
+      for (const p of [ours, real] as (Daemon | undefined)[]) {
+        if (p && p.proc.exitCode === null) {
+          const gone = new Promise((r) => (p.proc as ChildProcess).once("exit", r));
+          p.proc.kill("SIGTERM");
+          await gone;
+        }
+      }
+      await stopDaemon(daemon);
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+
+    it("pays 1 and several destinations, subaddresses and an integrated address; the fee is wallet2's", async () => {
+      const sub = String((await call(realUrl, "create_address", { account_index: 0 })).address);
+      const integrated = String((await call(realUrl, "make_integrated_address", { payment_id: "0123456789abcdef" })).integrated_address);
+      const est = await node.getFeeEstimate(10n);
+      const one = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1_500_000_000_000n }], get_tx_hex: true, get_tx_key: true });
+      toBob.set(String(one.tx_hash), 1_500_000_000_000n);
+      // fee = per-byte fee × weight rounded up to the quantization mask (what transfer.py checks too)
+      const q = est.quantization_mask;
+      assert.equal(big(one.fee), ((est.fees[0] * big(one.weight) + q - 1n) / q) * q);
+      assert.equal((one.tx_key as string).length, 64);
+      const tx = (await node.getTransactions([String(one.tx_hash)], { decodeAsJson: true })).txs[0];
+      const json = JSON.parse(tx.as_json) as { vout: unknown[]; vin: { key: { key_offsets: number[] } }[]; extra: number[] };
+      assert.equal(json.vout.length, 2, "one destination: destination + change (or dummy)");
+      assert.ok(json.vin.every((v) => v.key.key_offsets.length === 16));
+      // extra: tx pubkey (33 bytes) then the encrypted dummy payment id (11 bytes), as wallet2 writes it
+      assert.equal(json.extra.length, 44);
+      assert.equal(json.extra[0], 1);
+      assert.deepEqual(json.extra.slice(33, 36), [2, 9, 1]);
+
+      const many = await call(oursUrl, "transfer", {
+        destinations: [
+          { address: sub, amount: 700_000_000_000n },
+          { address: bobAddress, amount: 300_000_000_000n },
+        ],
+      });
+      toBob.set(String(many.tx_hash), 1_000_000_000_000n);
+      const integ = await call(oursUrl, "transfer", { destinations: [{ address: integrated, amount: 250_000_000_000n }] });
+      toBob.set(String(integ.tx_hash), 250_000_000_000n);
+      const locked = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 100_000_000_000n }], unlock_time: 1000n });
+      toBob.set(String(locked.tx_hash), 100_000_000_000n);
+
+      // pending at once in history and balance
+      const t = await call(oursUrl, "get_transfers", { pending: true });
+      assert.equal((t.pending as Obj[]).length, 4);
+    });
+
+    it("splits 16 destinations (transfer answers -18, transfer_split makes several txs)", async () => {
+      const dests = Array.from({ length: 16 }, () => ({ address: bobAddress, amount: 10_000_000_000n }));
+      await assert.rejects(call(oursUrl, "transfer", { destinations: dests }), (e: RpcError) => e.code === -18);
+      const r = await call(oursUrl, "transfer_split", { destinations: dests });
+      const hashes = r.tx_hash_list as string[];
+      assert.ok(hashes.length >= 2);
+      const amounts = (r.amount_list as JsonValue[]).map(big);
+      hashes.forEach((h, i) => toBob.set(h, amounts[i]));
+      assert.equal(amounts.reduce((s, a) => s + a, 0n), 160_000_000_000n);
+    });
+
+    it("do_not_relay then relay_tx; get_tx_key and check_tx_key", async () => {
+      const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 200_000_000_000n }], do_not_relay: true, get_tx_metadata: true });
+      const pool = await node.getTransactionPoolHashes();
+      assert.ok(!pool.tx_hashes.includes(String(r.tx_hash)), "not relayed yet");
+      const relayed = await call(oursUrl, "relay_tx", { hex: r.tx_metadata as string });
+      assert.equal(relayed.tx_hash, r.tx_hash);
+      toBob.set(String(r.tx_hash), 200_000_000_000n);
+      const key = await call(oursUrl, "get_tx_key", { txid: r.tx_hash as string });
+      const check = await call(oursUrl, "check_tx_key", { txid: r.tx_hash as string, tx_key: key.tx_key as string, address: bobAddress });
+      assert.equal(big(check.received), 200_000_000_000n);
+      assert.equal(check.in_pool, true);
+      // the real wallet verifies our tx key too
+      const checkReal = await call(realUrl, "check_tx_key", { txid: r.tx_hash as string, tx_key: key.tx_key as string, address: bobAddress });
+      assert.equal(big(checkReal.received), 200_000_000_000n);
+    });
+
+    it("eight concurrent transfers never reuse an output", async () => {
+      const rs = await Promise.all(
+        Array.from({ length: 8 }, () => call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 50_000_000_000n }], get_tx_hex: true })),
+      );
+      const kis = rs.flatMap((r) => ((r.spent_key_images as Obj).key_images as string[]));
+      assert.equal(new Set(kis).size, kis.length);
+      for (const r of rs) toBob.set(String(r.tx_hash), 50_000_000_000n);
+    });
+
+    it("sweep_single and a sweep_all of 50+ inputs", async () => {
+      await mine(1);
+      await call(oursUrl, "refresh");
+      const inc = await call(oursUrl, "incoming_transfers", { transfer_type: "available" });
+      const unlocked = (inc.transfers as Obj[]).filter((t) => t.unlocked === true && t.spent === false);
+      const ki = String(unlocked[0].key_image);
+      const s = await call(oursUrl, "sweep_single", { address: bobAddress, key_image: ki });
+      toBob.set(String(s.tx_hash), big(s.amount));
+      const all = await call(oursUrl, "sweep_all", { address: bobAddress });
+      const hashes = all.tx_hash_list as string[];
+      const amounts = (all.amount_list as JsonValue[]).map(big);
+      hashes.forEach((h, i) => toBob.set(h, amounts[i]));
+      const inputs = ((all.spent_key_images_list as Obj[]) ?? []).reduce((n, k) => n + (k.key_images as string[]).length, 0);
+      assert.ok(inputs >= 50, `sweep_all spent ${inputs} inputs`);
+    });
+
+    it("a real monero-wallet-rpc sees exactly what was sent, and agrees with our sender's balance and history", async () => {
+      await mine(12);
+      await refreshAll();
+      const got = await call(realUrl, "get_transfers", { in: true });
+      const byTx = new Map<string, bigint>();
+      for (const e of got.in as Obj[]) byTx.set(String(e.txid), (byTx.get(String(e.txid)) ?? 0n) + big(e.amount));
+      for (const [txid, amount] of toBob) assert.equal(byTx.get(txid), amount, `bob's receipt of ${txid}`);
+
+      // a real wallet restored from alice's seed reports the same as ours
+      await call(realUrl, "close_wallet");
+      await call(realUrl, "restore_deterministic_wallet", { filename: "alice-real", password: "", seed: WALLET_SEEDS.alice });
+      await call(realUrl, "auto_refresh", { enable: false });
+      await call(realUrl, "refresh");
+      const [ob, rb] = [await call(oursUrl, "get_balance"), await call(realUrl, "get_balance")];
+      assert.equal(big(ob.balance), big(rb.balance));
+      assert.equal(big(ob.unlocked_balance), big(rb.unlocked_balance));
+      const [ot, rt] = [await call(oursUrl, "get_transfers", { out: true }), await call(realUrl, "get_transfers", { out: true })];
+      const outs = (x: Obj) => new Map((x.out as Obj[]).map((e) => [String(e.txid), `${big(e.fee)}/${big(e.height)}`]));
+      assert.deepEqual(outs(ot), outs(rt));
+    });
+  });
+}
