@@ -4,13 +4,18 @@
  * numbers a double cannot hold. Real servers on port 0, raw sockets.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { HttpServer, type HttpServerOptions } from "../src/rpc/http.js";
 import { parseJson } from "../src/rpc/json.js";
 import { MethodTable } from "../src/rpc/methods.js";
 import { object, u32 } from "../src/rpc/schema.js";
 import { RpcServer } from "../src/rpc/server.js";
+import { startWalletRpc } from "../src/wallet/rpc/index.js";
+import { WalletService } from "../src/wallet/service/service.js";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -283,5 +288,40 @@ describe("rpc/server: numbers a double cannot hold (1e400) answer as monerod and
       assert.equal(a.closed, false, b);
     }
     assert.deepEqual(logged, [], "nothing in the log");
+  });
+});
+
+describe("wallet RPC: request and idle timeouts like the node's, 1e400 as monero-wallet-rpc answers", () => {
+  let dir: string;
+  let svc: WalletService;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "tsmonero-hostile-"));
+    svc = new WalletService({ network: "mainnet", walletDir: dir, node: null, kdf: { log2N: 10, r: 8, p: 1 }, autoRefreshPeriod: 0 });
+  });
+  after(async () => {
+    await svc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("defaults to the node's 30 s (was one hour); a configured timeout answers a stalled head 408", async () => {
+    const def = await startWalletRpc({ service: svc, port: 0 });
+    try {
+      assert.deepEqual({ ...def.server.limits, maxBodyBytes: 0 }, { maxBodyBytes: 0, requestTimeoutMs: 30_000, idleTimeoutMs: 30_000 });
+    } finally {
+      await def.close();
+    }
+    const quick = await startWalletRpc({ service: svc, port: 0, requestTimeoutMs: 300, idleTimeoutMs: 300 });
+    try {
+      const r = await exchange(quick.address.port, "POST /json_rpc HTTP/1.1\r\nContent-Le", 3000);
+      assert.match(r.text, /^HTTP\/1\.1 408 /);
+      assert.equal(r.closed, true);
+      assert.ok(r.ms < 2000, `closed after ${r.ms} ms`);
+      const idle = await exchange(quick.address.port, "", 3000);
+      assert.equal(idle.closed, true, "an idle connection is closed");
+      const a = await exchange(quick.address.port, post(rpcBody("1e400", "get_version")), 300);
+      assert.match(a.text, /"code": -32700,\r\n {4}"message": "Parse error: number 1e400 out of the range of a double[\s\S]*"id": 0,/);
+    } finally {
+      await quick.close();
+    }
   });
 });

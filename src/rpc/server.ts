@@ -100,6 +100,11 @@ export class RpcServer {
     return this.http.connections;
   }
 
+  /** The limits this server applies to each connection. */
+  get limits(): { maxBodyBytes: number; requestTimeoutMs: number; idleTimeoutMs: number } {
+    return { maxBodyBytes: this.o.maxBodyBytes, requestTimeoutMs: this.o.requestTimeoutMs, idleTimeoutMs: this.o.idleTimeoutMs };
+  }
+
   /** Bytes the HTTP layer holds for clients (input not yet parsed, bodies, answers not yet sent). */
   get heldBytes(): number {
     return this.http.heldBytes;
