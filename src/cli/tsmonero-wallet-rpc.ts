@@ -3,14 +3,15 @@
  * (src/wallet/wallet_rpc_server.cpp main/t_daemon/init, src/rpc/rpc_args.cpp, wallet2::init_options).
  * Without --rpc-login or --disable-rpc-login a login "monero:<random>" is generated and written to
  * `monero-wallet-rpc.<port>.login` in the working directory, as monero-wallet-rpc does; the file is
- * removed at exit. SIGTERM/SIGINT and stop_wallet store the open wallet and exit.
+ * held open while we run and removed at exit; one left by a killed run is replaced (os/lockfile). SIGTERM/SIGINT and stop_wallet store the open wallet and exit.
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { NodeClient } from "../client/node-client.js";
 import type { Network } from "../protocol/network.js";
+import { createOwnedFile, type HeldFile, LockHeldError } from "../os/lockfile.js";
 import type { Login } from "../rpc/index.js";
 import { parseLogin } from "../rpc/index.js";
 import { daemonUrl, WalletService } from "../wallet/service/index.js";
@@ -209,23 +210,23 @@ async function main(a: ParsedArgs): Promise<number> {
 
   // the RPC login
   let login: Login | undefined;
-  let loginFile: string | undefined;
+  let loginFile: HeldFile | undefined;
   if (!has(a, "disable-rpc-login")) {
     const given = get(a, "rpc-login");
     if (given !== undefined) login = parseLogin(given);
     else {
       login = { username: "monero", password: randomBytes(16).toString("base64") };
-      loginFile = `monero-wallet-rpc.${portText}.login`;
-      let fd: number;
+      const name = `monero-wallet-rpc.${portText}.login`;
+      // held open while we run; one left by a killed run (no live holder) is replaced, as
+      // monero-wallet-rpc's flock lets it do
       try {
-        fd = openSync(loginFile, "wx", 0o600);
-      } catch {
-        log.line(`Failed to create file ${loginFile}. Check permissions or remove file`);
+        loginFile = createOwnedFile(name, `${login.username}:${login.password}`, (m) => log.line(m));
+      } catch (e) {
+        const by = e instanceof LockHeldError && e.pid !== undefined ? ` (in use by process ${e.pid})` : "";
+        log.line(`Failed to create file ${name}${by}. Check permissions or remove file`);
         return 1;
       }
-      writeSync(fd, `${login.username}:${login.password}`);
-      closeSync(fd);
-      log.line(`RPC username/password is stored in file ${loginFile}`);
+      log.line(`RPC username/password is stored in file ${name}`);
     }
   }
 
@@ -233,7 +234,7 @@ async function main(a: ParsedArgs): Promise<number> {
   try {
     rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections, maxConnectionsPerIp: maxPerIp, maxConcurrency, log: (m) => log.line(m) });
   } catch (e) {
-    if (loginFile) unlinkSync(loginFile);
+    loginFile?.release();
     log.line(`Failed to initialize wallet RPC server: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
@@ -260,13 +261,7 @@ async function main(a: ParsedArgs): Promise<number> {
         }
         await rpc.close().catch(() => undefined);
         node?.close();
-        if (loginFile) {
-          try {
-            unlinkSync(loginFile);
-          } catch {
-            // already gone
-          }
-        }
+        loginFile?.release();
         log.line("Stopped wallet RPC server");
         done(code);
         // worker threads and keep-alive sockets must not keep the process up

@@ -3,10 +3,11 @@
  * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
  * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Network } from "../protocol/network.js";
+import { acquirePidLock, LockHeldError } from "../os/lockfile.js";
 import { parseLogin } from "../rpc/digest.js";
 import { RpcServer } from "../rpc/server.js";
 import { openNode } from "./chain/index.js";
@@ -84,54 +85,38 @@ export class DataDirInUseError extends Error {
 }
 
 /**
- * One daemon per chain directory: `<chain dir>/../tsmonerod.pid`, created exclusively; a lock left by
- * a process that no longer runs (SIGKILL) is taken over.
+ * One daemon per chain directory: `<chain dir>/../tsmonerod.pid`, created exclusively and held open
+ * while the daemon runs; a lock left by a process that no longer runs (SIGKILL), or whose pid now
+ * belongs to a process not holding it, is taken over (os/lockfile). What it says goes to `notes`
+ * until the log is open.
  */
-function lockChainDir(lmdbDir: string): () => void {
+function lockChainDir(lmdbDir: string, notes: string[]): () => void {
   const file = join(dirname(lmdbDir), "tsmonerod.pid");
   mkdirSync(dirname(file), { recursive: true });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: "wx" });
-      return () => {
-        try {
-          unlinkSync(file);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      const pid = Number(readFileSync(file, "utf8").trim());
-      let alive = false;
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
-        try {
-          process.kill(pid, 0);
-          alive = true;
-        } catch (k) {
-          alive = (k as NodeJS.ErrnoException).code === "EPERM";
-        }
-      }
-      if (alive) throw new DataDirInUseError(`the chain in ${dirname(lmdbDir)} is in use by another tsmonerod (pid ${pid}); stop it or choose another --data-dir`);
-      unlinkSync(file);
-    }
+  try {
+    const held = acquirePidLock(file, `the chain in ${dirname(lmdbDir)}`, (m) => notes.push(`tsmonerod: ${m}`));
+    return () => held.release();
+  } catch (e) {
+    if (e instanceof LockHeldError)
+      throw new DataDirInUseError(`the chain in ${dirname(lmdbDir)} is in use by another tsmonerod (pid ${e.pid ?? "?"}); stop it or choose another --data-dir`);
+    throw e;
   }
-  throw new DataDirInUseError(`cannot lock ${file}`);
 }
 
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const lmdbDir = chainDir(opts.dataDir, opts.network);
   mkdirSync(opts.dataDir, { recursive: true });
-  const unlock = lockChainDir(lmdbDir);
+  const notes: string[] = [];
+  const unlock = lockChainDir(lmdbDir, notes);
   try {
-    return await startLocked(opts, lmdbDir, unlock);
+    return await startLocked(opts, lmdbDir, unlock, notes);
   } catch (e) {
     unlock();
     throw e;
   }
 }
 
-async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => void): Promise<Daemon> {
+async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => void, notes: readonly string[]): Promise<Daemon> {
   const logFile = opts.logFile === undefined ? join(opts.dataDir, "tsmonerod.log") : opts.logFile;
   if (logFile !== "") mkdirSync(dirname(logFile), { recursive: true });
   const state = new DaemonState({ startTime: Math.floor(Date.now() / 1000), logLevel: opts.logLevel ?? 0 });
@@ -152,6 +137,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     rmSync(lmdbDir, { recursive: true, force: true });
   }
   mkdirSync(lmdbDir, { recursive: true });
+  for (const n of notes) log(0, n);
   log(0, `tsmonerod: opening the ${opts.network} chain in ${lmdbDir}`);
   const core = await openNode({
     dataDir: lmdbDir,

@@ -8,18 +8,31 @@
  * What it speaks:
  * - HTTP/1.0 and 1.1 requests, keep-alive (1.1 by default, 1.0 with `Connection: keep-alive`),
  *   `Connection: close`, pipelining (answers in order; the next request is parsed once the current
- *   answer is written);
- * - bodies by Content-Length or `Transfer-Encoding: chunked` (trailers ignored), `Expect:
- *   100-continue`;
+ *   answer is written); lines may end in CRLF or a bare LF and up to 8 CR/LF bytes may precede a
+ *   request line, as epee reads them;
+ * - bodies by Content-Length or `Transfer-Encoding: chunked` (trailers read and dropped),
+ *   `Expect: 100-continue`;
  * - answers as epee writes them: `HTTP/1.1 200 Ok`, `Server: Epee-based`, Content-Length,
  *   Content-Type, Last-Modified, `Accept-Ranges: bytes`, then extra headers; HEAD gets no body.
  *
+ * Parsing is incremental and linear: a head is searched from where the last search stopped, body
+ * bytes (Content-Length or chunk data) are copied once into a buffer that doubles, and only a
+ * partial head or line is kept between reads.
+ *
+ * Backpressure: while a handler runs, or while the answers written to a connection and not yet
+ * taken by its socket exceed `maxQueuedAnswers` / `maxQueuedBytes`, the connection parses nothing;
+ * past 64 KiB of input held meanwhile its socket is paused, so a client that pipelines without
+ * reading is held back by TCP instead of growing our memory. A client that reads nothing for
+ * `idleTimeoutMs` while answers wait is dropped.
+ *
  * What it refuses (then closes the connection, as node:http does): a head over `maxHeaderBytes`
- * (431), a malformed request line or header, a bad Content-Length or chunk size (400), a body over
- * `maxBodyBytes` (413, answered before the body is read when the length is declared), a request
- * not received within `requestTimeoutMs` (408). Idle keep-alive connections close after
- * `idleTimeoutMs`; over `maxConnections` in all or `maxConnectionsPerIp` from one address a new
- * connection is closed at once.
+ * (431), chunked trailers over `maxHeaderBytes` (431), a malformed request line or header, a bad
+ * Content-Length or chunk size (400), a Transfer-Encoding other than plain `chunked` (501), a body
+ * over `maxBodyBytes` — chunk data and trailers counted together — (413, answered before the body
+ * is read when the length is declared), a request not received within `requestTimeoutMs` of its
+ * first byte (408). Idle keep-alive connections close after `idleTimeoutMs`; over
+ * `maxConnections` in all or `maxConnectionsPerIp` from one address a new connection is closed at
+ * once.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 
@@ -59,6 +72,13 @@ export interface HttpServerOptions {
   idleTimeoutMs: number;
   maxConnections: number;
   maxConnectionsPerIp: number;
+  /**
+   * Answers written to a connection but not yet taken by its socket, by count and bytes: past
+   * either bound the connection reads and parses nothing more until they are down to half.
+   * Defaults 32 answers, 1 MiB (one bigger answer is always written whole).
+   */
+  maxQueuedAnswers?: number;
+  maxQueuedBytes?: number;
   /** The body of a 413 answer. */
   tooLargeText: (limit: number) => string;
   /** Where handler failures are reported (they answer 500). */
@@ -79,13 +99,18 @@ const REASONS: Record<number, string> = {
   501: "Not Implemented",
 };
 
-const CRLFCRLF = Buffer.from("\r\n\r\n", "latin1");
+const EMPTY = Buffer.alloc(0);
 const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n", "latin1");
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const KNOWN_HEADERS = new Set(["host", "content-type", "content-length", "connection", "accept", "user-agent", "authorization", "accept-encoding", "expect", "transfer-encoding"]);
 const METHOD = /^[A-Z]+$/;
 /** Bodies up to this size are copied into the head's buffer: one write, one syscall. */
 const COPY_LIMIT = 64 * 1024;
+/** Input kept for a connection whose parsing is held before its socket is paused. */
+const INPUT_HIGH_WATER = 64 * 1024;
+/** Defaults of the per-connection output bounds (HttpServerOptions.maxQueuedAnswers/Bytes). */
+const DEFAULT_MAX_QUEUED_ANSWERS = 32;
+const DEFAULT_MAX_QUEUED_BYTES = 1024 * 1024;
 
 let dateSecond = -1;
 let dateText = "";
@@ -155,24 +180,30 @@ function requestLine(line: string): { method: string; url: string; minor: number
   return { method, url, minor: minorCode - 0x30 };
 }
 
+/** One line of a head, without its CR: lines end in CRLF or, as epee also reads them, a bare LF. */
+function lineEnd(text: string, from: number): { end: number; next: number } {
+  const lf = text.indexOf("\n", from);
+  if (lf < 0) return { end: text.length, next: text.length };
+  return { end: lf > from && text.charCodeAt(lf - 1) === 0x0d ? lf - 1 : lf, next: lf + 1 };
+}
+
+/** Parses a request head (`text` without the empty line that ends it). */
 function parseHead(text: string): Head {
-  let eol = text.indexOf("\r\n");
-  if (eol < 0) eol = text.length;
-  const m = requestLine(text.slice(0, eol));
-  if (!m) throw new HeadError(400, "malformed request line");
+  const first = lineEnd(text, 0);
+  const m = requestLine(text.slice(0, first.end));
+  if (!m) throw new HeadError(400, "malformed request line (expected METHOD /path HTTP/1.1)");
   const headers = new Map<string, string>();
-  let pos = eol + 2;
+  let pos = first.next;
   while (pos < text.length) {
-    let end = text.indexOf("\r\n", pos);
-    if (end < 0) end = text.length;
+    const { end, next } = lineEnd(text, pos);
     const colon = text.indexOf(":", pos);
-    if (colon <= pos || colon > end) throw new HeadError(400, "malformed header line");
+    if (colon <= pos || colon > end) throw new HeadError(400, "malformed header line (expected Name: value)");
     const name = text.slice(pos, colon).toLowerCase();
     if (!KNOWN_HEADERS.has(name) && !TOKEN.test(name)) throw new HeadError(400, "malformed header name");
     const value = text.slice(colon + 1, end).trim();
     const prev = headers.get(name);
     headers.set(name, prev === undefined ? value : `${prev}, ${value}`);
-    pos = end + 2;
+    pos = next;
   }
   const minor = m.minor;
   const connection = (headers.get("connection") ?? "").toLowerCase();
@@ -181,8 +212,9 @@ function parseHead(text: string): Head {
   let chunked = false;
   let length: number | undefined = 0;
   if (te !== undefined) {
-    const codings = te.toLowerCase().split(",").map((s) => s.trim());
-    if (codings[codings.length - 1] !== "chunked") throw new HeadError(400, "unsupported Transfer-Encoding");
+    // only plain chunked is decoded; gzip, deflate, … would need decompressing (RFC 9112 §6.1: 501)
+    if (te.trim().toLowerCase() !== "chunked")
+      throw new HeadError(501, `Transfer-Encoding "${te.slice(0, 64)}" is not supported: send the body with Content-Length or as plain chunked`);
     chunked = true;
     length = undefined;
   } else {
@@ -199,56 +231,94 @@ function parseHead(text: string): Head {
 }
 
 /**
- * Decodes a chunked body from `buf` at `pos`: the body and where the request ends, "more" when
- * the buffer does not hold all of it yet. Throws HeadError on a malformed chunk or a body over `max`.
+ * Where a head ends in `buf`, searching from `from`: the index after its empty line (CRLF CRLF, or
+ * LF LF as epee also accepts) and the head's own length, or -1 with where to search next time.
  */
-function readChunked(buf: Buffer, pos: number, max: number): { body: Buffer; end: number } | "more" {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for (;;) {
-    const eol = buf.indexOf("\r\n", pos, "latin1");
-    if (eol < 0) {
-      if (buf.length - pos > 1024) throw new HeadError(400, "malformed chunk size");
-      return "more";
+function headEnd(buf: Buffer, from: number): { end: number; length: number } | { end: -1; next: number } {
+  let i = buf.indexOf(0x0a, from);
+  while (i >= 0) {
+    if (i + 1 >= buf.length) return { end: -1, next: i };
+    if (buf[i + 1] === 0x0a) return { end: i + 2, length: i > 0 && buf[i - 1] === 0x0d ? i - 1 : i };
+    if (buf[i + 1] === 0x0d) {
+      if (i + 2 >= buf.length) return { end: -1, next: i };
+      if (buf[i + 2] === 0x0a) return { end: i + 3, length: i > 0 && buf[i - 1] === 0x0d ? i - 1 : i };
     }
-    const sizeText = buf.toString("latin1", pos, eol).split(";")[0].trim();
-    if (!/^[0-9a-fA-F]{1,8}$/.test(sizeText)) throw new HeadError(400, "malformed chunk size");
-    const n = parseInt(sizeText, 16);
-    if (size + n > max) throw new HeadError(413, "body too large");
-    if (n === 0) {
-      // trailers up to an empty line
-      let p = eol + 2;
-      for (;;) {
-        const e = buf.indexOf("\r\n", p, "latin1");
-        if (e < 0) return "more";
-        if (e === p) return { body: parts.length === 1 ? parts[0] : Buffer.concat(parts), end: e + 2 };
-        p = e + 2;
-      }
+    i = buf.indexOf(0x0a, i + 1);
+  }
+  return { end: -1, next: Math.max(from, buf.length - 1) };
+}
+
+/** A body being received: appended in pieces, copied once into a buffer that doubles (linear time). */
+class BodySink {
+  private buf: Buffer = EMPTY;
+  length = 0;
+
+  append(b: Buffer): void {
+    if (b.length === 0) return;
+    if (this.length + b.length > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.length + b.length, this.buf.length * 2, 4096));
+      this.buf.copy(grown, 0, 0, this.length);
+      this.buf = grown;
     }
-    const start = eol + 2;
-    if (buf.length < start + n + 2) {
-      // the received part counts against the limit already
-      if (size + (buf.length - start) > max) throw new HeadError(413, "body too large");
-      return "more";
-    }
-    if (buf[start + n] !== 0x0d || buf[start + n + 1] !== 0x0a) throw new HeadError(400, "malformed chunk");
-    parts.push(buf.subarray(start, start + n));
-    size += n;
-    pos = start + n + 2;
+    b.copy(this.buf, this.length);
+    this.length += b.length;
+  }
+
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.length);
+    this.buf = EMPTY;
+    this.length = 0;
+    return out;
   }
 }
 
-/** One client connection: bytes in, requests parsed one at a time, answers out in order. */
+/**
+ * Where the parser of a connection is: reading a head, a Content-Length body, or a chunked body
+ * (a size line, chunk data, the CRLF after it, trailer lines).
+ */
+type Phase = "head" | "body" | "size" | "data" | "dataEnd" | "trailer";
+
+/** Longest chunk-size line (with extensions). */
+const MAX_CHUNK_LINE = 1024;
+/** epee's HTTP_MAX_STARTING_NEWLINES: CR/LF bytes allowed before a request line. */
+const MAX_STARTING_NEWLINES = 8;
+
+/**
+ * One client connection: bytes in, requests parsed one at a time, answers out in order.
+ *
+ * Input is parsed as it arrives and never re-read: only a partial head or line is kept between
+ * reads, and body bytes are appended once. While a handler runs, or while the answers written but
+ * not yet taken by the socket exceed the output bounds, the connection parses nothing; what
+ * arrives meanwhile is kept up to `INPUT_HIGH_WATER` bytes, then the socket is paused (TCP pushes
+ * back on the client). Parsing resumes when the handler answers and the socket has drained.
+ */
 class Connection {
-  private buf: Buffer = Buffer.alloc(0);
-  /** A handler is running (or its answer is being written): parsing waits. */
+  /** Unparsed input: a partial head, or a partial line of a chunked body. */
+  private buf: Buffer = EMPTY;
+  /** Input received while parsing is held (handler running or output over its bounds). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** A handler is running: parsing waits. */
   private busy = false;
+  /** Answers written but not yet taken by the socket are over their bounds: parsing waits. */
+  private draining = false;
+  /** Inside parse(): an answer written synchronously must not start a nested parse. */
+  private parsing = false;
   private closed = false;
+  private phase: Phase = "head";
   private head: Head | undefined;
-  private headEnd = 0;
+  /** Where the next search for the head's end starts (nothing is searched twice). */
+  private headScan = 0;
+  private newlines = 0;
+  private readonly sink = new BodySink();
+  private chunkLeft = 0;
+  private trailerBytes = 0;
   private continued = false;
+  /** Answers handed to the socket and not yet flushed to the kernel: count and bytes. */
+  private unsent = 0;
+  private unsentBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  private timerKind: "idle" | "request" | undefined;
+  private timerKind: "idle" | "request" | "drain" | undefined;
   private life: Lifetime | undefined;
 
   constructor(
@@ -263,7 +333,12 @@ class Connection {
     this.arm("idle");
   }
 
-  private arm(kind: "idle" | "request" | undefined): void {
+  /** Bytes this connection holds: unparsed input, a body being received, answers not yet sent. */
+  get heldBytes(): number {
+    return this.buf.length + this.pendingBytes + this.sink.length + this.unsentBytes;
+  }
+
+  private arm(kind: "idle" | "request" | "drain" | undefined): void {
     if (this.timerKind === kind) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -273,27 +348,39 @@ class Connection {
     this.timer = setTimeout(
       () => {
         if (kind === "request") this.fail(408, "request not received in time");
-        else this.destroy();
+        else this.destroy(); // idle, or a client that does not read its answers
       },
-      kind === "idle" ? o.idleTimeoutMs : o.requestTimeoutMs,
+      kind === "request" ? o.requestTimeoutMs : o.idleTimeoutMs,
     );
     this.timer.unref();
   }
 
   private onData(d: Buffer): void {
     if (this.closed) return;
-    this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
-    if (this.busy) {
-      // pipelined bytes wait; a client flooding us while we answer is paused
-      if (this.buf.length > this.server.options.maxBodyBytes + 65536) this.socket.pause();
+    if (this.busy || this.draining) {
+      // pipelined bytes wait; past the bound the socket stops reading until we catch up
+      this.pending.push(d);
+      this.pendingBytes += d.length;
+      if (this.pendingBytes > INPUT_HIGH_WATER) this.socket.pause();
       return;
     }
+    this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
     this.parse();
   }
 
   private onEnd(): void {
     // the client half-closed: answer what is in progress, then close
-    if (!this.busy) this.destroy();
+    if (!this.busy && !this.draining) this.finishEnded();
+  }
+
+  /** The client sent its last byte: close once nothing complete is left to answer. */
+  private finishEnded(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.arm(undefined);
+    this.life?.end();
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 5000).unref();
   }
 
   private onClose(): void {
@@ -319,61 +406,147 @@ class Connection {
   }
 
   private parse(): void {
-    while (!this.closed && !this.busy) {
-      if (this.buf.length === 0) {
-        this.arm("idle");
-        return;
-      }
-      this.arm("request");
-      const o = this.server.options;
-      if (!this.head) {
-        const end = this.buf.indexOf(CRLFCRLF);
-        if (end < 0) {
-          if (this.buf.length > (o.maxHeaderBytes ?? 16384)) this.fail(431, "request head too large");
-          return;
-        }
-        if (end > (o.maxHeaderBytes ?? 16384)) return this.fail(431, "request head too large");
-        try {
-          this.head = parseHead(this.buf.toString("latin1", 0, end));
-        } catch (e) {
-          return this.fail(e instanceof HeadError ? e.status : 400, e instanceof Error ? e.message : "bad request");
-        }
-        this.headEnd = end + 4;
-        this.continued = false;
-        if (this.head.length !== undefined && this.head.length > o.maxBodyBytes) return this.fail(413, "body too large");
-      }
-      const head = this.head;
-      let body: Buffer;
-      let end: number;
-      if (head.chunked) {
-        let r: ReturnType<typeof readChunked>;
-        try {
-          r = readChunked(this.buf, this.headEnd, o.maxBodyBytes);
-        } catch (e) {
-          return this.fail(e instanceof HeadError ? e.status : 400, e instanceof Error ? e.message : "bad request");
-        }
-        if (r === "more") return this.askContinue(head);
-        body = r.body;
-        end = r.end;
-      } else {
-        end = this.headEnd + (head.length ?? 0);
-        if (this.buf.length < end) return this.askContinue(head);
-        body = this.buf.subarray(this.headEnd, end);
-      }
-      this.buf = end === this.buf.length ? Buffer.alloc(0) : this.buf.subarray(end);
-      this.head = undefined;
-      this.dispatch(head, body);
+    if (this.parsing) return;
+    this.parsing = true;
+    try {
+      this.parseLoop();
+    } finally {
+      this.parsing = false;
     }
   }
 
-  private askContinue(head: Head): void {
-    if (head.expectContinue && !this.continued) {
+  private parseLoop(): void {
+    const o = this.server.options;
+    const maxHead = o.maxHeaderBytes ?? 16384;
+    while (!this.closed && !this.busy && !this.draining) {
+      if (this.buf.length === 0) {
+        if (this.phase === "head") {
+          if (this.socket.readableEnded) return this.finishEnded();
+          this.arm("idle");
+        } else this.askContinue();
+        return;
+      }
+      this.arm("request");
+      const buf = this.buf;
+      switch (this.phase) {
+        case "head": {
+          if (this.headScan === 0 && (buf[0] === 0x0d || buf[0] === 0x0a)) {
+            // epee skips a few line breaks before a request line (some clients end bodies with CRLF)
+            let k = 0;
+            while (k < buf.length && (buf[k] === 0x0d || buf[k] === 0x0a)) k++;
+            this.newlines += k;
+            if (this.newlines > MAX_STARTING_NEWLINES) return this.fail(400, "too many empty lines before the request line");
+            this.buf = buf.subarray(k);
+            continue;
+          }
+          const found = headEnd(buf, this.headScan);
+          if (found.end < 0) {
+            if (buf.length > maxHead) return this.fail(431, `request head over ${maxHead} bytes`);
+            this.headScan = (found as { next: number }).next;
+            return;
+          }
+          const { end, length } = found as { end: number; length: number };
+          if (length > maxHead) return this.fail(431, `request head over ${maxHead} bytes`);
+          let head: Head;
+          try {
+            head = parseHead(buf.toString("latin1", 0, length));
+          } catch (e) {
+            return this.fail(e instanceof HeadError ? e.status : 400, e instanceof Error ? e.message : "bad request");
+          }
+          this.buf = buf.subarray(end);
+          this.headScan = 0;
+          this.head = head;
+          this.continued = false;
+          if (head.chunked) {
+            this.phase = "size";
+            this.trailerBytes = 0;
+            continue;
+          }
+          const n = head.length ?? 0;
+          if (n > o.maxBodyBytes) return this.fail(413, "body too large");
+          if (this.buf.length >= n) {
+            // the whole body is here already: no copy
+            const body = this.buf.subarray(0, n);
+            this.buf = this.buf.subarray(n);
+            this.dispatch(body);
+            continue;
+          }
+          this.phase = "body";
+          continue;
+        }
+        case "body": {
+          const need = (this.head?.length ?? 0) - this.sink.length;
+          const take = Math.min(need, buf.length);
+          this.sink.append(buf.subarray(0, take));
+          this.buf = buf.subarray(take);
+          if (take === need) this.dispatch(this.sink.take());
+          else this.askContinue();
+          continue;
+        }
+        case "size": {
+          const eol = buf.indexOf(0x0a);
+          if (eol < 0) {
+            if (buf.length > MAX_CHUNK_LINE) return this.fail(400, "malformed chunk size (line too long)");
+            return this.askContinue();
+          }
+          const line = buf.toString("latin1", 0, eol > 0 && buf[eol - 1] === 0x0d ? eol - 1 : eol);
+          const sizeText = line.split(";")[0].trim();
+          if (!/^[0-9a-fA-F]{1,8}$/.test(sizeText)) return this.fail(400, "malformed chunk size");
+          const n = parseInt(sizeText, 16);
+          if (this.sink.length + n > o.maxBodyBytes) return this.fail(413, "body too large");
+          this.buf = buf.subarray(eol + 1);
+          if (n === 0) this.phase = "trailer";
+          else {
+            this.chunkLeft = n;
+            this.phase = "data";
+          }
+          continue;
+        }
+        case "data": {
+          const take = Math.min(this.chunkLeft, buf.length);
+          this.sink.append(buf.subarray(0, take));
+          this.chunkLeft -= take;
+          this.buf = buf.subarray(take);
+          if (this.chunkLeft === 0) this.phase = "dataEnd";
+          continue;
+        }
+        case "dataEnd": {
+          // the CRLF (or LF) after a chunk's data
+          if (buf[0] === 0x0a) this.buf = buf.subarray(1);
+          else if (buf[0] === 0x0d && buf.length < 2) return;
+          else if (buf[0] === 0x0d && buf[1] === 0x0a) this.buf = buf.subarray(2);
+          else return this.fail(400, "malformed chunk (no CRLF after its data)");
+          this.phase = "size";
+          continue;
+        }
+        case "trailer": {
+          // trailer lines up to an empty one; they count against the trailer and body limits
+          const eol = buf.indexOf(0x0a);
+          const lineBytes = eol < 0 ? buf.length : eol + 1;
+          if (this.trailerBytes + lineBytes > maxHead) return this.fail(431, `chunked trailers over ${maxHead} bytes`);
+          if (this.sink.length + this.trailerBytes + lineBytes > o.maxBodyBytes) return this.fail(413, "body too large");
+          if (eol < 0) return;
+          this.buf = buf.subarray(eol + 1);
+          if (eol === 0 || (eol === 1 && buf[0] === 0x0d)) this.dispatch(this.sink.take());
+          else this.trailerBytes += lineBytes;
+          continue;
+        }
+      }
+    }
+  }
+
+  private askContinue(): void {
+    if (this.head?.expectContinue && !this.continued) {
       this.continued = true;
       this.socket.write(CONTINUE);
     }
   }
 
-  private dispatch(head: Head, body: Buffer): void {
+  private dispatch(body: Buffer): void {
+    const head = this.head as Head;
+    this.head = undefined;
+    this.phase = "head";
+    this.newlines = 0;
     this.busy = true;
     this.arm(undefined);
     const life = new Lifetime();
@@ -421,17 +594,21 @@ class Connection {
     }
     head += "\r\n";
     const s = this.socket;
-    if (headOnly || length === 0) s.write(head, "latin1");
-    else if (text) s.write(head + (a.body as string), "utf8");
+    const bytes = head.length + (headOnly ? 0 : length);
+    this.unsent++;
+    this.unsentBytes += bytes;
+    const flushed = (): void => this.onFlushed(bytes);
+    if (headOnly || length === 0) s.write(head, "latin1", flushed);
+    else if (text) s.write(head + (a.body as string), "utf8", flushed);
     else if (length <= COPY_LIMIT) {
       const out = Buffer.allocUnsafe(head.length + length);
       out.write(head, 0, "latin1");
       out.set(a.body as Uint8Array, head.length);
-      s.write(out);
+      s.write(out, flushed);
     } else {
       s.cork();
       s.write(head, "latin1");
-      s.write(a.body as Uint8Array);
+      s.write(a.body as Uint8Array, flushed);
       s.uncork();
     }
     if (close) {
@@ -443,13 +620,38 @@ class Connection {
       return;
     }
     this.busy = false;
-    if (s.readableEnded) {
-      // the client half-closed while we answered: flush, then close
-      this.closed = true;
-      s.end();
+    const o = this.server.options;
+    if (this.unsent > (o.maxQueuedAnswers ?? DEFAULT_MAX_QUEUED_ANSWERS) || this.unsentBytes > (o.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES)) {
+      // the client does not read as fast as it asks: stop parsing (and reading) until it catches up
+      this.draining = true;
+      s.pause();
+      this.arm("drain");
       return;
     }
-    if (s.isPaused()) s.resume();
+    this.resumeInput();
+  }
+
+  /** An answer reached the kernel: resume parsing once the queue is back under half its bounds. */
+  private onFlushed(bytes: number): void {
+    this.unsent--;
+    this.unsentBytes -= bytes;
+    if (!this.draining || this.closed) return;
+    const o = this.server.options;
+    if (this.unsent <= (o.maxQueuedAnswers ?? DEFAULT_MAX_QUEUED_ANSWERS) / 2 && this.unsentBytes <= (o.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES) / 2) {
+      this.draining = false;
+      this.arm(undefined);
+      this.resumeInput();
+    }
+  }
+
+  /** Parsing may go on: take what arrived meanwhile, read again, parse. */
+  private resumeInput(): void {
+    if (this.pending.length > 0) {
+      this.buf = Buffer.concat([this.buf, ...this.pending]);
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+    if (this.socket.isPaused()) this.socket.resume();
     this.parse();
   }
 }
@@ -507,5 +709,12 @@ export class HttpServer {
 
   get connections(): number {
     return this.sockets.size;
+  }
+
+  /** Bytes held for all connections: unparsed input, bodies being received, answers not yet sent. */
+  get heldBytes(): number {
+    let n = 0;
+    for (const c of this.conns) n += c.heldBytes;
+    return n;
   }
 }

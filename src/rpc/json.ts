@@ -49,8 +49,8 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
 export { isObject as isJsonObject };
 
 const NATIVE_MAX_LENGTH = 64 * 1024;
-/** Texts JSON.parse reads exactly as parseJson does: no integer of 16+ digits, no "-0". */
-const NEEDS_OWN_PARSER = /\d{16}|-0/;
+/** Texts JSON.parse reads exactly as parseJson does: no integer of 16+ digits, no "-0", no exponent of 3+ digits (which may be out of a double's range). */
+const NEEDS_OWN_PARSER = /\d{16}|-0|[eE][+-]?\d{3}/;
 
 /**
  * V8's JSON.parse where its answer is provably ours: every integer has under 16 digits (so is a
@@ -204,7 +204,11 @@ export function parseJson(input: string | Uint8Array, opts: JsonParseOptions = {
       if (Number.isSafeInteger(v)) return s === "-0" ? 0 : v;
       return BigInt(s);
     }
-    return Number(s);
+    const v = Number(s);
+    // epee's strtod refuses what a double cannot hold (ERANGE): 1e400 and 1e-400 are parse errors
+    if (!Number.isFinite(v) || (v === 0 && /[1-9]/.test(s.replace(/[eE].*$/, ""))))
+      fail(`number ${s.length > 40 ? `${s.slice(0, 40)}…` : s} out of the range of a double`, start);
+    return v;
   };
 
   const parseValue = (depth: number): JsonValue => {

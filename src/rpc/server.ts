@@ -100,6 +100,16 @@ export class RpcServer {
     return this.http.connections;
   }
 
+  /** The limits this server applies to each connection. */
+  get limits(): { maxBodyBytes: number; requestTimeoutMs: number; idleTimeoutMs: number } {
+    return { maxBodyBytes: this.o.maxBodyBytes, requestTimeoutMs: this.o.requestTimeoutMs, idleTimeoutMs: this.o.idleTimeoutMs };
+  }
+
+  /** Bytes the HTTP layer holds for clients (input not yet parsed, bodies, answers not yet sent). */
+  get heldBytes(): number {
+    return this.http.heldBytes;
+  }
+
   private onRequest(req: HttpRequest): Promise<Reply> | Reply {
     const url = req.url;
     if (this.auth) {
@@ -167,13 +177,20 @@ export class RpcServer {
     }
     const denied = table.denied(def, this.o.restricted);
     if (denied) return this.json({ error: { code: denied.code, message: denied.message }, id, jsonrpc: "2.0" });
+    let result: JsonWritable;
     try {
-      const result = await def.handler(params, ctx);
-      return this.json({ id, jsonrpc: "2.0", result }, def.rawBytes === true);
+      result = await def.handler(params, ctx);
     } catch (e) {
       if (e instanceof RpcError) return this.json({ error: { code: e.code, message: e.message }, id, jsonrpc: "2.0" });
       if (e instanceof SchemaError) return this.json({ error: table.errors.invalidParams(e, def.name), id, jsonrpc: "2.0" });
       this.o.log(`rpc: ${def.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
+    }
+    try {
+      return this.json({ id, jsonrpc: "2.0", result }, def.rawBytes === true);
+    } catch (e) {
+      // a result JSON cannot hold (a non-finite number): the internal error, never an empty 500
+      this.o.log(`rpc: ${def.name}: answer not writable as JSON: ${e instanceof Error ? e.message : String(e)}`);
       return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
     }
   }

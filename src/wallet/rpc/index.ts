@@ -19,6 +19,10 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly restricted?: boolean;
   readonly maxConnections?: number;
   readonly maxConnectionsPerIp?: number;
+  /** Time allowed to receive a whole request (head + body) from its first byte, ms. Default 30 s, as the node. */
+  readonly requestTimeoutMs?: number;
+  /** Idle keep-alive connections close after this, ms. Default 30 s, as the node. */
+  readonly idleTimeoutMs?: number;
   /** "epee" (default): the text monero-wallet-rpc writes; "compact": the same JSON without whitespace, faster for big lists. */
   readonly jsonStyle?: "epee" | "compact";
 }
@@ -38,8 +42,9 @@ export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
     restricted: o.restricted ?? false,
     login: o.login,
     maxBodyBytes: 64 * 1024 * 1024,
-    // a refresh or rescan over a long chain answers late; the client decides how long to wait
-    requestTimeoutMs: 3_600_000,
+    // the time a handler takes (a long refresh or rescan) is not counted: only receiving the request
+    requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+    idleTimeoutMs: o.idleTimeoutMs ?? 30_000,
     maxConnections: o.maxConnections,
     maxConnectionsPerIp: o.maxConnectionsPerIp,
     jsonStyle: o.jsonStyle,

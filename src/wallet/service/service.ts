@@ -210,6 +210,7 @@ export class WalletService {
       backend: this.backend,
       lookaheadMajor: this.opts.lookaheadMajor,
       lookaheadMinor: this.opts.lookaheadMinor,
+      log: this.log,
     };
   }
 
@@ -383,6 +384,7 @@ export class WalletService {
       backend: this.backend,
       lookaheadMajor: this.opts.lookaheadMajor,
       lookaheadMinor: this.opts.lookaheadMinor,
+      log: this.log,
       password,
     });
     await this.install(w);

@@ -8,8 +8,8 @@
  * subaddresses (wallet2::expand_subaddresses); new accounts reached by a receipt are labelled
  * "Untitled account".
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { acquirePidLock, type HeldFile, LockHeldError } from "../../os/lockfile.js";
 import type { NodeApi } from "../../client/node-client.js";
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
@@ -50,6 +50,8 @@ export interface OpenWalletOptions {
   /** wallet2's subaddress lookahead (50 accounts × 200 subaddresses). */
   readonly lookaheadMajor?: number;
   readonly lookaheadMinor?: number;
+  /** Where lock take-overs and cache rebuilds are reported. Default console.error. */
+  readonly log?: (msg: string) => void;
 }
 
 export interface CreateWalletOptions extends OpenWalletOptions {
@@ -97,65 +99,38 @@ const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.b
 
 /**
  * The lock wallet2 takes on NAME.keys while a wallet is open (tools::file_locker): here a file
- * `.NAME.lock` holding the owner's pid, created exclusively. Another live process's lock refuses the
- * open; a dead process's lock (kill -9) is taken over. Within one process the lock is shared
- * (counted), so a service may reopen the wallet it has open.
+ * `.NAME.lock` holding the owner's pid, created exclusively and held open while the wallet is
+ * (os/lockfile). A live process holding it refuses the open; a lock left by a dead process (kill
+ * -9), or whose pid now belongs to a process not holding it, is taken over with a log line. Within
+ * one process the lock is shared (counted), so a service may reopen the wallet it has open.
  */
-const heldLocks = new Map<string, number>();
+const heldLocks = new Map<string, { file: HeldFile; count: number }>();
 
-function lockWallet(dir: string, name: string): () => void {
+function lockWallet(dir: string, name: string, log: (msg: string) => void): () => void {
   const path = join(dir, `.${name}.lock`);
-  const held = heldLocks.get(path);
+  let held = heldLocks.get(path);
   if (held === undefined) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(path, "wx", 0o600);
-        writeSync(fd, String(process.pid));
-        closeSync(fd);
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw new WalletFileError(`cannot lock wallet ${name}: ${(e as Error).message}`, path);
-        let pid = NaN;
-        try {
-          pid = Number(readFileSync(path, "utf8"));
-        } catch {
-          // removed meanwhile
-        }
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid))
-          throw new WalletFileError(`wallet ${name} is open in another process (pid ${pid})`, path);
-        try {
-          unlinkSync(path); // a stale lock
-        } catch {
-          // gone already
-        }
-      }
+    let file: HeldFile;
+    try {
+      file = acquirePidLock(path, `wallet ${name}`, (m) => log(`wallet ${name}: ${m}`));
+    } catch (e) {
+      if (e instanceof LockHeldError) throw new WalletFileError(`wallet ${name} is open in another process (pid ${e.pid ?? "?"})`, path);
+      if ((e as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new WalletFileError(`wallet file name too long: ${name.length} characters; use a shorter name`, path);
+      throw new WalletFileError(`cannot lock wallet ${name}: ${(e as Error).message}`, path);
     }
+    held = { file, count: 0 };
+    heldLocks.set(path, held);
   }
-  heldLocks.set(path, (held ?? 0) + 1);
+  held.count++;
+  const h = held;
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    const n = (heldLocks.get(path) ?? 1) - 1;
-    if (n > 0) heldLocks.set(path, n);
-    else {
-      heldLocks.delete(path);
-      try {
-        unlinkSync(path);
-      } catch {
-        // already gone
-      }
-    }
+    if (--h.count > 0) return;
+    heldLocks.delete(path);
+    h.file.release();
   };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Networks whose wallets share address prefixes (regtest wallets are mainnet ones). */
@@ -213,7 +188,7 @@ export class OpenWallet {
       user: emptyUserData(),
     };
     if (o.name === "") return new OpenWallet(o, null, keysData, null, () => undefined);
-    const unlock = lockWallet(o.dir, o.name);
+    const unlock = lockWallet(o.dir, o.name, o.log ?? ((m) => console.error(m)));
     try {
       const files = await WalletFiles.create<WalletCache>(o.dir, o.name, o.password, keysData, o.kdf ?? DEFAULT_KDF);
       const w = new OpenWallet(o, files, keysData, null, unlock);
@@ -229,7 +204,7 @@ export class OpenWallet {
   static async open(o: OpenWalletOptions & { password: string }): Promise<OpenWallet> {
     const { files, keys } = await WalletFiles.open<WalletCache>(o.dir, o.name, o.password);
     if (!sameAddressNet(keys.network, o.network)) throw new WalletNetworkError(keys.network, o.network);
-    const unlock = lockWallet(o.dir, o.name);
+    const unlock = lockWallet(o.dir, o.name, o.log ?? ((m) => console.error(m)));
     let cache: WalletCache | null;
     try {
       cache = await files.loadCache();
