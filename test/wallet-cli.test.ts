@@ -68,7 +68,7 @@ describe("bin/tsmonero-wallet-rpc", () => {
       [["--rpc-bind-port", "1", "--wallet-dir", "w", "--rpc-login", "a:b", "--disable-rpc-login"], /Cannot specify --disable-rpc-login and --rpc-login/],
       [["--rpc-bind-port", "1", "--wallet-dir", "w", "--rpc-bind-ip", "0.0.0.0"], /--confirm-external-bind/],
       [["--rpc-bind-port", "x", "--wallet-dir", "w"], /--rpc-bind-port must be an integer/],
-      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--daemon-ssl", "sometimes"], /--daemon-ssl must be enabled, disabled or autodetect/],
+      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--daemon-ssl", "sometimes"], /--daemon-ssl needs one of enabled\|disabled\|autodetect \(got 'sometimes'\)/],
     ];
     for (const [args, re] of cases) {
       const r = run(args, cwd);

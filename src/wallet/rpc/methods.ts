@@ -42,6 +42,7 @@ import type { SubaddressIndex } from "../keys/subaddress.js";
 import { Ledger, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
 import type { WalletService } from "../service/service.js";
+import { SslConfigError, type SslOptions, sslOptionsFromSetDaemon } from "../../rpc/tls.js";
 import type { OpenWallet } from "../service/wallet.js";
 
 /** WALLET_RPC_ERROR_CODE_* (v0.18.0.0 defines −1..−48). */
@@ -774,12 +775,14 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}):
       ssl_allow_any_cert: bool,
     }),
     handler: async (p) => {
-      if (!["enabled", "disabled", "autodetect"].includes(p.ssl_support)) fail(W.NO_DAEMON_CONNECTION, "Invalid ssl support mode");
-      if (p.ssl_support === "enabled" && !p.ssl_allow_any_cert && p.ssl_allowed_fingerprints.length === 0 && p.ssl_ca_file === "")
-        fail(W.NO_DAEMON_CONNECTION, "SSL is enabled but no user certificate or fingerprints were provided");
-      let address = p.address;
-      if (p.ssl_support === "enabled" && address !== "" && !/^https?:\/\//.test(address)) address = `https://${address}`;
-      await svc.setDaemon({ address, username: p.username, password: p.password, trusted: p.trusted });
+      let ssl: SslOptions;
+      try {
+        ssl = sslOptionsFromSetDaemon(p);
+      } catch (e) {
+        if (!(e instanceof SslConfigError)) throw e;
+        fail(W.NO_DAEMON_CONNECTION, e.message);
+      }
+      await svc.setDaemon({ address: p.address, username: p.username, password: p.password, trusted: p.trusted, ssl });
       return {};
     },
   });
