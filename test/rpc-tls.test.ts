@@ -3,12 +3,13 @@
  * serves TLS and plain HTTP on one port, `enabled` refuses plain HTTP, `disabled` refuses TLS at
  * once, a server pinned to a client certificate's SHA-256 takes that client and drops others,
  * certificates from files are served as given, and NodeClient falls back from TLS to plain HTTP
- * in autodetect mode as wallet2 does. Also checked with curl when it is installed.
+ * in autodetect mode as wallet2 does; tsmonero-wallet-rpc serves --rpc-ssl and applies
+ * set_daemon's ssl params against a TLS-only tsmonerod. Also checked with curl when it is installed.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
@@ -17,6 +18,9 @@ import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { generate } from "selfsigned";
 import { NoDaemonConnectionError, NodeClient } from "../src/client/node-client.js";
+import { startDaemon } from "../src/node/daemon.js";
+import { startWalletRpc } from "../src/wallet/rpc/index.js";
+import { WalletService } from "../src/wallet/service/index.js";
 import { MethodTable, object, RpcServer } from "../src/rpc/index.js";
 import { parseFingerprint, ServerTls, SSL_AUTODETECT, SSL_DISABLED, SslConfigError, type SslOptions, sslOptionsFromFlags, sslOptionsFromSetDaemon } from "../src/rpc/tls.js";
 
@@ -213,4 +217,54 @@ describe("NodeClient", () => {
     await assert.rejects(strict.json("/get_height"), NoDaemonConnectionError);
     strict.close();
   });
+});
+
+/** A JSON-RPC call over TLS (any server certificate). */
+function jrpc(port: number, method: string, params: Record<string, unknown> = {}): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: "0", method, params });
+    const req = httpsRequest({ host: "127.0.0.1", port, path: "/json_rpc", method: "POST", agent: false, rejectUnauthorized: false, timeout: 60_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result?: Record<string, unknown> }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+test("tsmonero-wallet-rpc: serves --rpc-ssl enabled; set_daemon's ssl params pin a TLS-only tsmonerod", async () => {
+  const node = await startDaemon({
+    network: "regtest", dataDir: join(dir, "node"), fixedDifficulty: 1n, offline: true, rpcBindPort: 0, logFile: "", logToConsole: false, verifyThreads: 1,
+    rpcSsl: sslOptionsFromFlags({ prefix: "rpc-ssl", support: "enabled", certificate: join(dir, "server.crt"), privateKey: join(dir, "server.key") }),
+  });
+  const nodePort = Number(new URL(node.rpcUrl).port);
+  mkdirSync(join(dir, "wallets"));
+  const svc = new WalletService({ network: "mainnet", walletDir: join(dir, "wallets"), node: null, kdf: { log2N: 10, r: 8, p: 1 }, autoRefreshPeriod: 0, log: () => undefined });
+  const rpc = await startWalletRpc({ service: svc, port: 0, tls: ServerTls.create({ ...SSL_AUTODETECT, support: "enabled" }) });
+  const port = rpc.address.port;
+  try {
+    await assert.rejects(get("http", port), /socket hang up|ECONNRESET|HPE_/i);
+    const created = await jrpc(port, "create_wallet", { filename: "w", password: "", language: "English" });
+    assert.ok(created.result, JSON.stringify(created.error));
+    const base = { address: `127.0.0.1:${nodePort}`, trusted: true };
+    // pinned to the node's certificate: refresh goes through
+    assert.deepEqual((await jrpc(port, "set_daemon", { ...base, ssl_support: "enabled", ssl_allowed_fingerprints: [serverPem.fp] })).result, {});
+    const ok = await jrpc(port, "refresh");
+    assert.equal(ok.error, undefined, JSON.stringify(ok.error));
+    assert.equal((await jrpc(port, "get_height")).result?.height, 1);
+    // pinned to another certificate, or plain HTTP to a TLS-only node: no connection to daemon
+    for (const ssl of [{ ssl_support: "enabled", ssl_allowed_fingerprints: [alice.fp] }, { ssl_support: "disabled" }]) {
+      assert.deepEqual((await jrpc(port, "set_daemon", { ...base, ...ssl })).result, {});
+      assert.equal((await jrpc(port, "refresh")).error?.code, -38, JSON.stringify(ssl));
+    }
+    // the default (autodetect) finds TLS and takes any certificate, as wallet2
+    assert.deepEqual((await jrpc(port, "set_daemon", base)).result, {});
+    assert.equal((await jrpc(port, "refresh")).error, undefined);
+    assert.equal((await jrpc(port, "set_daemon", { ...base, ssl_support: "enabled" })).error?.message, "SSL is enabled but no user certificate or fingerprints were provided");
+  } finally {
+    await svc.stop();
+    await rpc.close();
+    await node.stop();
+  }
 });
