@@ -98,6 +98,8 @@ test("an unknown flag or a bad value is an error naming the flag", () => {
     [["--testnet", "--stagenet"], /cannot be given together/],
     [["--db-sync-mode", "turbo"], /--db-sync-mode needs safe\|fast\|fastest/],
     [["--rpc-ssl", "maybe"], /--rpc-ssl needs one of enabled\|disabled\|autodetect/],
+    [["--rpc-ssl-allowed-fingerprints", "zz"], /--rpc-ssl-allowed-fingerprints: 'zz' is not hexadecimal/],
+    [["--rpc-ssl-certificate", "/nonexistent.crt"], /--rpc-ssl-private-key and --rpc-ssl-certificate must be given together/],
     [["--rpc-login", "nocolon"], /--rpc-login needs username:password/],
     [["--data-dir"], /--data-dir needs a value/],
     [["regtest"], /unexpected argument 'regtest'/],

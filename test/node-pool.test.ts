@@ -195,14 +195,18 @@ test("real txs are admitted; duplicates, pool and chain double spends; relay fla
   }
 });
 
-test("offline nodes accept but never relay (and answer not_relayed false, as monerod --offline does)", async () => {
+test("offline nodes count accepted txs relayed, as monerod --offline does (only do_not_relay stays not relayed)", async () => {
   const node = await nodeAtBase({ offline: true });
   try {
     const r = await node.submitTransaction(blobOf(pending[0]));
     assert.deepEqual([r.ok, r.notRelayed], [true, false]);
-    assert.equal(node.pool.get(fromHex(pending[0]))?.relayed, false);
-    await node.relayTransactions([fromHex(pending[0])]);
-    assert.equal(node.pool.get(fromHex(pending[0]))?.relayed, false);
+    assert.equal(node.pool.get(fromHex(pending[0]))?.relayed, true);
+    const held = await node.submitTransaction(blobOf(pending[1]), { doNotRelay: true });
+    assert.deepEqual([held.ok, held.notRelayed], [true, true]);
+    assert.equal(node.pool.get(fromHex(pending[1]))?.relayed, false);
+    // relay_tx relays it, offline or not
+    await node.relayTransactions([fromHex(pending[1])]);
+    assert.equal(node.pool.get(fromHex(pending[1]))?.relayed, true);
   } finally {
     await node.close();
   }
@@ -427,6 +431,26 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
     assert.equal((await rpc(d.url, "/pop_blocks", { nblocks: 1 })).status, "OK");
     assert.deepEqual(await poolOf(), ours());
     assert.ok(ours().length > 0);
+    // relay flags of an offline node: a tx sent with do_not_relay is the only one not relayed, on
+    // both (the txpool functional test reads num_not_relayed)
+    const held = spend(owned[1]);
+    const theirs = await rpc(d.url, "/send_raw_transaction", { tx_as_hex: toHex(held), do_not_relay: true, do_sanity_checks: false });
+    const mine = await node.submitTransaction(held, { doNotRelay: true });
+    assert.equal(theirs.status, "OK");
+    assert.deepEqual([mine.ok, mine.notRelayed], [true, theirs.not_relayed === true]);
+    const fresh = spend(owned[2]);
+    assert.equal((await rpc(d.url, "/send_raw_transaction", { tx_as_hex: toHex(fresh), do_not_relay: false, do_sanity_checks: false })).status, "OK");
+    assert.equal((await node.submitTransaction(fresh)).ok, true);
+    const pool = (await rpc(d.url, "/get_transaction_pool", {})).transactions as { id_hash: string; relayed: boolean; do_not_relay: boolean }[];
+    assert.equal(pool.length, node.pool.size());
+    for (const t of pool) {
+      const e = node.pool.get(fromHex(t.id_hash));
+      assert.ok(e, t.id_hash);
+      assert.deepEqual([e.relayed || e.keptByBlock, e.doNotRelay], [t.relayed, t.do_not_relay], `${t.id_hash}: relayed / do_not_relay`);
+    }
+    const stats = (await rpc(d.url, "/get_transaction_pool_stats", {})).pool_stats as { num_not_relayed: number };
+    assert.equal(stats.num_not_relayed, 1);
+    assert.equal(node.pool.entries().filter((e) => !(e.relayed || e.keptByBlock)).length, stats.num_not_relayed);
   } finally {
     await node.close();
     await stopDaemon(d);

@@ -68,7 +68,12 @@ describe("bin/tsmonero-wallet-rpc", () => {
       [["--rpc-bind-port", "1", "--wallet-dir", "w", "--rpc-login", "a:b", "--disable-rpc-login"], /Cannot specify --disable-rpc-login and --rpc-login/],
       [["--rpc-bind-port", "1", "--wallet-dir", "w", "--rpc-bind-ip", "0.0.0.0"], /--confirm-external-bind/],
       [["--rpc-bind-port", "x", "--wallet-dir", "w"], /--rpc-bind-port must be an integer/],
-      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--daemon-ssl", "sometimes"], /--daemon-ssl must be enabled, disabled or autodetect/],
+      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--daemon-ssl", "sometimes"], /--daemon-ssl needs one of enabled\|disabled\|autodetect \(got 'sometimes'\)/],
+      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--daemon-ssl", "enabled"], /Enabling --daemon-ssl requires --daemon-ssl-allow-any-cert or --daemon-ssl-ca-certificates or --daemon-ssl-allowed-fingerprints/],
+      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--daemon-ssl-allowed-fingerprints", "ab:cd"], /SHA-256 fingerprint should be 32 bytes long \(got 2/],
+      // monero-wallet-rpc's own server has no --rpc-ssl-allow-any-cert
+      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--rpc-ssl-allow-any-cert"], /unknown flag --rpc-ssl-allow-any-cert/],
+      [["--rpc-bind-port", "1", "--wallet-dir", "w", "--rpc-ssl-certificate", "/nonexistent.crt", "--rpc-ssl-private-key", "/nonexistent.key"], /cannot read --rpc-ssl-private-key '\/nonexistent.key': ENOENT/],
     ];
     for (const [args, re] of cases) {
       const r = run(args, cwd);

@@ -13,10 +13,11 @@ import { NodeClient } from "../client/node-client.js";
 import type { Network } from "../protocol/network.js";
 import { createOwnedFile, type HeldFile, LockHeldError } from "../os/lockfile.js";
 import type { Login } from "../rpc/index.js";
-import { parseLogin } from "../rpc/index.js";
+import { checkDaemonSsl, parseLogin, ServerTls, SslConfigError, type SslOptions, SSL_AUTODETECT } from "../rpc/index.js";
 import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
 import { type FlagSpec, flag as s, type ParsedArgs, option as v, runCli, UsageError } from "./args.js";
+import { sslFlags, sslFlagSpecs } from "./ssl-flags.js";
 import { VERSION } from "./version.js";
 
 /** monero-wallet-rpc's flags that tsmonero-wallet-rpc accepts. */
@@ -37,8 +38,8 @@ export const WALLET_FLAGS: readonly FlagSpec[] = [
   v("daemon-login", "Daemon RPC login, as username:password"),
   s("trusted-daemon", "Treat the daemon as trusted"),
   s("untrusted-daemon", "Treat the daemon as untrusted"),
-  v("daemon-ssl", "Enable SSL to the daemon: enabled|disabled|autodetect", "autodetect"),
-  v("rpc-ssl", "Enable SSL on RPC connections: enabled|disabled|autodetect", "autodetect"),
+  ...sslFlagSpecs("daemon-ssl", true),
+  ...sslFlagSpecs("rpc-ssl", false),
   s("offline", "Do not connect to a daemon"),
   s("testnet", "For testnet"),
   s("stagenet", "For stagenet"),
@@ -112,7 +113,7 @@ async function main(a: ParsedArgs): Promise<number> {
   const bindIp = get(a, "rpc-bind-ip") ?? "127.0.0.1";
   if (!isLocalHost(bindIp) && !has(a, "confirm-external-bind"))
     throw new UsageError("--rpc-bind-ip permits inbound unencrypted external connections. Consider --rpc-ssl instead. Override with --confirm-external-bind");
-  if (get(a, "rpc-ssl") === "enabled") throw new UsageError("--rpc-ssl enabled is not supported by tsmonero-wallet-rpc yet; use disabled or autodetect (plain HTTP)");
+  const rpcSsl = sslFlags(a, "rpc-ssl");
   if (has(a, "disable-rpc-login") && get(a, "rpc-login") !== undefined) throw new UsageError("Cannot specify --disable-rpc-login and --rpc-login");
   const logLevel = intFlag(a, "log-level", 0, 0, 4);
   const log = new Log(get(a, "log-file"), logLevel);
@@ -122,21 +123,34 @@ async function main(a: ParsedArgs): Promise<number> {
 
   // the node
   const offline = has(a, "offline");
-  const daemonSsl = get(a, "daemon-ssl") ?? "autodetect";
-  if (!["enabled", "disabled", "autodetect"].includes(daemonSsl)) throw new UsageError(`--daemon-ssl must be enabled, disabled or autodetect (got '${daemonSsl}')`);
+  const daemonSsl = sslFlags(a, "daemon-ssl");
   let address = get(a, "daemon-address");
   if (address === undefined) {
     const host = get(a, "daemon-host") ?? "localhost";
     const dport = intFlag(a, "daemon-port", DEFAULT_DAEMON_PORT[network], 1, 65535);
     address = `${host}:${dport}`;
   }
-  const url = daemonUrl(address, network, daemonSsl === "enabled");
+  const url = daemonUrl(address, network);
+  try {
+    checkDaemonSsl(daemonSsl, new URL(url).hostname);
+  } catch (e) {
+    if (e instanceof SslConfigError) throw new UsageError(e.message);
+    throw e;
+  }
   // wallet2::make_basic: both flags → a warning and untrusted; neither → trusted when the node is local
   if (has(a, "trusted-daemon") && has(a, "untrusted-daemon")) log.line("--trusted-daemon and --untrusted-daemon are both seen, assuming untrusted");
   const trusted = has(a, "untrusted-daemon") ? false : has(a, "trusted-daemon") || isLocalHost(new URL(url).hostname);
   const daemonLogin = get(a, "daemon-login");
-  const connect = (o: { address: string; login?: string }) => new NodeClient({ url: daemonUrl(o.address, network, false), login: o.login });
-  const node = offline ? null : new NodeClient({ url, login: daemonLogin });
+  const connect = (o: { address: string; login?: string; ssl?: SslOptions }) => new NodeClient({ url: daemonUrl(o.address, network), login: o.login, ssl: o.ssl ?? SSL_AUTODETECT });
+  let node: NodeClient | null = null;
+  let serverTls: ServerTls;
+  try {
+    if (!offline) node = new NodeClient({ url, login: daemonLogin, ssl: daemonSsl });
+    serverTls = ServerTls.create(rpcSsl, { log: (m) => log.line(m) });
+  } catch (e) {
+    if (e instanceof SslConfigError) throw new UsageError(e.message);
+    throw e;
+  }
 
   if (walletDir !== undefined && walletDir !== "") {
     try {
@@ -232,7 +246,7 @@ async function main(a: ParsedArgs): Promise<number> {
 
   let rpc: Awaited<ReturnType<typeof startWalletRpc>>;
   try {
-    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections, maxConnectionsPerIp: maxPerIp, maxConcurrency, log: (m) => log.line(m) });
+    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections, maxConnectionsPerIp: maxPerIp, maxConcurrency, log: (m) => log.line(m), tls: serverTls });
   } catch (e) {
     loginFile?.release();
     log.line(`Failed to initialize wallet RPC server: ${e instanceof Error ? e.message : String(e)}`);

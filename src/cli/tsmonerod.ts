@@ -1,7 +1,7 @@
 /**
  * `tsmonerod`: the node daemon, accepting monerod's flags with monerod's meanings. It opens the
  * chain in --data-dir, serves monerod's RPC (src/node/rpc) and stops cleanly on SIGTERM, SIGINT or
- * /stop_daemon. Flags of features that arrive later (P2P, ZMQ, RPC payment, SSL, DNS checkpoints,
+ * /stop_daemon. Flags of features that arrive later (P2P, ZMQ, RPC payment, DNS checkpoints,
  * update checks) are accepted and logged as not yet active; an unknown flag is an error naming it.
  */
 import { isIP } from "node:net";
@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { defaultDataDir, startDaemon } from "../node/daemon.js";
 import type { Network } from "../protocol/network.js";
 import { type FlagSpec, flag as s, option as v, type ParsedArgs, runCli, UsageError } from "./args.js";
+import { sslFlags, sslFlagSpecs } from "./ssl-flags.js";
 import { VERSION } from "./version.js";
 
 /** monerod's flags that tsmonerod accepts. */
@@ -35,7 +36,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   v("log-file", "Log file path", "<data-dir>/tsmonerod.log"),
   s("disable-dns-checkpoints", "Do not retrieve checkpoints from DNS"),
   v("check-updates", "Check for updates: disabled|notify|download|update", "notify"),
-  v("rpc-ssl", "Enable SSL on RPC connections: enabled|disabled|autodetect", "autodetect"),
+  ...sslFlagSpecs("rpc-ssl", true),
   v("add-exclusive-node", "Connect only to this peer (ip:port)", undefined, true),
   v("add-peer", "Manually add a peer to the local peer list (ip:port)", undefined, true),
   v("add-priority-node", "Keep a connection to this peer open (ip:port)", undefined, true),
@@ -65,7 +66,6 @@ const NOT_YET: Readonly<Record<string, string>> = {
   "no-zmq": "ZMQ RPC",
   "disable-dns-checkpoints": "DNS checkpoints",
   "check-updates": "update checks",
-  "rpc-ssl": "RPC over SSL",
   "rpc-payment-address": "RPC payment",
   "rpc-payment-difficulty": "RPC payment",
   "rpc-payment-credits": "RPC payment",
@@ -111,11 +111,10 @@ export function daemonConfig(args: ParsedArgs): Parameters<typeof startDaemon>[0
     if (!m) throw new UsageError(`--db-sync-mode needs safe|fast|fastest[:sync|async[:<n>[blocks|bytes]]] (got '${sync}')`);
     syncMode = m[1] === "safe" ? "safe" : "fast";
   }
-  for (const name of ["rpc-ssl", "check-updates"]) {
-    const x = str(args, name);
-    const allowed = name === "rpc-ssl" ? ["enabled", "disabled", "autodetect"] : ["disabled", "notify", "download", "update"];
-    if (x !== undefined && !allowed.includes(x)) throw new UsageError(`--${name} needs one of ${allowed.join("|")} (got '${x}')`);
-  }
+  const checkUpdates = str(args, "check-updates");
+  if (checkUpdates !== undefined && !["disabled", "notify", "download", "update"].includes(checkUpdates))
+    throw new UsageError(`--check-updates needs one of disabled|notify|download|update (got '${checkUpdates}')`);
+  const rpcSsl = sslFlags(args, "rpc-ssl");
   intFlag(args, "p2p-bind-port", 0, 65535);
   intFlag(args, "zmq-rpc-bind-port", 0, 65535);
   const rpcPort = intFlag(args, "rpc-bind-port", 0, 65535) ?? PORTS[portNet];
@@ -147,6 +146,7 @@ export function daemonConfig(args: ParsedArgs): Parameters<typeof startDaemon>[0
     ...(logFile !== undefined ? { logFile: logFile === "" ? "" : expandHome(logFile) } : {}),
     ...(maxPool !== undefined ? { maxTxpoolWeight: maxPool } : {}),
     ...(syncMode ? { syncMode } : {}),
+    rpcSsl,
     notYet,
   };
 }

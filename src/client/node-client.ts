@@ -16,6 +16,7 @@
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from "node:http";
 import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
+import { connect as tlsConnect, TLSSocket } from "node:tls";
 import { decodeEpee, encodeEpee, type EpeeObjectCodec } from "../codec/epee-map.js";
 import { EPEE_HTTP_LIMITS } from "../codec/epee.js";
 import {
@@ -32,6 +33,7 @@ import { DigestClient, type Login, parseLogin } from "../rpc/digest.js";
 import { WALLET_RPC_ERROR } from "../rpc/error-codes.js";
 import { isJsonObject, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "../rpc/json.js";
 import { type Schema, SchemaError } from "../rpc/schema.js";
+import { type ClientTls, clientTls, type SslOptions } from "../rpc/tls.js";
 import {
   type BlockHeaderResult,
   blockHeaderResult,
@@ -135,6 +137,14 @@ export interface NodeClientOptions {
   retryDelayMs?: number;
   /** Largest answer accepted, bytes. Default 256 MiB (get_blocks.bin answers can be big). */
   maxResponseBytes?: number;
+  /**
+   * TLS to the node as epee's http client does it (--daemon-ssl*, set_daemon's ssl_*): `enabled`
+   * speaks only TLS, `disabled` only plain HTTP, `autodetect` tries a TLS handshake on the first
+   * call and falls back to plain HTTP for good if the node does not speak TLS. Absent: the url's
+   * scheme decides (https:// = TLS with node's default certificate checks). Files are read here;
+   * a bad one throws SslConfigError naming the flag.
+   */
+  ssl?: SslOptions;
 }
 
 export interface CallOptions {
@@ -173,8 +183,14 @@ export class NodeClient {
   private readonly digest: DigestClient | undefined;
   /** Per connection: epee keeps one nonce and nc counter per connection (http_auth.cpp). */
   private readonly digestBySocket = new WeakMap<object, DigestClient>();
-  private readonly agent: HttpAgent;
-  private readonly o: Required<Omit<NodeClientOptions, "login" | "url">>;
+  private readonly agents: { "http:"?: HttpAgent; "https:"?: HttpsAgent } = {};
+  private readonly tls: ClientTls | undefined;
+  /** The scheme in use; a promise while autodetect's first handshake runs. */
+  private scheme: "http:" | "https:" | undefined;
+  private probing: Promise<"http:" | "https:"> | undefined;
+  /** TLS sockets whose peer passed the check (keep-alive reuses them). */
+  private readonly verified = new WeakSet<TLSSocket>();
+  private readonly o: Required<Omit<NodeClientOptions, "login" | "url" | "ssl">>;
   private nextId = 0;
 
   constructor(opts: NodeClientOptions) {
@@ -185,8 +201,9 @@ export class NodeClient {
     const login = typeof opts.login === "string" ? parseLogin(opts.login) : opts.login;
     this.login = login;
     this.digest = login ? new DigestClient(login) : undefined;
-    this.agent =
-      this.base.protocol === "https:" ? new HttpsAgent({ keepAlive: true, maxSockets: 8 }) : new HttpAgent({ keepAlive: true, maxSockets: 8 });
+    this.tls = opts.ssl ? clientTls(opts.ssl) : undefined;
+    const support = this.base.protocol === "https:" ? "enabled" : (opts.ssl?.support ?? "disabled");
+    this.scheme = support === "enabled" ? "https:" : support === "disabled" ? "http:" : undefined;
     this.o = {
       timeoutMs: opts.timeoutMs ?? 30_000,
       retries: opts.retries ?? 2,
@@ -197,16 +214,71 @@ export class NodeClient {
 
   /** Closes idle keep-alive connections. */
   close(): void {
-    this.agent.destroy();
+    this.agents["http:"]?.destroy();
+    this.agents["https:"]?.destroy();
+  }
+
+  /** Whether calls go over TLS (undefined until autodetect has tried). */
+  get secure(): boolean | undefined {
+    return this.scheme === undefined ? undefined : this.scheme === "https:";
+  }
+
+  private agent(scheme: "http:" | "https:"): HttpAgent {
+    if (scheme === "http:") return (this.agents["http:"] ??= new HttpAgent({ keepAlive: true, maxSockets: 8 }));
+    return (this.agents["https:"] ??= new HttpsAgent({ keepAlive: true, maxSockets: 8, ...(this.tls?.connect ?? {}) }));
+  }
+
+  /**
+   * autodetect: one TLS handshake decides (epee's blocked_mode_client::connect: a failed handshake
+   * on an autodetect connection → plain HTTP from then on). Nothing listening is a connection
+   * error, decided again on the next call.
+   */
+  private detect(timeoutMs: number): Promise<"http:" | "https:"> {
+    if (this.scheme) return Promise.resolve(this.scheme);
+    this.probing ??= new Promise<"http:" | "https:">((resolve, reject) => {
+      let tcp = false;
+      const s = tlsConnect({ host: this.base.hostname.replace(/^\[|\]$/g, ""), port: Number(this.base.port || 80), ...(this.tls?.connect ?? { rejectUnauthorized: false }) });
+      const timer = setTimeout(() => s.destroy(new Error("TLS handshake timed out")), Math.min(timeoutMs, 5000));
+      s.once("connect", () => (tcp = true));
+      s.once("secureConnect", () => {
+        clearTimeout(timer);
+        s.end();
+        resolve("https:");
+      });
+      const failed = (e?: Error): void => {
+        clearTimeout(timer);
+        s.destroy();
+        if (!tcp) reject(this.connectionError(e ?? new Error("socket hang up")));
+        else resolve("http:");
+      };
+      s.once("error", failed);
+      s.once("close", () => failed());
+    }).then(
+      (scheme) => {
+        this.scheme = scheme;
+        this.probing = undefined;
+        return scheme;
+      },
+      (e: unknown) => {
+        this.probing = undefined;
+        throw e;
+      },
+    );
+    return this.probing;
   }
 
   // ---- transport ----------------------------------------------------------------------------
 
-  private once(method: "GET" | "POST", path: string, body: Uint8Array, type: string, opts: CallOptions): Promise<RawAnswer> {
+  private async once(method: "GET" | "POST", path: string, body: Uint8Array, type: string, opts: CallOptions): Promise<RawAnswer> {
+    const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
+    const scheme = this.scheme ?? (await this.detect(timeoutMs));
+    return this.request(scheme, method, path, body, type, opts, timeoutMs);
+  }
+
+  private request(scheme: "http:" | "https:", method: "GET" | "POST", path: string, body: Uint8Array, type: string, opts: CallOptions, timeoutMs: number): Promise<RawAnswer> {
     const fullPath = this.base.pathname.replace(/\/+$/, "") + path;
     const headers: Record<string, string | number> = { "Content-Type": type, "Content-Length": body.length, Accept: "*/*" };
-    const send = this.base.protocol === "https:" ? httpsRequest : httpRequest;
-    const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
+    const send = scheme === "https:" ? httpsRequest : httpRequest;
     let socket: object | undefined;
     let sentAuth = false;
     return new Promise<RawAnswer>((resolve, reject) => {
@@ -220,7 +292,7 @@ export class NodeClient {
         else resolve(v as RawAnswer);
       };
       const req = send(
-        { protocol: this.base.protocol, hostname: this.base.hostname, port: this.base.port, method, path: fullPath, headers, agent: this.agent },
+        { protocol: scheme, hostname: this.base.hostname, port: this.base.port || (scheme === "https:" ? 443 : 80), method, path: fullPath, headers, agent: this.agent(scheme) },
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           let size = 0;
@@ -263,10 +335,25 @@ export class NodeClient {
       // request has its socket and before the headers go out
       req.once("socket", (sock: object) => {
         socket = sock;
-        const auth = this.digestFor(sock)?.header(method, fullPath);
-        sentAuth = auth !== undefined;
-        if (auth !== undefined) req.setHeader("Authorization", auth);
-        req.end(body);
+        const go = (): void => {
+          const auth = this.digestFor(sock)?.header(method, fullPath);
+          sentAuth = auth !== undefined;
+          if (auth !== undefined) req.setHeader("Authorization", auth);
+          req.end(body);
+        };
+        // a new TLS connection: nothing is sent before the node's certificate passes
+        if (!this.tls || !(sock instanceof TLSSocket) || this.verified.has(sock)) return go();
+        const check = (): void => {
+          const v = this.tls?.check(sock, this.base.hostname) ?? { ok: true };
+          if (!v.ok) {
+            req.destroy();
+            finish(new NoDaemonConnectionError(this.url, `TLS: ${v.why ?? "the node's certificate was refused"}`));
+            return;
+          }
+          this.verified.add(sock);
+          go();
+        };
+        sock.once("secureConnect", check);
       });
     });
   }

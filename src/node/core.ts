@@ -64,8 +64,8 @@ export interface TxSubmitResult {
   flags: TxFlag[];
   /**
    * send_raw_transaction's not_relayed: the tx was accepted with do_not_relay, or was already known.
-   * monerod --offline still answers false (its relay method stays "local"); the pool entry's
-   * `relayed` says whether it actually left the node.
+   * The pool entry is `relayed` unless do_not_relay, --offline included (monerod marks it relayed
+   * when its fluff to no peers is queued).
    */
   notRelayed: boolean;
   /** The tx was already in the pool or the chain. */
@@ -147,7 +147,7 @@ export interface NodeCore {
   readonly pool: PoolView;
   /** regtest's --fixed-difficulty (undefined = Monero's algorithm). */
   readonly fixedDifficulty: bigint | undefined;
-  /** --offline: nothing is relayed. */
+  /** --offline: no peers (accepted txs still count as relayed, as in monerod --offline). */
   readonly offline: boolean;
 
   /** Pool admission with every rule (semantics, fee, chain inputs, RingCT in a worker). */

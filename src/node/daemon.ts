@@ -10,6 +10,7 @@ import type { Network } from "../protocol/network.js";
 import { acquirePidLock, LockHeldError } from "../os/lockfile.js";
 import { parseLogin } from "../rpc/digest.js";
 import { RpcServer } from "../rpc/server.js";
+import { ServerTls, SSL_AUTODETECT, type SslOptions } from "../rpc/tls.js";
 import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
@@ -31,6 +32,8 @@ export interface DaemonOptions {
   rpcLogin?: string;
   rpcMaxConnections?: number;
   rpcMaxConnectionsPerIp?: number;
+  /** --rpc-ssl*: TLS of both RPC servers. Default autodetect (TLS and plain HTTP on one port), as monerod. */
+  rpcSsl?: SslOptions;
   logLevel?: number;
   /** Log file; default <dataDir>/tsmonerod.log; "" disables the file. */
   logFile?: string;
@@ -133,6 +136,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     }
   };
 
+  // certificate files are read (and a missing one reported) before the chain is touched
+  const tls = ServerTls.create(opts.rpcSsl ?? SSL_AUTODETECT, { log: (m) => log(0, m) });
   if (opts.network === "regtest" && !opts.keepFakechain) {
     rmSync(lmdbDir, { recursive: true, force: true });
   }
@@ -180,6 +185,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     ...(opts.rpcMaxConnections !== undefined ? { maxConnections: opts.rpcMaxConnections } : {}),
     ...(opts.rpcMaxConnectionsPerIp !== undefined ? { maxConnectionsPerIp: opts.rpcMaxConnectionsPerIp } : {}),
     log: (m: string) => log(0, m),
+    tls,
   };
   const host = opts.rpcBindIp ?? "127.0.0.1";
   const urlHost = host.includes(":") ? `[${host}]` : host;

@@ -83,6 +83,11 @@ export interface HttpServerOptions {
   tooLargeText: (limit: number) => string;
   /** Where handler failures are reported (they answer 500). */
   log: (msg: string) => void;
+  /**
+   * Takes each accepted socket before HTTP is spoken on it and hands `ready` the socket to speak
+   * it on (e.g. a TLS socket: src/rpc/tls.ts), or closes it. Absent: plain HTTP.
+   */
+  accept?: (socket: Socket, ready: (s: Socket) => void) => void;
 }
 
 /** Reason phrases as epee writes them (http_server_handlers_map2.h, http_auth.cpp). */
@@ -678,15 +683,21 @@ export class HttpServer {
     }
     this.sockets.add(s);
     this.perIp.set(ip, mine + 1);
-    const c = new Connection(s, this);
-    this.conns.add(c);
+    let c: Connection | undefined;
+    const start = (t: Socket): void => {
+      if (s.destroyed) return;
+      c = new Connection(t, this);
+      this.conns.add(c);
+    };
     s.once("close", () => {
-      this.conns.delete(c);
+      if (c) this.conns.delete(c);
       this.sockets.delete(s);
       const left = (this.perIp.get(ip) ?? 1) - 1;
       if (left <= 0) this.perIp.delete(ip);
       else this.perIp.set(ip, left);
     });
+    if (this.options.accept) this.options.accept(s, start);
+    else start(s);
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -704,6 +715,8 @@ export class HttpServer {
     return new Promise((resolve) => {
       this.net.close(() => resolve());
       for (const c of this.conns) c.destroy();
+      // sockets still in a TLS handshake have no Connection yet
+      for (const s of this.sockets) s.destroy();
     });
   }
 

@@ -4,3 +4,4 @@ export * from "./methods.js";
 export * from "./server.js";
 export * from "./digest.js";
 export * from "./error-codes.js";
+export * from "./tls.js";

@@ -21,6 +21,7 @@ import { type HttpAnswer, type HttpRequest, HttpServer } from "./http.js";
 import { isJsonObject, JsonParseError, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "./json.js";
 import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
 import { SchemaError } from "./schema.js";
+import type { ServerTls } from "./tls.js";
 
 export interface RpcServerOptions {
   methods: MethodTable;
@@ -49,6 +50,8 @@ export interface RpcServerOptions {
   jsonStyle?: "epee" | "compact";
   /** Where internal errors are reported (never to the client). Default console.error. */
   log?: (msg: string) => void;
+  /** TLS (--rpc-ssl…, see tls.ts); absent: plain HTTP only, no look at the first byte. */
+  tls?: ServerTls;
 }
 
 type Reply = HttpAnswer;
@@ -58,7 +61,7 @@ const BAD_REQUEST = 400;
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
-  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm">>;
+  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls">>;
 
   constructor(opts: RpcServerOptions) {
     this.o = {
@@ -82,6 +85,7 @@ export class RpcServer {
         maxConnectionsPerIp: this.o.maxConnectionsPerIp,
         tooLargeText: (limit) => `request body larger than the limit of ${limit} bytes\n`,
         log: this.o.log,
+        ...(opts.tls ? { accept: (s, ready) => opts.tls?.accept(s, ready) } : {}),
       },
       (req) => this.onRequest(req),
     );

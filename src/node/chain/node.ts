@@ -59,7 +59,7 @@ export interface OpenNodeOptions {
   network: Network;
   /** regtest's --fixed-difficulty. With 1, PoW is not hashed (every hash meets difficulty 1). */
   fixedDifficulty?: bigint;
-  /** --offline: nothing is relayed. */
+  /** --offline: no peers; accepted txs still count as relayed, as in monerod --offline. */
   offline?: boolean;
   /** --max-txpool-weight. */
   maxTxpoolWeight?: number;
@@ -138,7 +138,6 @@ export class Node extends EventEmitter implements NodeCore {
       store,
       verifier: this.verifier,
       now: this.clock,
-      offline: this.offline,
       context: () => this.mainContext(),
       ...(opts.maxTxpoolWeight === undefined ? {} : { maxWeight: opts.maxTxpoolWeight }),
       backend: this.backend,

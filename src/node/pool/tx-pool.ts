@@ -33,8 +33,6 @@ export interface TxPoolOptions {
   verifier: RctVerifyPool;
   /** Unix seconds (tests move the clock). */
   now?: () => number;
-  /** --offline: accepted txs are never relayed. */
-  offline?: boolean;
   /** --max-txpool-weight (bytes of weight). */
   maxWeight?: number;
   backend?: CryptoBackend;
@@ -106,7 +104,6 @@ export class TxPool implements PoolView {
   private readonly store: ChainStore;
   private readonly verifier: RctVerifyPool;
   private readonly now: () => number;
-  private readonly offline: boolean;
   readonly maxWeight: number;
   private readonly backend: CryptoBackend;
   private readonly db: Database<Buffer, Buffer>;
@@ -127,7 +124,6 @@ export class TxPool implements PoolView {
     this.store = opts.store;
     this.verifier = opts.verifier;
     this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
-    this.offline = opts.offline ?? false;
     this.maxWeight = opts.maxWeight ?? DEFAULT_TXPOOL_MAX_WEIGHT;
     this.backend = opts.backend ?? defaultBackend();
     this.db = this.store.auxDb("txpool");
@@ -322,8 +318,10 @@ export class TxPool implements PoolView {
       }
       verified = true;
     }
-    // the chain or the pool may not change while we verified: the node's core runs one writer
-    const relay = !(opts.doNotRelay ?? false) && !this.offline;
+    // the chain or the pool may not change while we verified: the node's core runs one writer.
+    // Relayed unless do_not_relay, --offline too: monerod hands the tx to its public zone, whose
+    // fluff to no peers still marks it relayed now (levin notify::send_txs → core::on_transactions_relayed)
+    const relay = !(opts.doNotRelay ?? false);
     const top = this.store.height() - 1;
     const entry: PoolEntry = {
       ...this.baseEntry(id, blob, tx),
@@ -343,8 +341,7 @@ export class TxPool implements PoolView {
     this.pruneToWeight();
     const kept = this.has(id);
     return {
-      // monerod answers not_relayed for do_not_relay only: --offline keeps the relay method
-      // (nothing leaves the node, but send_raw_transaction says nothing about it)
+      // monerod answers not_relayed for do_not_relay only
       result: { ok: true, flags: [], notRelayed: opts.doNotRelay ?? false, duplicate: false, id, ...(opts.doNotRelay ? { reason: "Not relayed" } : {}) },
       ...(kept ? { entry } : {}),
     };
@@ -546,7 +543,7 @@ export class TxPool implements PoolView {
     return n;
   }
 
-  /** relay_tx: marks txs relayed now (not in --offline); returns the ids not in the pool. */
+  /** relay_tx: marks txs relayed now (--offline too, as monerod); returns the ids not in the pool. */
   relay(ids: readonly Bytes[]): Bytes[] {
     const missing: Bytes[] = [];
     const now = this.now();
@@ -556,7 +553,6 @@ export class TxPool implements PoolView {
         missing.push(id);
         continue;
       }
-      if (this.offline) continue;
       e.doNotRelay = false;
       e.relayed = true;
       e.lastRelayedTime = now;

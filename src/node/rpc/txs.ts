@@ -101,7 +101,8 @@ function poolTxJson(e: PoolEntry, sensitive: boolean): Record<string, JsonWritab
     kept_by_block: e.keptByBlock,
     last_failed_height: e.lastFailedHeight,
     last_failed_id_hash: toHex(e.lastFailedId),
-    last_relayed_time: sensitive ? e.lastRelayedTime : 0,
+    // never relayed (do_not_relay, or back from a block): monerod keeps time_t's max there (tx_memory_pool::add_tx)
+    last_relayed_time: sensitive ? (e.lastRelayedTime === 0 ? U64_MAX : e.lastRelayedTime) : 0,
     max_used_block_height: e.maxUsedBlockHeight,
     max_used_block_id_hash: toHex(e.maxUsedBlockId),
     receive_time: sensitive ? e.receiveTime : 0,

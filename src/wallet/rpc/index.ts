@@ -3,7 +3,7 @@
  * RpcServer (src/rpc). One server serves one service; a process may run several.
  */
 import type { AddressInfo } from "node:net";
-import { type Login, RpcServer } from "../../rpc/index.js";
+import { type Login, RpcServer, type ServerTls } from "../../rpc/index.js";
 import type { WalletService } from "../service/service.js";
 import { walletMethods, type WalletMethodsOptions } from "./methods.js";
 
@@ -25,6 +25,8 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly idleTimeoutMs?: number;
   /** "epee" (default): the text monero-wallet-rpc writes; "compact": the same JSON without whitespace, faster for big lists. */
   readonly jsonStyle?: "epee" | "compact";
+  /** --rpc-ssl*: TLS of the server (src/rpc/tls.ts); absent: plain HTTP. */
+  readonly tls?: ServerTls;
 }
 
 export interface WalletRpc {
@@ -49,6 +51,7 @@ export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
     maxConnectionsPerIp: o.maxConnectionsPerIp,
     jsonStyle: o.jsonStyle,
     log: o.log,
+    ...(o.tls ? { tls: o.tls } : {}),
   });
   const address = await server.listen(o.port, o.host ?? "127.0.0.1");
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -2,6 +2,7 @@
  * The chain and the node (wallet_rpc_server.cpp): get_height, refresh, auto_refresh,
  * rescan_blockchain, scan_tx, rescan_spent, set_daemon.
  */
+import { SslConfigError, type SslOptions, sslOptionsFromSetDaemon } from "../../rpc/tls.js";
 import { array, bool, type JsonValue, str, u32, u64, withDefault } from "../../rpc/index.js";
 import { def, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
@@ -118,12 +119,14 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
         ssl_allow_any_cert: bool,
       }),
       handler: async (p) => {
-        if (!["enabled", "disabled", "autodetect"].includes(p.ssl_support)) fail(W.NO_DAEMON_CONNECTION, "Invalid ssl support mode");
-        if (p.ssl_support === "enabled" && !p.ssl_allow_any_cert && p.ssl_allowed_fingerprints.length === 0 && p.ssl_ca_file === "")
-          fail(W.NO_DAEMON_CONNECTION, "SSL is enabled but no user certificate or fingerprints were provided");
-        let address = p.address;
-        if (p.ssl_support === "enabled" && address !== "" && !/^https?:\/\//.test(address)) address = `https://${address}`;
-        await svc.setDaemon({ address, username: p.username, password: p.password, trusted: p.trusted });
+        let ssl: SslOptions;
+        try {
+          ssl = sslOptionsFromSetDaemon(p);
+        } catch (e) {
+          if (!(e instanceof SslConfigError)) throw e;
+          return fail(W.NO_DAEMON_CONNECTION, e.message);
+        }
+        await svc.setDaemon({ address: p.address, username: p.username, password: p.password, trusted: p.trusted, ssl });
         return {};
       },
     }),

@@ -16,6 +16,7 @@ import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { randomScalar } from "../../crypto/random.js";
 import type { Network } from "../../protocol/network.js";
+import type { SslOptions } from "../../rpc/tls.js";
 import { DEFAULT_KDF, type KdfParams, WalletFileError, WrongPasswordError } from "../files/index.js";
 import {
   checkCreateLanguage,
@@ -50,7 +51,7 @@ export interface WalletServiceOptions {
   /** Whether the daemon is trusted (start_mining needs it). */
   readonly trusted?: boolean;
   /** Builds a node client for set_daemon (default: a NodeClient for the address). */
-  readonly connect?: (o: { address: string; login?: string; trusted: boolean }) => NodeApi;
+  readonly connect?: (o: { address: string; login?: string; trusted: boolean; ssl?: SslOptions }) => NodeApi;
   /** Password KDF for new files (tests use a cheap one). */
   readonly kdf?: KdfParams;
   /** --tx-notify: a program and its arguments, "%s" replaced by the txid. */
@@ -394,13 +395,15 @@ export class WalletService {
   // ---- daemon ----
 
   /** set_daemon: a new node for the service and the open wallet (after its running refresh). */
-  async setDaemon(p: { address: string; username: string; password: string; trusted: boolean }): Promise<void> {
+  async setDaemon(p: { address: string; username: string; password: string; trusted: boolean; ssl?: SslOptions }): Promise<void> {
     const w = this.wallet();
-    const connect = this.opts.connect ?? ((o: { address: string; login?: string }) => new NodeClient({ url: daemonUrl(o.address, this.network), login: o.login }));
+    const connect =
+      this.opts.connect ??
+      ((o: { address: string; login?: string; ssl?: SslOptions }) => new NodeClient({ url: daemonUrl(o.address, this.network), login: o.login, ...(o.ssl ? { ssl: o.ssl } : {}) }));
     let node: NodeApi;
     try {
       const login = p.username !== "" || p.password !== "" ? `${p.username}:${p.password}` : undefined;
-      node = connect({ address: p.address, login, trusted: p.trusted });
+      node = connect({ address: p.address, login, trusted: p.trusted, ...(p.ssl ? { ssl: p.ssl } : {}) });
     } catch (e) {
       throw new WalletRpcError(CODE.NO_DAEMON_CONNECTION, `Unable to set daemon: ${e instanceof Error ? e.message : String(e)}`);
     }
