@@ -141,7 +141,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     // mistyped params: -32602 naming the field, what it expects and what came
     const mistyped: [string, JsonWritable, RegExp][] = [
       ["get_balance", { account_index: "zero" }, /account_index: expected an unsigned 32-bit integer/],
-      ["get_balance", { address_indices: true }, /address_indices: expected an array/],
+      ["get_balance", { address_indices: 3 }, /address_indices: expected an array/],
       ["get_balance", { all_accounts: "yes" }, /all_accounts: expected true or false/],
       ["get_address", { account_index: -1 }, /account_index: -1 is out of range/],
       ["get_address", { address_index: [1, "a"] }, /address_index\[1\]/],

@@ -150,14 +150,7 @@ export function array<T>(item: Schema<T>, opts: { maxItems?: number } = {}): Sch
   return {
     parse(v, path) {
       if (v === undefined) return [];
-      // epee loads a container from a single value as a one-item container (get_first_value)
-      if (!Array.isArray(v)) {
-        try {
-          return [item.parse(v, path)];
-        } catch {
-          throw new SchemaError(path, `expected an array of ${item.describe()}, found ${found(v)}`);
-        }
-      }
+      if (!Array.isArray(v)) throw new SchemaError(path, `expected an array of ${item.describe()}, found ${found(v)}`);
       if (v.length > maxItems) throw new SchemaError(path, `${v.length} items; at most ${maxItems} are accepted`);
       return v.map((x, k) => item.parse(x, `${path}[${k}]`));
     },
