@@ -225,8 +225,23 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "set_daemon", { address: "127.0.0.1:1", ssl_support: "enabled" }, -38, /SSL is enabled but no user certificate or fingerprints were provided/);
     await err(url, "set_log_level", { level: 9 }, -44, /^Error: log level not valid$/);
     await err(url, "change_wallet_password", { old_password: "wrong", new_password: "x" }, -22, /^Invalid original password\.$/);
-    for (const m of ["transfer", "sweep_all", "sweep_unmixable", "get_tx_proof", "make_multisig", "export_key_images", "sign"])
-      await err(url, m, { destinations: [] }, -48, new RegExp(`^${m === "sweep_unmixable" ? "sweep_dust" : m} is not available in this version`));
+    for (const m of ["get_tx_proof", "make_multisig", "export_key_images", "sign"])
+      await err(url, m, { destinations: [] }, -48, new RegExp(`^${m} is not available in this version`));
+    // spending: validate_transfer and each method's own checks, in monero-wallet-rpc's order and codes
+    const own = (await ok(url, "get_address")).address as string;
+    await err(url, "transfer", { destinations: [] }, -20, /^Transaction has no destination$/);
+    await err(url, "transfer", { destinations: [{ address: "4nope", amount: 1 }] }, -2, /^WALLET_RPC_ERROR_CODE_WRONG_ADDRESS: 4nope/);
+    await err(url, "transfer", { destinations: [{ address: own, amount: 1 }], payment_id: "1234567812345678" }, -5, /^Standalone payment IDs are obsolete/);
+    await err(url, "transfer", { destinations: [{ address: own, amount: 1 }] }, -38, /no connection to daemon/); // this service is offline
+    await err(url, "sweep_all", { address: own, outputs: 0 }, -16, /^Amount of outputs should be greater than 0\.$/);
+    await err(url, "sweep_single", { address: own, key_image: "zz" }, -10, /^failed to parse key image$/);
+    await err(url, "get_tx_key", { txid: "00" }, -8, /^TX ID has invalid format$/);
+    await err(url, "get_tx_key", { txid: "11".repeat(32) }, -24, /^No tx secret key is stored for this tx$/);
+    await err(url, "check_tx_key", { txid: "11".repeat(32), tx_key: "12", address: own }, -25, /^Tx key has invalid format$/);
+    await err(url, "relay_tx", { hex: "x" }, -26, /^Failed to parse hex\.$/);
+    await err(url, "relay_tx", { hex: "00" }, -27, /^Failed to parse tx metadata/);
+    const sw = await ok(url, "estimate_tx_size_and_weight", { n_inputs: 1, n_outputs: 2, ring_size: 16, rct: true });
+    assert.deepEqual([Number(sw.size), Number(sw.weight)], [1536, 1536]); // what monero-wallet-rpc 0.18.0.0 answers
 
     // the service still answers after all that
     assert.equal((await ok(url, "get_height")).height, 1, "a wallet that has not refreshed answers 1 (genesis), as monero-wallet-rpc");
@@ -335,7 +350,9 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "query_key", { key_type: "spend_key" }, -29, /^The wallet is watch-only\. Cannot retrieve spend key\.$/);
     await err(url, "query_key", { key_type: "mnemonic" }, -29, /^The wallet is watch-only\. Cannot retrieve seed\.$/);
     assert.match((await ok(url, "query_key", { key_type: "view_key" })).key as string, /^[0-9a-f]{64}$/);
-    await err(url, "transfer", {}, -48);
+    // validate_transfer runs first, as in monero-wallet-rpc; cold signing (sign_transfer) is a later issue
+    await err(url, "transfer", {}, -20, /^Transaction has no destination$/);
+    await err(url, "sign_transfer", {}, -48);
   });
 });
 
