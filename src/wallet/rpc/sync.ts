@@ -54,10 +54,13 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
         for (let i = 0; i < p.txids.length; i += 100) {
           const ids = p.txids.slice(i, i + 100).map((x) => x.toLowerCase());
           const r = await node.getTransactions(ids, { decodeAsJson: false, prune: false });
-          if (r.txs.length !== ids.length || r.txs.some((t) => t.as_hex === "")) fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
+          if (r.txs.length !== ids.length) fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
+          // monerod answers a coinbase (no prunable part) in pruned_as_hex only; wallet2::get_pruned_tx reads either
+          const hexOf = (t: (typeof r.txs)[number]) => (t.as_hex !== "" ? t.as_hex : t.pruned_as_hex !== "" ? t.pruned_as_hex + t.prunable_as_hex : "");
+          if (r.txs.some((t) => hexOf(t) === "")) fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
           for (const t of r.txs)
             found.push({
-              blob: Uint8Array.from(Buffer.from(t.as_hex, "hex")),
+              blob: Uint8Array.from(Buffer.from(hexOf(t), "hex")),
               txid: Uint8Array.from(Buffer.from(t.tx_hash, "hex")),
               height: Number(t.block_height),
               timestamp: t.block_timestamp,
