@@ -137,6 +137,10 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     assert.equal(r.was_deprecated, false);
     await err(url, "restore_deterministic_wallet", { filename: ALICE, password: "pw", seed: WALLET_SEEDS.alice }, -1, /^Wallet already exists\.$/);
     await err(url, "create_wallet", { filename: ALICE, password: "pw", language: "English" }, -21, /Cannot create wallet\. Already exists\./);
+    // a null member counts as absent (epee skips nulls; Monero's Python client sends get_transfers' min_height: None)
+    const nulls = await ok(url, "get_transfers", { in: true, out: true, min_height: null, max_height: null, filter_by_height: null, account_index: 0 });
+    assert.deepEqual(nulls, await ok(url, "get_transfers", { in: true, out: true }));
+    assert.equal(((await ok(url, "get_address", { account_index: null, address_index: null })).addresses as unknown[]).length, 1);
 
     // mistyped params: -32602 naming the field, what it expects and what came
     const mistyped: [string, JsonWritable, RegExp][] = [
@@ -162,9 +166,11 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       ["make_uri", { amount: "lots" }, /amount: expected an unsigned 64-bit integer/],
       ["start_mining", { threads_count: "x" }, /threads_count/],
       ["freeze", { key_image: 12 }, /key_image: expected a string/],
-      ["query_key", { key_type: null }, /key_type/],
+      ["query_key", { key_type: 7 }, /key_type: expected a string/],
     ];
     for (const [m, p, re] of mistyped) await err(url, m, p, -32602, re);
+    // null is absent: query_key answers what monero-wallet-rpc answers for an empty key_type
+    await err(url, "query_key", { key_type: null }, 0, /^key_type  not found$/);
     // a params value that is not an object
     await err(url, "get_balance", "nope" as JsonWritable, -32602, /expected an object/);
 

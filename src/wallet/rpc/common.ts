@@ -120,11 +120,11 @@ export function withList<T extends Record<string, JsonWritable>>(o: T, key: stri
   return o;
 }
 
-export const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 });
+export const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 }, { nullIsAbsent: true });
 
-/** A method's params: an object of fields; a JSON array loads as {} (epee does so). */
+/** A method's params: an object of fields; a JSON array loads as {}, a null member as absent (epee does so). */
 export function obj<T extends object>(fields: Fields<T>): Schema<T> {
-  return object(fields, { arrayIsEmpty: true });
+  return object(fields, { arrayIsEmpty: true, nullIsAbsent: true });
 }
 
 /** What the ledger's history calls need: the clock, address strings and tx notes. */
