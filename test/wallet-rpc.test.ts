@@ -170,7 +170,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     ];
     for (const [m, p, re] of mistyped) await err(url, m, p, -32602, re);
     // null is absent: query_key answers what monero-wallet-rpc answers for an empty key_type
-    await err(url, "query_key", { key_type: null }, 0, /^key_type  not found$/);
+    await err(url, "query_key", { key_type: null }, 0, /^key_type {2}not found$/);
     // a params value that is not an object
     await err(url, "get_balance", "nope" as JsonWritable, -32602, /expected an object/);
 
