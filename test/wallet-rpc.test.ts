@@ -145,7 +145,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     // mistyped params: -32602 naming the field, what it expects and what came
     const mistyped: [string, JsonWritable, RegExp][] = [
       ["get_balance", { account_index: "zero" }, /account_index: expected an unsigned 32-bit integer/],
-      ["get_balance", { address_indices: 3 }, /address_indices: expected an array/],
+      ["get_balance", { address_indices: ["a"] }, /address_indices\[0\]/],
       ["get_balance", { all_accounts: "yes" }, /all_accounts: expected true or false/],
       ["get_address", { account_index: -1 }, /account_index: -1 is out of range/],
       ["get_address", { address_index: [1, "a"] }, /address_index\[1\]/],
@@ -153,12 +153,12 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       ["label_address", { index: 7 }, /index: expected an object/],
       ["label_address", { index: { major: "a" } }, /index\.major/],
       ["get_accounts", { regexp: 2 }, /regexp: expected true or false/],
-      ["tag_accounts", { accounts: "0" }, /accounts: expected an array/],
+      ["tag_accounts", { accounts: [-1] }, /accounts\[0\]: -1 is out of range/],
       ["get_transfers", { min_height: "x" }, /min_height: expected an unsigned 64-bit integer/],
       ["get_transfers", { subaddr_indices: [4294967296] }, /subaddr_indices\[0\]: 4294967296 is out of range/],
       ["incoming_transfers", { transfer_type: 1 }, /transfer_type: expected a string/],
       ["get_bulk_payments", { payment_ids: [1] }, /payment_ids\[0\]: expected a string/],
-      ["set_tx_notes", { txids: {} }, /txids: expected an array/],
+      ["set_tx_notes", { txids: [{}] }, /txids\[0\]: expected a string/],
       ["get_address_book", { entries: [-1] }, /entries\[0\]: -1 is out of range/],
       ["edit_address_book", { index: "one" }, /index: expected an unsigned 64-bit integer/],
       ["refresh", { start_height: true }, /start_height: expected an unsigned 64-bit integer/],
@@ -169,6 +169,10 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       ["query_key", { key_type: 7 }, /key_type: expected a string/],
     ];
     for (const [m, p, re] of mistyped) await err(url, m, p, -32602, re);
+    // a list param that is not an array is ignored, as epee does (get_address {"address_index": 0} is all of them)
+    assert.deepEqual(await ok(url, "get_address", { account_index: 0, address_index: 0 }), await ok(url, "get_address", { account_index: 0 }));
+    assert.deepEqual(await ok(url, "get_balance", { address_indices: 3 }), await ok(url, "get_balance", {}));
+    await ok(url, "tag_accounts", { tag: "t", accounts: "0" });
     // null is absent: query_key answers what monero-wallet-rpc answers for an empty key_type
     await err(url, "query_key", { key_type: null }, 0, /^key_type {2}not found$/);
     // a params value that is not an object

@@ -2,8 +2,8 @@
  * The chain and the node (wallet_rpc_server.cpp): get_height, refresh, auto_refresh,
  * rescan_blockchain, scan_tx, rescan_spent, set_daemon.
  */
-import { array, bool, type JsonValue, str, u32, u64, withDefault } from "../../rpc/index.js";
-import { def, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { bool, type JsonValue, str, u32, u64, withDefault } from "../../rpc/index.js";
+import { def, list, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
 /** Height, refresh, rescans, scan_tx, the node. */
 export function syncMethods(d: WalletRpcDeps): WalletDef[] {
@@ -43,7 +43,7 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
     def({
       name: "scan_tx",
       restricted: true,
-      params: obj({ txids: array(str) }),
+      params: obj({ txids: list(str) }),
       handler: async (p) => {
         const wal = w();
         for (const id of p.txids) if (!isHash(id)) fail(W.WRONG_TXID, "TX ID has invalid format");
@@ -117,7 +117,7 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
         ssl_private_key_path: str,
         ssl_certificate_path: str,
         ssl_ca_file: str,
-        ssl_allowed_fingerprints: array(str),
+        ssl_allowed_fingerprints: list(str),
         ssl_allow_any_cert: bool,
       }),
       handler: async (p) => {
