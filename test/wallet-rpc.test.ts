@@ -14,7 +14,8 @@ import { after, before, describe, it } from "node:test";
 import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
 import { WalletService } from "../src/wallet/service/index.js";
 import { OpenWallet } from "../src/wallet/service/wallet.js";
-import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
+import { str, u64 } from "../src/rpc/index.js";
+import { def, list, obj, startWalletRpc, type WalletRpc, type WalletRpcDeps } from "../src/wallet/rpc/index.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
@@ -106,6 +107,24 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     const langs = await ok(url, "get_languages");
     assert.ok(Array.isArray(langs.languages) && langs.languages.includes("English"));
     await err(url, "validate_address", { address: "x" }, -13);
+  });
+
+  it("a real method replaces the -48 stub of its name (how sending will land); the other stubs stay", async () => {
+    const extra = (d: WalletRpcDeps) => [
+      def({ name: "transfer", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
+    ];
+    const s2 = await startWalletRpc({ service: svc, port: 0, extraMethods: extra });
+    try {
+      await err(s2.url, "transfer", { destinations: [] }, -13, /^No wallet file$/);
+      await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
+      assert.deepEqual(await ok(s2.url, "transfer", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
+      await err(s2.url, "transfer_split", {}, -48, /^transfer_split is not available/);
+      await err(s2.url, "sweep_unmixable", {}, -48, /^sweep_dust is not available/);
+      await err(url, "transfer", {}, -48, /^transfer is not available/);
+      await ok(s2.url, "close_wallet");
+    } finally {
+      await s2.close();
+    }
   });
 
   it("files: bad names, languages, seeds and keys answer Monero's codes", async () => {

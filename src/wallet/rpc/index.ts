@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { type Login, RpcServer } from "../../rpc/index.js";
 import type { WalletService } from "../service/service.js";
-import { walletMethods, type WalletMethodsOptions } from "./methods.js";
+import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
 export * from "./methods.js";
 
@@ -21,6 +21,8 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly maxConnectionsPerIp?: number;
   /** "epee" (default): the text monero-wallet-rpc writes; "compact": the same JSON without whitespace, faster for big lists. */
   readonly jsonStyle?: "epee" | "compact";
+  /** More real methods (e.g. the sending ones); each replaces the −48 stub of its name. */
+  readonly extraMethods?: (d: WalletRpcDeps) => WalletDef[];
 }
 
 export interface WalletRpc {
@@ -34,7 +36,7 @@ export interface WalletRpc {
 /** Starts the HTTP server for `service` (monero-wallet-rpc answers no size limit; we allow 64 MiB). */
 export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
   const server = new RpcServer({
-    methods: walletMethods(o.service, o),
+    methods: walletMethods(o.service, o, o.extraMethods),
     restricted: o.restricted ?? false,
     login: o.login,
     maxBodyBytes: 64 * 1024 * 1024,
