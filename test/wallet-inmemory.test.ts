@@ -164,10 +164,16 @@ describe("wallets with an empty filename and open_wallet failures: tsmonero-wall
     assert.deepEqual(files(ours), files(real));
   });
 
-  it("open_wallet's failures answer -1 \"Failed to open wallet\" whatever the reason", async () => {
+  it("open_wallet's failures answer -1 \"Failed to open wallet\" whatever the reason; \".\" and \"..\" are existing files", async () => {
     for (const p of [{ filename: "nobody", password: "" }, { filename: "", password: "" }, { filename: "f", password: "bad" }, { filename: "a/b", password: "" }]) {
       const a = await same("open_wallet", p);
       assert.equal(a.error?.code, -1);
+    }
+    // "." and ".." name the wallet dir itself, which exists
+    for (const filename of [".", ".."]) {
+      await same("create_wallet", { filename, password: "", language: "English" });
+      await same("restore_deterministic_wallet", { filename, password: "", seed: WALLET_SEEDS.carol, language: "English" });
+      await same("generate_from_keys", { filename, password: "", address: aliceAddress, viewkey: aliceView });
     }
     const logged = (ours as Wallet).output.join("");
     assert.match(logged, /open_wallet "nobody": Failed to open wallet: .*/, "ours logs the reason");

@@ -14,7 +14,8 @@ import { after, before, describe, it } from "node:test";
 import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
 import { WalletService } from "../src/wallet/service/index.js";
 import { OpenWallet } from "../src/wallet/service/wallet.js";
-import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
+import { str, u64 } from "../src/rpc/index.js";
+import { def, list, obj, startWalletRpc, type WalletRpc, type WalletRpcDeps } from "../src/wallet/rpc/index.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
@@ -108,6 +109,24 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "validate_address", { address: "x" }, -13);
   });
 
+  it("a real method replaces the -48 stub of its name (how sending will land); the other stubs stay", async () => {
+    const extra = (d: WalletRpcDeps) => [
+      def({ name: "transfer", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
+    ];
+    const s2 = await startWalletRpc({ service: svc, port: 0, extraMethods: extra });
+    try {
+      await err(s2.url, "transfer", { destinations: [] }, -13, /^No wallet file$/);
+      await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
+      assert.deepEqual(await ok(s2.url, "transfer", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
+      await err(s2.url, "transfer_split", {}, -48, /^transfer_split is not available/);
+      await err(s2.url, "sweep_unmixable", {}, -48, /^sweep_dust is not available/);
+      await err(url, "transfer", {}, -48, /^transfer is not available/);
+      await ok(s2.url, "close_wallet");
+    } finally {
+      await s2.close();
+    }
+  });
+
   it("files: bad names, languages, seeds and keys answer Monero's codes", async () => {
     await err(url, "create_wallet", { filename: "a/b", password: "", language: "English" }, -1, /^Invalid filename$/);
     // an empty filename makes a wallet in memory only (monero-wallet-rpc does so): nothing is written
@@ -137,11 +156,15 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     assert.equal(r.was_deprecated, false);
     await err(url, "restore_deterministic_wallet", { filename: ALICE, password: "pw", seed: WALLET_SEEDS.alice }, -1, /^Wallet already exists\.$/);
     await err(url, "create_wallet", { filename: ALICE, password: "pw", language: "English" }, -21, /Cannot create wallet\. Already exists\./);
+    // a null member counts as absent (epee skips nulls; Monero's Python client sends get_transfers' min_height: None)
+    const nulls = await ok(url, "get_transfers", { in: true, out: true, min_height: null, max_height: null, filter_by_height: null, account_index: 0 });
+    assert.deepEqual(nulls, await ok(url, "get_transfers", { in: true, out: true }));
+    assert.equal(((await ok(url, "get_address", { account_index: null, address_index: null })).addresses as unknown[]).length, 1);
 
     // mistyped params: -32602 naming the field, what it expects and what came
     const mistyped: [string, JsonWritable, RegExp][] = [
       ["get_balance", { account_index: "zero" }, /account_index: expected an unsigned 32-bit integer/],
-      ["get_balance", { address_indices: 3 }, /address_indices: expected an array/],
+      ["get_balance", { address_indices: ["a"] }, /address_indices\[0\]/],
       ["get_balance", { all_accounts: "yes" }, /all_accounts: expected true or false/],
       ["get_address", { account_index: -1 }, /account_index: -1 is out of range/],
       ["get_address", { address_index: [1, "a"] }, /address_index\[1\]/],
@@ -149,12 +172,12 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       ["label_address", { index: 7 }, /index: expected an object/],
       ["label_address", { index: { major: "a" } }, /index\.major/],
       ["get_accounts", { regexp: 2 }, /regexp: expected true or false/],
-      ["tag_accounts", { accounts: "0" }, /accounts: expected an array/],
+      ["tag_accounts", { accounts: [-1] }, /accounts\[0\]: -1 is out of range/],
       ["get_transfers", { min_height: "x" }, /min_height: expected an unsigned 64-bit integer/],
       ["get_transfers", { subaddr_indices: [4294967296] }, /subaddr_indices\[0\]: 4294967296 is out of range/],
       ["incoming_transfers", { transfer_type: 1 }, /transfer_type: expected a string/],
       ["get_bulk_payments", { payment_ids: [1] }, /payment_ids\[0\]: expected a string/],
-      ["set_tx_notes", { txids: {} }, /txids: expected an array/],
+      ["set_tx_notes", { txids: [{}] }, /txids\[0\]: expected a string/],
       ["get_address_book", { entries: [-1] }, /entries\[0\]: -1 is out of range/],
       ["edit_address_book", { index: "one" }, /index: expected an unsigned 64-bit integer/],
       ["refresh", { start_height: true }, /start_height: expected an unsigned 64-bit integer/],
@@ -162,9 +185,15 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       ["make_uri", { amount: "lots" }, /amount: expected an unsigned 64-bit integer/],
       ["start_mining", { threads_count: "x" }, /threads_count/],
       ["freeze", { key_image: 12 }, /key_image: expected a string/],
-      ["query_key", { key_type: null }, /key_type/],
+      ["query_key", { key_type: 7 }, /key_type: expected a string/],
     ];
     for (const [m, p, re] of mistyped) await err(url, m, p, -32602, re);
+    // a list param that is not an array is ignored, as epee does (get_address {"address_index": 0} is all of them)
+    assert.deepEqual(await ok(url, "get_address", { account_index: 0, address_index: 0 }), await ok(url, "get_address", { account_index: 0 }));
+    assert.deepEqual(await ok(url, "get_balance", { address_indices: 3 }), await ok(url, "get_balance", {}));
+    await ok(url, "tag_accounts", { tag: "t", accounts: "0" });
+    // null is absent: query_key answers what monero-wallet-rpc answers for an empty key_type
+    await err(url, "query_key", { key_type: null }, 0, /^key_type {2}not found$/);
     // a params value that is not an object
     await err(url, "get_balance", "nope" as JsonWritable, -32602, /expected an object/);
 

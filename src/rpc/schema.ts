@@ -212,9 +212,11 @@ export interface ObjectSchema<T> extends Schema<T> {
  * An object of named fields. Absent object → every field's default; unknown members ignored; a
  * member whose value is null counts as absent, as in epee.
  * `arrayIsEmpty`: accept an array where the object is expected and treat it as `{}` — what monerod
- * does with `"params": [..]` for methods whose params are an object.
+ * does with `"params": [..]` for methods whose params are an object. `nullIsAbsent`: a member whose
+ * value is `null` takes its default, as if absent — epee's JSON reader skips nulls (monero-wallet-rpc
+ * answers `{"min_height": null}` as if min_height were not sent; Monero's Python client sends such nulls).
  */
-export function object<T extends object>(fields: Fields<T>, opts: { arrayIsEmpty?: boolean } = {}): ObjectSchema<T> {
+export function object<T extends object>(fields: Fields<T>, opts: { arrayIsEmpty?: boolean; nullIsAbsent?: boolean } = {}): ObjectSchema<T> {
   const keys = Object.keys(fields) as (keyof T & string)[];
   return {
     fields,
@@ -227,7 +229,7 @@ export function object<T extends object>(fields: Fields<T>, opts: { arrayIsEmpty
       }
       const out = {} as T;
       for (const k of keys) {
-        // epee's JSON loader skips a `null` member (portable_storage_from_json): it is absent
+        // epee's JSON loader skips a `null` member (portable_storage_from_json): it is absent, for every service
         const got = Object.prototype.hasOwnProperty.call(src, k) ? src[k] : undefined;
         const member = got === null ? undefined : got;
         out[k] = fields[k].parse(member, path ? `${path}.${k}` : k);

@@ -12,6 +12,7 @@
 import type { Network } from "../../protocol/network.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { ScannedBlock, ScannedTx } from "../scan/scan.js";
+import { wallet2PaymentOrder } from "./hash-order.js";
 
 /** CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE. */
 export const DEFAULT_TX_SPENDABLE_AGE = 10;
@@ -453,11 +454,15 @@ export class Ledger {
       if (spent === selfReceived + fee) o.change = selfReceived;
     }
 
+    // wallet2's order of the tx's payments (m_payments), taken before the change leaves the map
+    const entries = [...got.values()];
+    const listed = wallet2PaymentOrder(entries.map((g) => g.index)).map((i) => entries[i]);
     // change to the spending account is not an incoming payment
     for (const [k, g] of got) if (account !== null && g.index.major === account) got.delete(k);
     if (got.size === 0) return;
     const paymentId = tx.paymentId ? hex(tx.paymentId) : ZERO_PID;
-    for (const g of got.values()) {
+    for (const g of listed) {
+      if (account !== null && g.index.major === account) continue;
       const p: PaymentDetails = {
         txid,
         paymentId,
@@ -726,7 +731,8 @@ export class Ledger {
 
   /**
    * get_transfers. monero-wallet-rpc lists its unordered containers as they iterate; we order by
-   * height, then timestamp, then txid (and subaddress), which is stable across runs.
+   * height, then timestamp, then txid, which is stable across runs; a tx's payments to several
+   * subaddresses in wallet2's own order (hash-order.ts).
    */
   getTransfers(q: GetTransfersQuery, env: QueryEnv): GetTransfersResult {
     let minHeight = 0;
@@ -743,9 +749,8 @@ export class Ledger {
     const order = (a: TransferEntry, b: TransferEntry) =>
       a.height - b.height ||
       (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0) ||
-      a.txid.localeCompare(b.txid) ||
-      a.subaddrIndex.major - b.subaddrIndex.major ||
-      a.subaddrIndex.minor - b.subaddrIndex.minor;
+      a.txid.localeCompare(b.txid);
+    // a tx's entries keep the ledger's order, which is wallet2's (hash-order.ts; the sort is stable)
     if (q.in) {
       for (const p of this.state.payments) {
         if (minHeight < p.blockHeight && maxHeight >= p.blockHeight && accountOk(p.subaddress.major) && minorOk(p.subaddress.minor))

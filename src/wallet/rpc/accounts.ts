@@ -4,10 +4,10 @@
  * account tags, is_multisig.
  */
 import { decodeAddress } from "../../protocol/address.js";
-import { array, bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
+import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
 import { WalletRpcMessages } from "../keys/rpc.js";
 import { Ledger } from "../ledger/ledger.js";
-import { def, fail, now, obj, subaddrIndex, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, now, obj, subaddrIndex, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
 
 /** Balances, addresses, subaddresses, accounts and their tags. */
 export function accountMethods(d: WalletRpcDeps): WalletDef[] {
@@ -16,7 +16,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     def({
       name: "get_balance",
       aliases: ["getbalance"],
-      params: obj({ account_index: u32, address_indices: array(u32), all_accounts: bool, strict: bool }),
+      params: obj({ account_index: u32, address_indices: list(u32), all_accounts: bool, strict: bool }),
       handler: (p) => {
         const wal = w();
         const t = now();
@@ -64,7 +64,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     def({
       name: "get_address",
       aliases: ["getaddress"],
-      params: obj({ account_index: u32, address_index: array(u32) }),
+      params: obj({ account_index: u32, address_index: list(u32) }),
       handler: (p) => {
         const wal = w();
         if (p.account_index >= wal.accountCount) fail(W.ACCOUNT_INDEX_OUT_OF_BOUNDS, WalletRpcMessages.accountOutOfBound);
@@ -189,7 +189,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "tag_accounts",
-      params: obj({ tag: str, accounts: array(u32) }),
+      params: obj({ tag: str, accounts: list(u32) }),
       handler: (p) => {
         w().setAccountTag([...new Set(p.accounts)], p.tag);
         return {};
@@ -197,7 +197,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "untag_accounts",
-      params: obj({ accounts: array(u32) }),
+      params: obj({ accounts: list(u32) }),
       handler: (p) => {
         w().setAccountTag([...new Set(p.accounts)], "");
         return {};

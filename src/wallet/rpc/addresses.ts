@@ -3,10 +3,10 @@
  * addresses, payment URIs and the address book.
  */
 import { decodeAddress, encodeAddress } from "../../protocol/address.js";
-import { array, bool, str, u64, type JsonWritable } from "../../rpc/index.js";
+import { bool, str, u64, type JsonWritable } from "../../rpc/index.js";
 import { makeIntegratedAddress, makeUriRpc, parseUriRpc, splitIntegratedAddress, validateAddressRpc } from "../keys/rpc.js";
 import type { OpenWallet } from "../service/wallet.js";
-import { def, fail, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
 
 /** An address book row's address as monero-wallet-rpc prints it (integrated when it has a payment id). */
 function bookAddress(wal: OpenWallet, row: { address: string; paymentId: string }): string {
@@ -65,7 +65,7 @@ export function addressMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "get_address_book",
-      params: obj({ entries: array(u64) }),
+      params: obj({ entries: list(u64) }),
       handler: (p) => {
         const wal = w();
         const ab = wal.user.addressBook;

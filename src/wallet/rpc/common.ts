@@ -4,7 +4,7 @@
  * WALLET_RPC_ERROR_CODE_* table `W`, the error policy, `toRpcError`, `fail`, schema and hex helpers.
  */
 import { NodeClientError, walletRpcErrorOf } from "../../client/node-client.js";
-import { type ErrorPolicy, type Fields, type JsonWritable, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
+import { array, type ErrorPolicy, type Fields, type JsonWritable, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
 import { WalletRpcError } from "../keys/rpc.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { WalletService } from "../service/service.js";
@@ -120,11 +120,21 @@ export function withList<T extends Record<string, JsonWritable>>(o: T, key: stri
   return o;
 }
 
-export const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 });
+export const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 }, { nullIsAbsent: true });
 
-/** A method's params: an object of fields; a JSON array loads as {} (epee does so). */
+/**
+ * A list param as epee loads it: a value that is not an array (a number, a string, an object) is
+ * ignored and the list is empty, as monero-wallet-rpc answers get_address {"address_index": 0} (Monero's
+ * Python client sends that); items of the wrong type are still -32602.
+ */
+export function list<T>(item: Schema<T>): Schema<T[]> {
+  const a = array(item);
+  return { ...a, parse: (v, path) => a.parse(v === null || Array.isArray(v) ? v : undefined, path) };
+}
+
+/** A method's params: an object of fields; a JSON array loads as {}, a null member as absent (epee does so). */
 export function obj<T extends object>(fields: Fields<T>): Schema<T> {
-  return object(fields, { arrayIsEmpty: true });
+  return object(fields, { arrayIsEmpty: true, nullIsAbsent: true });
 }
 
 /** What the ledger's history calls need: the clock, address strings and tx notes. */

@@ -2,10 +2,10 @@
  * What the wallet received and spent (wallet_rpc_server.cpp): get_transfers, get_transfer_by_txid,
  * incoming_transfers, get_payments, get_bulk_payments, tx notes, attributes, freeze/thaw/frozen.
  */
-import { array, bool, type JsonWritable, str, u32, u64, withDefault } from "../../rpc/index.js";
+import { bool, type JsonWritable, str, u32, u64, withDefault } from "../../rpc/index.js";
 import { MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
-import { def, fail, historyEnv, isHash, isHex, now, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, historyEnv, isHash, isHex, now, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
 
 /** Transfers, payments, notes, attributes, frozen outputs. */
 export function historyMethods(d: WalletRpcDeps): WalletDef[] {
@@ -40,7 +40,7 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
         min_height: u64,
         max_height: withDefault(u64, MAX_BLOCK_NUMBER),
         account_index: u32,
-        subaddr_indices: array(u32),
+        subaddr_indices: list(u32),
         all_accounts: bool,
       }),
       handler: async (p) => {
@@ -90,7 +90,7 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "incoming_transfers",
-      params: obj({ transfer_type: str, account_index: u32, subaddr_indices: array(u32) }),
+      params: obj({ transfer_type: str, account_index: u32, subaddr_indices: list(u32) }),
       handler: (p) => {
         const wal = w();
         const type = p.transfer_type;
@@ -117,7 +117,7 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "get_bulk_payments",
-      params: obj({ payment_ids: array(str), min_block_height: u64 }),
+      params: obj({ payment_ids: list(str), min_block_height: u64 }),
       handler: (p) => {
         const wal = w();
         const t = now();
@@ -142,7 +142,7 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
     def({
       name: "set_tx_notes",
       restricted: true,
-      params: obj({ txids: array(str), notes: array(str) }),
+      params: obj({ txids: list(str), notes: list(str) }),
       handler: (p) => {
         const wal = w();
         if (p.txids.length !== p.notes.length) fail(W.UNKNOWN_ERROR, "Different amount of txids and notes");
@@ -155,7 +155,7 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "get_tx_notes",
-      params: obj({ txids: array(str) }),
+      params: obj({ txids: list(str) }),
       handler: (p) => {
         const wal = w();
         for (const id of p.txids) if (!isHash(id)) fail(W.WRONG_TXID, "TX ID has invalid format");

@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { type Login, RpcServer, type ServerTls } from "../../rpc/index.js";
 import type { WalletService } from "../service/service.js";
-import { walletMethods, type WalletMethodsOptions } from "./methods.js";
+import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
 export * from "./methods.js";
 
@@ -27,6 +27,8 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly jsonStyle?: "epee" | "compact";
   /** --rpc-ssl*: TLS of the server (src/rpc/tls.ts); absent: plain HTTP. */
   readonly tls?: ServerTls;
+  /** More real methods (e.g. the sending ones); each replaces the −48 stub of its name. */
+  readonly extraMethods?: (d: WalletRpcDeps) => WalletDef[];
 }
 
 export interface WalletRpc {
@@ -40,7 +42,7 @@ export interface WalletRpc {
 /** Starts the HTTP server for `service` (monero-wallet-rpc answers no size limit; we allow 64 MiB). */
 export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
   const server = new RpcServer({
-    methods: walletMethods(o.service, o),
+    methods: walletMethods(o.service, o, o.extraMethods),
     restricted: o.restricted ?? false,
     login: o.login,
     maxBodyBytes: 64 * 1024 * 1024,

@@ -18,7 +18,7 @@ import { sendMethods } from "./send.js";
 import { syncMethods } from "./sync.js";
 import { UNAVAILABLE, unavailableMethod } from "./unavailable.js";
 
-export { def, type Def, toRpcError, W, WALLET_ERRORS, WALLET_RPC_VERSION, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
+export { def, type Def, list, obj, toRpcError, W, WALLET_ERRORS, WALLET_RPC_VERSION, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
 export { UNAVAILABLE } from "./unavailable.js";
 
 /**

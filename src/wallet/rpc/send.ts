@@ -11,12 +11,12 @@ import { commit, commitmentMask, decryptAmount } from "../../crypto/ringct/amoun
 import { type Address, AddressError, decodeAddress } from "../../protocol/address.js";
 import { nonceWithEncryptedPaymentId, serializeTxExtra } from "../../protocol/extra.js";
 import { parseTransaction } from "../../protocol/tx.js";
-import { array, bool, type JsonWritable, object, str, u32, u64, withDefault } from "../../rpc/index.js";
+import { bool, type JsonWritable, object, str, u32, u64, withDefault } from "../../rpc/index.js";
 import { SendError } from "../send/errors.js";
 import { estimateTxSize, estimateTxWeight, RING_SIZE } from "../send/fee.js";
 import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/sender.js";
 import type { WalletService } from "../service/service.js";
-import { type Def, def, fail, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { type Def, def, fail, list as listOf, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
@@ -238,9 +238,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
   }
 
   const transferParams = obj({
-    destinations: array(destinationSchema),
+    destinations: listOf(destinationSchema),
     account_index: u32,
-    subaddr_indices: array(u32),
+    subaddr_indices: listOf(u32),
     get_tx_key: bool,
     get_tx_keys: bool,
     ...common,
@@ -279,7 +279,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     params: obj({
       address: str,
       account_index: u32,
-      subaddr_indices: array(u32),
+      subaddr_indices: listOf(u32),
       subaddr_indices_all: withDefault(bool, false),
       outputs: withDefault(u64, 1n),
       get_tx_keys: bool,

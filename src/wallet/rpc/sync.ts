@@ -3,8 +3,8 @@
  * rescan_blockchain, scan_tx, rescan_spent, set_daemon.
  */
 import { SslConfigError, type SslOptions, sslOptionsFromSetDaemon } from "../../rpc/tls.js";
-import { array, bool, type JsonValue, str, u32, u64, withDefault } from "../../rpc/index.js";
-import { def, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { bool, type JsonValue, str, u32, u64, withDefault } from "../../rpc/index.js";
+import { def, list, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
 /** Height, refresh, rescans, scan_tx, the node. */
 export function syncMethods(d: WalletRpcDeps): WalletDef[] {
@@ -44,7 +44,7 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
     def({
       name: "scan_tx",
       restricted: true,
-      params: obj({ txids: array(str) }),
+      params: obj({ txids: list(str) }),
       handler: async (p) => {
         const wal = w();
         for (const id of p.txids) if (!isHash(id)) fail(W.WRONG_TXID, "TX ID has invalid format");
@@ -55,10 +55,13 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
         for (let i = 0; i < p.txids.length; i += 100) {
           const ids = p.txids.slice(i, i + 100).map((x) => x.toLowerCase());
           const r = await node.getTransactions(ids, { decodeAsJson: false, prune: false });
-          if (r.txs.length !== ids.length || r.txs.some((t) => t.as_hex === "")) fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
+          if (r.txs.length !== ids.length) fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
+          // monerod answers a coinbase (no prunable part) in pruned_as_hex only; wallet2::get_pruned_tx reads either
+          const hexOf = (t: (typeof r.txs)[number]) => (t.as_hex !== "" ? t.as_hex : t.pruned_as_hex !== "" ? t.pruned_as_hex + t.prunable_as_hex : "");
+          if (r.txs.some((t) => hexOf(t) === "")) fail(W.UNKNOWN_ERROR, "Failed to get transaction from daemon");
           for (const t of r.txs)
             found.push({
-              blob: Uint8Array.from(Buffer.from(t.as_hex, "hex")),
+              blob: Uint8Array.from(Buffer.from(hexOf(t), "hex")),
               txid: Uint8Array.from(Buffer.from(t.tx_hash, "hex")),
               height: Number(t.block_height),
               timestamp: t.block_timestamp,
@@ -115,7 +118,7 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
         ssl_private_key_path: str,
         ssl_certificate_path: str,
         ssl_ca_file: str,
-        ssl_allowed_fingerprints: array(str),
+        ssl_allowed_fingerprints: list(str),
         ssl_allow_any_cert: bool,
       }),
       handler: async (p) => {

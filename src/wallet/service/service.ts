@@ -197,10 +197,12 @@ export class WalletService {
     return this.opts.walletDir;
   }
 
-  /** A file name in the wallet dir ("" = a wallet in memory only, where the method allows it). */
+  /**
+   * A file name in the wallet dir ("" = a wallet in memory only). "." and ".." name the directory,
+   * which exists: the callers answer what monero-wallet-rpc answers for an existing file.
+   */
   private static checkFilename(name: string): void {
     if (name.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
-    if (name === "." || name === "..") throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename: send a file name, not a directory");
   }
 
   private walletOptions(name: string) {
@@ -244,6 +246,7 @@ export class WalletService {
 
   private fileExists(name: string): boolean {
     if (name === "") return false; // an in-memory wallet
+    if (name === "." || name === "..") return true; // the directory itself
     const p = join(this.dir(), name);
     return existsSync(p) || existsSync(`${p}.keys`);
   }
@@ -253,6 +256,8 @@ export class WalletService {
     this.dir();
     WalletService.checkFilename(p.filename);
     checkCreateLanguage(p.language);
+    // wallet2::generate finds "DIR/." existing
+    if (p.filename === "." || p.filename === "..") throw new WalletRpcError(CODE.WALLET_ALREADY_EXISTS, "Cannot create wallet. Already exists.");
     const kw = createWallet({ language: p.language }, this.network, randomScalar(this.backend), this.backend);
     const restoreHeight = await this.nodeHeight();
     let w: OpenWallet;

@@ -467,7 +467,8 @@ export class OpenWallet {
       const order = txs.map((t, i) => ({ t, s: scanned[i] })).sort((a, b) => a.t.height - b.t.height);
       for (const { t, s } of order) {
         if (t.inPool || t.height >= this.ledger.height) continue; // the next refresh brings it
-        const withIdx = { ...s, received: s.received.map((r) => ({ ...r, globalIndex: t.outputIndices[r.index] ?? r.globalIndex })) };
+        // wallet2::scan_tx calls process_new_transaction with miner_tx false: a coinbase counts as an ordinary tx
+        const withIdx = { ...s, coinbase: false, received: s.received.map((r) => ({ ...r, globalIndex: t.outputIndices[r.index] ?? r.globalIndex })) };
         this.ledger.applyTx(withIdx, t.height, t.timestamp);
       }
       this.syncLabels();
