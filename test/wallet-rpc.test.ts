@@ -109,18 +109,18 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "validate_address", { address: "x" }, -13);
   });
 
-  it("a real method replaces the -48 stub of its name (how sending will land); the other stubs stay", async () => {
+  it("a real method replaces the -48 stub of its name (how proofs and multisig will land); the other stubs stay", async () => {
     const extra = (d: WalletRpcDeps) => [
-      def({ name: "transfer", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
+      def({ name: "sign_transfer", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
     ];
     const s2 = await startWalletRpc({ service: svc, port: 0, extraMethods: extra });
     try {
-      await err(s2.url, "transfer", { destinations: [] }, -13, /^No wallet file$/);
+      await err(s2.url, "sign_transfer", { destinations: [] }, -13, /^No wallet file$/);
       await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
-      assert.deepEqual(await ok(s2.url, "transfer", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
-      await err(s2.url, "transfer_split", {}, -48, /^transfer_split is not available/);
-      await err(s2.url, "sweep_unmixable", {}, -48, /^sweep_dust is not available/);
-      await err(url, "transfer", {}, -48, /^transfer is not available/);
+      assert.deepEqual(await ok(s2.url, "sign_transfer", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
+      await err(s2.url, "describe_transfer", {}, -48, /^describe_transfer is not available/);
+      await err(s2.url, "sign", {}, -48, /^sign is not available/);
+      await err(url, "sign_transfer", {}, -48, /^sign_transfer is not available/);
       await ok(s2.url, "close_wallet");
     } finally {
       await s2.close();
