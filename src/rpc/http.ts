@@ -258,10 +258,11 @@ class BodySink {
   private buf: Buffer = EMPTY;
   length = 0;
 
-  append(b: Buffer): void {
+  /** Appends `b`; the buffer never grows past `cap` (the declared length or the body limit). */
+  append(b: Buffer, cap: number): void {
     if (b.length === 0) return;
     if (this.length + b.length > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.length + b.length, this.buf.length * 2, 4096));
+      const grown = Buffer.allocUnsafe(Math.max(this.length + b.length, Math.min(cap, Math.max(this.buf.length * 2, 4096))));
       this.buf.copy(grown, 0, 0, this.length);
       this.buf = grown;
     }
@@ -482,7 +483,7 @@ class Connection {
         case "body": {
           const need = (this.head?.length ?? 0) - this.sink.length;
           const take = Math.min(need, buf.length);
-          this.sink.append(buf.subarray(0, take));
+          this.sink.append(buf.subarray(0, take), this.head?.length ?? 0);
           this.buf = buf.subarray(take);
           if (take === need) this.dispatch(this.sink.take());
           else this.askContinue();
@@ -509,7 +510,7 @@ class Connection {
         }
         case "data": {
           const take = Math.min(this.chunkLeft, buf.length);
-          this.sink.append(buf.subarray(0, take));
+          this.sink.append(buf.subarray(0, take), o.maxBodyBytes);
           this.chunkLeft -= take;
           this.buf = buf.subarray(take);
           if (this.chunkLeft === 0) this.phase = "dataEnd";

@@ -317,6 +317,16 @@ export class Prerendered {
 
   constructor(readonly value: JsonWritable) {}
 
+  /**
+   * Renders the epee-style text for indentation `level` now rather than when the answer is
+   * written: a handler building a long answer in time slices renders each part in its slice. A
+   * wrong level costs nothing but the early work (the text is then made when written).
+   */
+  prerender(level: number): this {
+    this.epeeAt(level, () => stringifyEpee(this.value, 1000, level));
+    return this;
+  }
+
   /** The epee-style text at indentation `level` (made by `render` the first time). */
   epeeAt(level: number, render: () => string): string {
     let t = this.texts.get(level);
@@ -497,7 +507,7 @@ function inOrder(keys: readonly string[]): boolean {
   return true;
 }
 
-function stringifyEpee(value: JsonWritable, maxDepth: number): string {
+function stringifyEpee(value: JsonWritable, maxDepth: number, startLevel = 0): string {
   // string concatenation (V8 ropes) makes far less garbage than an array of small parts
   const write = (v: JsonWritable, level: number, depth: number): string => {
     if (depth > maxDepth) throw new RangeError(`JSON nesting deeper than ${maxDepth} (a cycle?)`);
@@ -529,5 +539,5 @@ function stringifyEpee(value: JsonWritable, maxDepth: number): string {
     }
     return out + epeePad(level) + "}";
   };
-  return write(value, 0, 0);
+  return write(value, startLevel, 0);
 }

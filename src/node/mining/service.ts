@@ -19,6 +19,7 @@ import { MiningError } from "./errors.js";
 import { Miner, type MinerOptions, type MiningStatusReport } from "./miner.js";
 import { mineBlock, PowHasher } from "./pow.js";
 import { type BlockIdAt, seedFor, templateSeeds } from "./seed.js";
+import { yieldToLoop } from "../slice.js";
 import {
   altTemplateMedian,
   buildBlockTemplate,
@@ -146,6 +147,8 @@ export class MiningService {
     let height = this.host.store.height();
     let prevId = opts.prevId;
     for (let i = 0; i < count; i++) {
+      // let other clients in between blocks (a 200-block run held every request for seconds)
+      if (i > 0) await yieldToLoop();
       const t = await this.blockTemplate(address, 1, prevId ? { prevId } : {});
       // monerod hashes with all its threads above difficulty 100; the nonce found is the same
       const concurrency = t.difficulty > 100n ? availableParallelism() : 1;

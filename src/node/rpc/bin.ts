@@ -20,6 +20,7 @@ import { txHash } from "../../protocol/tx-hash.js";
 import { access, type NodeRpcDeps } from "./common.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
+import { TimeSlice } from "../slice.js";
 
 const MAX_BLOCK_COUNT = 1000;
 const MAX_TX_COUNT = 20000;
@@ -251,13 +252,16 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/get_output_distribution.bin",
     request: getOutputDistributionBinRequest,
     response: getOutputDistributionResponse,
-    handler: (req, ctx) => {
+    handler: async (req, ctx) => {
       if (ctx.restricted && !(req.amounts.length === 1 && req.amounts[0] === 0n))
         return { ...access("Restricted RPC can only get output distribution for rct outputs. Use your own node."), distributions: [] };
       if (!req.binary) return { ...access("Binary only call"), distributions: [] };
       const to = req.to_height > 0n ? req.to_height : BigInt(store.height() - 1);
       const distributions = [];
+      const slice = new TimeSlice();
       for (const amount of req.amounts) {
+        const y = slice.tick();
+        if (y) await y;
         const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
         if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
         distributions.push({ amount, ...r, compress: req.compress });

@@ -11,6 +11,7 @@ import { anyJson, array, bool, hex, object, required, str, u64, u8, withDefault 
 import { compressDistribution } from "../../client/messages.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { type JsonWritable, Prerendered } from "../../rpc/json.js";
+import { TimeSlice } from "../slice.js";
 import {
   access,
   blockById,
@@ -453,12 +454,19 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     // binary (monerod's default): the distribution as a blob string of little-endian u64s, raw bytes
     rawBytes: true,
     params: object({ amounts: array(u64), from_height: u64, to_height: u64, cumulative: bool, binary: withDefault(bool, true), compress: bool }),
-    handler: (p, ctx) => {
+    handler: async (p, ctx) => {
       if (ctx.restricted && !(p.amounts.length === 1 && p.amounts[0] === 0n))
         throw new RpcError(-19, "Restricted RPC can only get output distribution for rct outputs. Use your own node.");
       const to = p.to_height > 0n ? p.to_height : BigInt(store.height() - 1);
       const distributions: JsonWritable[] = [];
+      // a long amount list is computed in slices, other clients answered in between
+      const slice = new TimeSlice();
       for (const amount of p.amounts) {
+        const y = slice.tick();
+        if (y) {
+          await y;
+          if (ctx.signal.aborted) throw new RpcError(-5, "Failed to get output distribution: the client went away");
+        }
         const r = outputDistribution(d, amount, p.from_height, to, p.cumulative);
         if (!r) throw new RpcError(-5, "Failed to get output distribution");
         const e: Record<string, JsonWritable> = { amount, base: r.base, binary: p.binary, compress: p.compress, start_height: r.start_height };
@@ -469,7 +477,8 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
           r.distribution.forEach((x, k) => blob.writeBigUInt64LE(x, 8 * k));
           e.distribution = blob.toString("latin1");
         }
-        distributions.push(e);
+        // rendered here, in this slice (at result.distributions[k]'s indentation), not all at the end
+        distributions.push(new Prerendered(epeeShape(e)).prerender(2));
       }
       return epeeShape({ ...access(), distributions });
     },

@@ -7,7 +7,7 @@ import { defaultBackend } from "../../crypto/index.js";
 import { type Block, blockHash, blockHashingBlob } from "../../protocol/block.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
-import type { JsonWritable, Prerendered } from "../../rpc/json.js";
+import { type JsonWritable, Prerendered } from "../../rpc/json.js";
 import { RpcError } from "../../rpc/methods.js";
 import type { NodeCore } from "../core.js";
 import { BoundedCache, PerTip } from "./cache.js";
@@ -59,6 +59,7 @@ export function access(status = OK): { status: string; untrusted: boolean; credi
 export function epeeShape<T extends JsonWritable>(v: T): T {
   const walk = (x: JsonWritable): JsonWritable => {
     if (Array.isArray(x)) return (x as JsonWritable[]).map(walk);
+    if (x instanceof Prerendered) return x; // shaped before it was rendered
     if (x !== null && typeof x === "object") {
       const o: Record<string, JsonWritable> = {};
       for (const [k, val] of Object.entries(x as Record<string, JsonWritable>)) {

@@ -75,6 +75,9 @@ export function daemonUrl(address: string, network: Network, ssl = false): strin
 
 const notOpen = (): WalletRpcError => new WalletRpcError(CODE.NOT_OPEN, "No wallet file");
 
+/** Longest wallet name, bytes: 255 less what the wallet adds to it in its files' names. */
+export const MAX_WALLET_NAME_BYTES = 228;
+
 export class WalletService {
   private current: OpenWallet | null = null;
   private node: NodeApi | null;
@@ -203,6 +206,10 @@ export class WalletService {
    */
   private static checkFilename(name: string): void {
     if (name.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
+    // file names are at most 255 bytes and ours add up to 27 (".NAME.keys.tmp-PID-xxxxxxxx")
+    const bytes = Buffer.byteLength(name, "utf8");
+    if (bytes > MAX_WALLET_NAME_BYTES)
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, `Invalid filename: file name too long (${bytes} bytes; wallet names may have at most ${MAX_WALLET_NAME_BYTES})`);
   }
 
   private walletOptions(name: string) {

@@ -205,16 +205,24 @@ export class OpenWallet {
     const { files, keys } = await WalletFiles.open<WalletCache>(o.dir, o.name, o.password);
     if (!sameAddressNet(keys.network, o.network)) throw new WalletNetworkError(keys.network, o.network);
     const unlock = lockWallet(o.dir, o.name, o.log ?? ((m) => console.error(m)));
+    const log = o.log ?? ((m) => console.error(m));
     let cache: WalletCache | null;
     try {
       cache = await files.loadCache();
-      if (cache && (cache.version !== 1 || !cache.ledger || !Array.isArray(cache.ledger.transfers))) cache = null;
+      if (cache === null) log(`wallet cache missing: ${files.cachePath}, starting with empty blockchain (rebuilt by a rescan)`);
+      else if (cache.version !== 1 || !cache.ledger || !Array.isArray(cache.ledger.transfers))
+        throw new CorruptWalletFileError(files.cachePath, "not a wallet cache this version reads");
     } catch (e) {
-      if (!(e instanceof CorruptWalletFileError)) {
+      if (e instanceof CorruptWalletFileError && /another password/.test(e.message)) {
+        // an interrupted change_wallet_password: the keys are readable, the cache is not
+        log(`wallet cache ${files.cachePath} was sealed under the previous password; rebuilding it by a rescan`);
+        cache = null;
+      } else {
+        // wallet2::load fails on a cache it cannot read (monero-wallet-rpc: -1 "Failed to open wallet")
         unlock();
+        if (e instanceof CorruptWalletFileError) throw new CorruptWalletFileError(files.cachePath, `${e.message.replace(/^wallet file \S+ is corrupt: /, "")}; move it away to rebuild it by a rescan`);
         throw e;
       }
-      cache = null; // wallet2 also rescans when the cache does not load
     }
     return new OpenWallet(o, files, keys, cache, unlock);
   }
