@@ -3,8 +3,8 @@
  * src/rpc/rpc_args.cpp, wallet2::init_options' --daemon-ssl* flags):
  *
  * - support `enabled` (TLS only: a plain request fails the handshake and is dropped), `disabled`
- *   (plain only: a connection opening with a TLS record is closed at once, so a client that tries
- *   TLS first falls back without waiting) or `autodetect` (both on one port: a connection whose
+ *   (plain only: a connection opening with a TLS record is closed at once, as monerod does, so a
+ *   client that tries TLS first falls back without waiting) or `autodetect` (both on one port: a connection whose
  *   first byte is 0x16, a TLS handshake record, is served over TLS, anything else as plain HTTP);
  * - the certificate: `--rpc-ssl-certificate` + `--rpc-ssl-private-key` (PEM, both or neither), or
  *   a self-signed one generated at start (epee: RSA, 182 days; here RSA 2048 signed with SHA-256,
