@@ -7,8 +7,8 @@
  *   client that tries TLS first falls back without waiting) or `autodetect` (both on one port: a connection whose
  *   first byte is 0x16, a TLS handshake record, is served over TLS, anything else as plain HTTP);
  * - the certificate: `--rpc-ssl-certificate` + `--rpc-ssl-private-key` (PEM, both or neither), or
- *   a self-signed one (epee: RSA, 182 days, made at start; here RSA 2048 signed with SHA-256 by
- *   the `selfsigned` package, made when the first TLS connection comes);
+ *   a self-signed one generated at start (epee: RSA, 182 days; here RSA 2048 signed with SHA-256
+ *   by the `selfsigned` package, in the background: a TLS client arriving first waits for it);
  * - peer verification (ssl_options_t::configure): `none`; `system_ca` (the default: the system's
  *   CAs, with the host name checked on the client side; a server then asks for no client
  *   certificate); `user_certificates` (given fingerprints and/or CA file: the peer's own
@@ -187,14 +187,13 @@ export class ServerTls {
   ) {}
 
   /**
-   * Reads the files the options name (errors name the flag). Without a certificate file a
-   * self-signed one is generated when the first TLS connection comes (about 0.1 s; epee makes it at
-   * start, but most nodes here are never asked for TLS, and a test suite starts many).
+   * Reads the files the options name (errors name the flag), and starts generating a self-signed
+   * certificate when none is given (about 0.1 s, off the main path); the first TLS connection waits for it.
    */
   static create(o: SslOptions, opts: { log?: (msg: string) => void; handshakeTimeoutMs?: number; prefix?: string } = {}): ServerTls {
     const loaded = o.support === "disabled" ? { ca: undefined, caFingerprints: new Set<string>(), key: undefined, cert: undefined } : load(o, opts.prefix ?? "rpc-ssl");
     const t = new ServerTls(o, loaded, opts.log ?? (() => undefined), opts.handshakeTimeoutMs ?? 30_000);
-    if (o.support !== "disabled" && loaded.key !== undefined) t.context = t.makeContext();
+    if (o.support !== "disabled") t.context = t.makeContext();
     return t;
   }
 
