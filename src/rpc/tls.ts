@@ -3,12 +3,12 @@
  * src/rpc/rpc_args.cpp, wallet2::init_options' --daemon-ssl* flags):
  *
  * - support `enabled` (TLS only: a plain request fails the handshake and is dropped), `disabled`
- *   (plain only: a connection opening with a TLS record is closed at once, so a client that tries
- *   TLS first falls back without waiting) or `autodetect` (both on one port: a connection whose
+ *   (plain only: a connection opening with a TLS record is closed at once, as monerod does, so a
+ *   client that tries TLS first falls back without waiting) or `autodetect` (both on one port: a connection whose
  *   first byte is 0x16, a TLS handshake record, is served over TLS, anything else as plain HTTP);
  * - the certificate: `--rpc-ssl-certificate` + `--rpc-ssl-private-key` (PEM, both or neither), or
- *   a self-signed one generated at start (epee: RSA, 182 days; here RSA 2048 signed with SHA-256,
- *   made by the `selfsigned` package);
+ *   a self-signed one generated at start (epee: RSA, 182 days; here RSA 2048 signed with SHA-256
+ *   by the `selfsigned` package, in the background: a TLS client arriving first waits for it);
  * - peer verification (ssl_options_t::configure): `none`; `system_ca` (the default: the system's
  *   CAs, with the host name checked on the client side; a server then asks for no client
  *   certificate); `user_certificates` (given fingerprints and/or CA file: the peer's own
@@ -188,7 +188,7 @@ export class ServerTls {
 
   /**
    * Reads the files the options name (errors name the flag), and starts generating a self-signed
-   * certificate when none is given; the first TLS connection waits for it.
+   * certificate when none is given (about 0.1 s, off the main path); the first TLS connection waits for it.
    */
   static create(o: SslOptions, opts: { log?: (msg: string) => void; handshakeTimeoutMs?: number; prefix?: string } = {}): ServerTls {
     const loaded = o.support === "disabled" ? { ca: undefined, caFingerprints: new Set<string>(), key: undefined, cert: undefined } : load(o, opts.prefix ?? "rpc-ssl");
@@ -200,7 +200,7 @@ export class ServerTls {
   /** The certificate in use, PEM (awaits generation); undefined when TLS is disabled. */
   async certificate(): Promise<string | undefined> {
     if (this.options.support === "disabled") return undefined;
-    await this.context;
+    await (this.context ??= this.makeContext());
     return this.generatedCert ?? this.loaded.cert;
   }
 
@@ -280,9 +280,8 @@ export class ServerTls {
         }
       });
     };
-    const ctx = this.context;
-    if (ctx === undefined) raw.destroy();
-    else if (ctx instanceof Promise) ctx.then(start, () => raw.destroy());
+    const ctx = (this.context ??= this.makeContext());
+    if (ctx instanceof Promise) ctx.then(start, () => raw.destroy());
     else start(ctx);
   }
 }
