@@ -12,6 +12,10 @@
  *                            (keep-alive HTTP, --seconds per row); goal ≥ 1×
  *   get_balance latency while rescan_blockchain runs (sequential calls from another connection
  *                            for the whole rescan): median and p99, goal < 50 ms
+ *   sends (issue 12's goals): bob restored at the recorded top; transfer with 1 and 2 destinations,
+ *                            transfer_split with 16, sweep_all of 50 inputs (all other outputs frozen),
+ *                            each with do_not_relay (built, proved and signed; not relayed), ms per
+ *                            call, median of 5; goal ≤ half the real wallet's time
  * Each implementation runs alone (the other one is stopped) so they do not share the 2 cores.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -33,6 +37,8 @@ const WALLET_PORT = { tsmonero: 29361, real: 29362 } as const;
 type Impl = keyof typeof WALLET_PORT;
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BOB = "484uskMavqB8o7ehUFn5Sq3Ze2Jew2Hq6LgsCZ3YzkqiZkSFcsSD5rwQshTNdRF4pJiUtUEzk4EegjCYiUGVWcsRD52LtH6";
+/** Where the send rows pay to (carol: no wallet under test). */
+const CAROL = "42C1Dp59SFVM1VzBdzc7xJFkEmNGvKLSVMFU3cuhvvAJFwtQjUCMkV1XisaXJPUfKU6drNCSHx59kNn4iCNcqTGXMzNbksS";
 
 const FLAGS: readonly FlagSpec[] = [
   { name: "extra-blocks", takesValue: true, help: "Blocks mined to bob after the recorded chain", defaultValue: "1000" },
@@ -160,6 +166,8 @@ interface Figures {
   rescanLatencyMs: number[];
   rescanSeconds: number;
   resets: Record<string, number>;
+  /** ms per call of each send row (do_not_relay: built and signed, not relayed). */
+  sendMs: Record<string, number[]>;
   error?: string;
 }
 
@@ -226,7 +234,7 @@ const RPS_ROWS: { method: string; params: unknown }[] = [
 ];
 
 async function measure(impl: Impl, binary: Impl, height: number, repeats: number, seconds: number): Promise<Figures> {
-  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {} };
+  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {} };
   const port = WALLET_PORT[impl];
   const w = startWallet(impl, binary);
   try {
@@ -251,6 +259,7 @@ async function measure(impl: Impl, binary: Impl, height: number, repeats: number
     const r = await latencyDuringRescan(port);
     f.rescanLatencyMs = r.ms;
     f.rescanSeconds = r.seconds;
+    await measureSends(port, impl, f);
   } catch (e) {
     f.error = e instanceof Error ? e.message : String(e);
     progress(`  ${impl}: ${f.error}`);
@@ -258,6 +267,46 @@ async function measure(impl: Impl, binary: Impl, height: number, repeats: number
     await stop(w);
   }
   return f;
+}
+
+/** The send rows: each request is built and signed with do_not_relay, so the wallet state stays the same. */
+const SEND_ROWS: { label: string; method: string; dests: number; sweep?: boolean }[] = [
+  { label: "transfer, 1 destination", method: "transfer", dests: 1 },
+  { label: "transfer, 2 destinations", method: "transfer", dests: 2 },
+  { label: "transfer_split, 16 destinations (wallet2 makes 2 txs)", method: "transfer_split", dests: 16 },
+  { label: "sweep_all of 50 inputs (the rest frozen)", method: "sweep_all", dests: 1, sweep: true },
+];
+const SEND_REPEATS = 5;
+
+/**
+ * bob (who holds the --extra-blocks coinbase outputs) restored from the recorded chain's top; then
+ * each send row SEND_REPEATS times, timed per call. For the sweep, all but 50 unlocked outputs are
+ * frozen first (freeze, on both implementations).
+ */
+async function measureSends(port: number, impl: Impl, f: Figures): Promise<void> {
+  await rpc(port, "close_wallet", {});
+  progress(`  ${impl}: restoring bob for the send rows`);
+  await rpc(port, "restore_deterministic_wallet", { filename: "bob", seed: WALLET_SEEDS.bob, password: "", restore_height: recordedBlocks().length, language: "English" });
+  await rpc(port, "auto_refresh", { enable: false });
+  await rpc(port, "refresh", {});
+  for (const row of SEND_ROWS) {
+    if (row.sweep) {
+      const inc = (await rpc(port, "incoming_transfers", { transfer_type: "available" })) as { transfers?: { key_image: string; unlocked: boolean }[] };
+      const unlocked = (inc.transfers ?? []).filter((t) => t.unlocked);
+      for (const t of unlocked.slice(50)) await rpc(port, "freeze", { key_image: t.key_image });
+    }
+    const times: number[] = [];
+    for (let i = 0; i < SEND_REPEATS; i++) {
+      progress(`  ${impl}: ${row.label} ${i + 1}/${SEND_REPEATS}`);
+      const params = row.sweep
+        ? { address: CAROL, do_not_relay: true }
+        : { destinations: Array.from({ length: row.dests }, (_, k) => ({ address: CAROL, amount: 1_000_000_000 + k })), do_not_relay: true };
+      const t0 = performance.now();
+      await rpc(port, row.method, params);
+      times.push(performance.now() - t0);
+    }
+    f.sendMs[row.label] = times;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,6 +381,13 @@ async function run(args: ParsedArgs): Promise<void> {
     const a = lat(ts, q);
     const b = lat(real, q);
     rows.push([`get_balance latency during rescan_blockchain, ${label}`, ms(a), ms(b), a && b ? formatRatio(a / b) : "—", "< 50 ms", mark(a === undefined ? (ts.error ? false : undefined) : a < 50)]);
+  }
+
+  for (const row of SEND_ROWS) {
+    const a = ts.sendMs[row.label]?.length ? median(ts.sendMs[row.label]) : undefined;
+    const b = real.sendMs[row.label]?.length ? median(real.sendMs[row.label]) : undefined;
+    const r = a !== undefined && b !== undefined ? a / b : undefined;
+    rows.push([`${row.label}, ms per call (median of ${SEND_REPEATS}, do_not_relay)`, a === undefined ? "—" : a.toFixed(0), b === undefined ? "—" : b.toFixed(0), r ? formatRatio(r) : "—", "≤ 0.5× (time)", mark(r === undefined ? (ts.error ? false : undefined) : r <= 0.5)]);
   }
 
   const subjectName = subject === "real" ? "monero-wallet-rpc (as subject)" : "tsmonero-wallet-rpc";
