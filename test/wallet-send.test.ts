@@ -232,8 +232,8 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         return `${tx.vin.length} in / ${tx.vout.length} out`;
       };
       const amounts = [10n ** 11n, 10n ** 12n, 5n * 10n ** 12n, 20n * 10n ** 12n, 50n * 10n ** 12n, 100n * 10n ** 12n, 200n * 10n ** 12n];
-      const ours = [];
-      const theirs = [];
+      const ours: string[] = [];
+      const theirs: string[] = [];
       for (const a of amounts) {
         ours.push(await shape(oursUrl, a));
         theirs.push(await shape(twinUrl, a));

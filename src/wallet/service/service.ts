@@ -295,10 +295,11 @@ export class WalletService {
     let w: OpenWallet;
     try {
       if (p.filename === "" || p.filename === "." || p.filename === "..") throw new WalletFileError("no wallet file name was given", this.dir());
+      WalletService.checkFilename(p.filename); // a name too long for the file system says so in the log
       w = await OpenWallet.open({ ...this.walletOptions(p.filename), password: p.password });
     } catch (e) {
       const why =
-        e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError ? e.message : String(e);
+        e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError || e instanceof WalletRpcError ? e.message : String(e);
       this.log(`open_wallet ${JSON.stringify(p.filename)}: Failed to open wallet: ${why}`);
       throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet");
     }
