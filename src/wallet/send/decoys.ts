@@ -24,7 +24,7 @@ import { type RandomSource, systemRandom } from "../../crypto/random.js";
 import type { GetOutputsOut, OutKey } from "../../protocol/rpc-bin.js";
 import { WALLET_RPC_ERROR } from "../../rpc/error-codes.js";
 import { WalletRpcError } from "../keys/rpc.js";
-import { DistributionCache } from "./distribution.js";
+import { DistributionCache, type RctDistribution } from "./distribution.js";
 import { DEFAULT_TX_SPENDABLE_AGE, GammaPicker, GammaPickerError, MINED_MONEY_UNLOCK_WINDOW } from "./gamma-picker.js";
 import { RandomDraw } from "./random-draw.js";
 
@@ -76,6 +76,8 @@ export interface PickRingsOptions {
   cache?: DistributionCache;
   /** For the subgroup checks of decoy keys and commitments. */
   backend?: CryptoBackend;
+  /** The distribution already refreshed for this request (one refresh per transfer, not per input). */
+  distribution?: Promise<RctDistribution> | RctDistribution;
   /** Keys already found in the prime-order subgroup (wallet2's valid_public_keys_cache); shared across calls when given. */
   validKeys?: Set<string>;
 }
@@ -138,7 +140,7 @@ export async function pickRings(node: NodeApi, reals: readonly RealOutput[], rin
 
   let offsets: readonly number[];
   try {
-    offsets = (await cache.refresh(node)).offsets;
+    offsets = (await (opts.distribution ?? cache.refresh(node))).offsets;
   } catch (e) {
     // wallet2::get_rct_distribution swallows every failure into this one error
     throw generic(DecoyMessages.distribution, `the node did not give the RingCT output distribution: ${e instanceof Error ? e.message : String(e)}`);

@@ -14,6 +14,7 @@ import type { SubaddressDeriver, SubaddressIndex } from "../keys/subaddress.js";
 import type { Ledger, TransferDetails } from "../ledger/ledger.js";
 import { constructTx, type ConstructedTx, type Destination, type DestinationKeys, type Source } from "./construct.js";
 import { DistributionCache, pickRings, type Ring } from "./decoys.js";
+import type { RctDistribution } from "./distribution.js";
 import { SendError } from "./errors.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
 import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
@@ -78,11 +79,15 @@ export interface UserDestination extends DestinationKeys {
   address: string;
 }
 
-/** One RingCT distribution cache per node: consecutive transfers fetch only the newest blocks. */
-const distributionCaches = new WeakMap<NodeApi, DistributionCache>();
-function distributionCache(node: NodeApi): DistributionCache {
-  let c = distributionCaches.get(node);
-  if (!c) distributionCaches.set(node, (c = new DistributionCache()));
+/**
+ * Per node: one RingCT distribution cache (consecutive transfers fetch only the newest blocks) and
+ * the keys already found in the prime-order subgroup (wallet2's valid_public_keys_cache).
+ */
+const perNode = new WeakMap<NodeApi, { cache: DistributionCache; validKeys: Set<string> }>();
+function nodeState(node: NodeApi): { cache: DistributionCache; validKeys: Set<string> } {
+  let c = perNode.get(node);
+  if (!c) perNode.set(node, (c = { cache: new DistributionCache(), validKeys: new Set() }));
+  if (c.validKeys.size > 1_000_000) c.validKeys.clear(); // bounded: a long-lived service must not grow it for ever
   return c;
 }
 
@@ -95,6 +100,8 @@ async function feeEstimate(node: NodeApi): Promise<FeeEstimate> {
 export class Sender {
   private readonly rings = new Map<number, Ring>();
   private readonly rng: RandomSource;
+  /** The distribution, refreshed once per request (started with the fee estimate). */
+  private distribution: Promise<RctDistribution> | null = null;
 
   constructor(
     private readonly w: SpendContext,
@@ -109,7 +116,17 @@ export class Sender {
     return !t.spent && !t.frozen && t.keyImage !== "" && t.globalIndex >= 0n && t.rct && this.w.ledger.isUnlocked(t.unlockTime, t.blockHeight, this.w.now);
   }
 
+  private distributionOnce(): Promise<RctDistribution> {
+    if (!this.distribution) {
+      const p = nodeState(this.w.node).cache.refresh(this.w.node);
+      p.catch(() => undefined); // awaited (and reported) where the rings are drawn
+      this.distribution = p;
+    }
+    return this.distribution;
+  }
+
   private async context(account: number): Promise<PlanContext> {
+    this.distributionOnce(); // in parallel with the fee estimate
     const est = await feeEstimate(this.w.node);
     const baseFee = baseFeeFor(this.o.priority, est);
     const rows = this.w.ledger.subaddressBalances(account, this.w.now);
@@ -137,7 +154,8 @@ export class Sender {
         mask: this.commitmentOf(t[i]),
         blockHeight: t[i].blockHeight,
       }));
-      const drawn = await pickRings(this.w.node, reals, mixin + 1, { rng: this.rng, cache: distributionCache(this.w.node), backend: this.w.backend });
+      const st = nodeState(this.w.node);
+      const drawn = await pickRings(this.w.node, reals, mixin + 1, { rng: this.rng, cache: st.cache, distribution: this.distributionOnce(), validKeys: st.validKeys, backend: this.w.backend });
       missing.forEach((i, k) => this.rings.set(i, drawn[k]));
     }
     return selected.map((i) => this.rings.get(i) as Ring);
