@@ -201,6 +201,19 @@ describe("NodeClient", () => {
     b.close();
   });
 
+  test("many concurrent calls over new TLS connections (resumed sessions) all pass verification", async () => {
+    // Node's agent resumes TLS sessions on new sockets; a resumed session shows no peer
+    // certificate, which once made busy clients fail with "the peer sent no certificate"
+    const o = sslOptionsFromFlags({ prefix: "rpc-ssl", support: "enabled", certificate: join(dir, "server.crt"), privateKey: join(dir, "server.key") });
+    const { port } = await serve(o);
+    const c = new NodeClient({ url: `http://127.0.0.1:${port}`, retries: 0, ssl: sslOptionsFromFlags({ prefix: "daemon-ssl", allowedFingerprints: [serverPem.fp] }) });
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 24 }, () => c.json("/get_height")));
+      for (const a of answers) assert.deepEqual(a, { height: 7, status: "OK", untrusted: false });
+      c.close(); // the next round opens new sockets, which resume the cached session
+    }
+  });
+
   test("enabled with a pinned server fingerprint: the right node is used, another refused", async () => {
     const o = sslOptionsFromFlags({ prefix: "rpc-ssl", support: "enabled", certificate: join(dir, "server.crt"), privateKey: join(dir, "server.key") });
     const { port } = await serve(o);

@@ -184,6 +184,13 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       assert.equal((t.pending as Obj[]).length, 4);
     });
 
+    it("subtract_fee_from_outputs takes the fee from the destinations (later 0.18 releases)", async () => {
+      const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 2_000_000_000_000n }], subtract_fee_from_outputs: [0] });
+      assert.equal(big(r.amount) + big(r.fee), 2_000_000_000_000n);
+      toBob.set(String(r.tx_hash), big(r.amount));
+      await assert.rejects(call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1n }], subtract_fee_from_outputs: [1] }), (e: RpcError) => e.code === -4 && /bad index: 1 \(indexes are 0-based\)/.test(e.message));
+    });
+
     it("splits 16 destinations (transfer answers -18, transfer_split makes several txs)", async () => {
       const dests = Array.from({ length: 16 }, () => ({ address: bobAddress, amount: 10_000_000_000n }));
       await assert.rejects(call(oursUrl, "transfer", { destinations: dests }), (e: RpcError) => e.code === -18);

@@ -162,6 +162,9 @@ const fingerprintOf = (c: PeerCertificate): string => (c.fingerprint256 ?? "").r
  */
 function verdict(o: SslOptions, l: Loaded, s: TLSSocket, host: string | undefined): { ok: boolean; why?: string } {
   if (o.verification === "none") return { ok: true };
+  // a resumed TLS session carries no certificate: it was verified on the handshake that made it
+  // (Node's agents resume sessions, so new connections of a busy client often are resumptions)
+  if (s.isSessionReused()) return { ok: true };
   const peer = s.getPeerCertificate();
   if (!peer || Object.keys(peer).length === 0) return { ok: false, why: "the peer sent no certificate" };
   let verified: boolean;

@@ -243,6 +243,8 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     subaddr_indices: listOf(u32),
     get_tx_key: bool,
     get_tx_keys: bool,
+    // later 0.18 releases: take the fee from these destinations (indices into destinations)
+    subtract_fee_from_outputs: listOf(u32),
     ...common,
   });
 
@@ -253,7 +255,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     handler: async (p) => {
       const v = validateTransfer(svc, p.destinations, p.payment_id);
       checkAccount(svc, p.account_index);
-      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
+      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
       if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
       if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
       return single(ptxs[0], { getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
@@ -267,7 +269,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     handler: async (p) => {
       const v = validateTransfer(svc, p.destinations, p.payment_id);
       checkAccount(svc, p.account_index);
-      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
+      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
       if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
       return list(ptxs, { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },

@@ -17,6 +17,7 @@ export type SendErrorKind =
   | "watch_only"
   | "no_unlocked_balance"
   | "key_image_not_found"
+  | "subtract_fee_bad_index"
   | "internal";
 
 export interface SendErrorDetails {

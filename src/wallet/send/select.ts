@@ -138,7 +138,34 @@ export function fractionalThreshold(ctx: Pick<PlanContext, "baseFee" | "mixin">)
 interface WorkTx {
   selected: number[];
   dsts: Destination[];
+  /** Per entry of dsts: the fee is taken from it (subtract_fee_from_outputs). */
+  subtractable: boolean[];
   planned: PlannedTx | null;
+}
+
+/**
+ * TX::get_adjusted_dsts (wallet2 after v0.18.0.0): the fee taken from the subtractable destinations
+ * in equal parts, rounded down, the remainder one unit at a time from the first ones.
+ */
+function adjustedDsts(tx: WorkTx, fee: bigint): Destination[] {
+  const idx = tx.subtractable.flatMap((s, i) => (s ? [i] : []));
+  if (idx.length === 0) return tx.dsts;
+  const total = tx.dsts.reduce((a, d) => a + d.amount, 0n);
+  const subtractable = idx.reduce((a, i) => a + tx.dsts[i].amount, 0n);
+  if (subtractable < fee) throw new SendError("tx_not_possible", "tx not possible", { available: subtractable, needed: total, fee });
+  const res = tx.dsts.map((d) => ({ ...d }));
+  let remaining = fee;
+  let k = 0;
+  let each = 0n;
+  while (remaining > 0n) {
+    if (k === 0) each = remaining / BigInt(idx.length) > 1n ? remaining / BigInt(idx.length) : 1n;
+    const d = res[idx[k]];
+    if (d.amount <= each) throw new SendError("zero_amount", "destination amount is zero");
+    remaining -= each;
+    d.amount -= each;
+    k = (k + 1) % idx.length;
+  }
+  return res;
 }
 
 const sameDest = (a: Destination, b: Destination) =>
@@ -154,9 +181,14 @@ export async function planTransfer(
   account: number,
   minorsIn: readonly number[],
   balances: { balance: Map<number, bigint>; unlocked: Map<number, bigint> },
+  subtractFeeFrom: ReadonlySet<number> = new Set(),
 ): Promise<PlannedTx[]> {
   const t = ctx.transfers;
   if (destinations.length === 0) throw new SendError("zero_destination", "transaction has no destination");
+  const subtracting = subtractFeeFrom.size > 0;
+  const maxIndex = Math.max(-1, ...subtractFeeFrom);
+  if (maxIndex >= destinations.length) throw new SendError("subtract_fee_bad_index", `subtractfeefrom: bad index: ${maxIndex} (indexes are 0-based)`);
+  if (subtracting && destinations.length > MAX_OUTPUTS - 1) throw new SendError("internal", "subtractfeefrom transfers cannot be split over multiple transactions yet");
   let neededMoney = 0n;
   for (const d of destinations) {
     if (d.amount === 0n) throw new SendError("zero_amount", "destination amount is zero");
@@ -172,8 +204,9 @@ export async function planTransfer(
     balanceSub += balances.balance.get(m) ?? 0n;
     unlockedSub += balances.unlocked.get(m) ?? 0n;
   }
-  if (neededMoney + minFee > balanceSub) throw new SendError("not_enough_money", "not enough money", { available: balanceSub, needed: neededMoney, fee: minFee });
-  if (neededMoney + minFee > unlockedSub) throw new SendError("not_enough_unlocked_money", "not enough unlocked money", { available: unlockedSub, needed: neededMoney, fee: minFee });
+  const feePart = subtracting ? 0n : minFee;
+  if (neededMoney + feePart > balanceSub) throw new SendError("not_enough_money", "not enough money", { available: balanceSub, needed: neededMoney, fee: minFee });
+  if (neededMoney + feePart > unlockedSub) throw new SendError("not_enough_unlocked_money", "not enough unlocked money", { available: unlockedSub, needed: neededMoney, fee: minFee });
 
   const threshold = fractionalThreshold(ctx);
   const perSub: { minor: number; idx: number[] }[] = [];
@@ -194,13 +227,13 @@ export async function planTransfer(
   if (perSub.length === 0) return [];
 
   const dsts = destinations.map((d) => ({ ...d }));
-  const txes: WorkTx[] = [{ selected: [], dsts: [], planned: null }];
+  const txes: WorkTx[] = [{ selected: [], dsts: [], subtractable: [], planned: null }];
   let addingFee = false;
   let neededFee = 0n;
   let availableForFee = 0n;
 
   const estimatedFee = estimateFee(2, ctx.mixin, 2, ctx.extraSize, ctx.baseFee, ctx.quantizationMask);
-  const preferred = pickPreferred(ctx, neededMoney + estimatedFee, account, minors);
+  const preferred = pickPreferred(ctx, neededMoney + (subtracting ? 0n : estimatedFee), account, minors);
   if (preferred.length > 0) {
     const minor = t[preferred[0]].subaddress.minor;
     const at = perSub.findIndex((g) => g.minor === minor);
@@ -208,6 +241,7 @@ export async function planTransfer(
   }
 
   let originalOutputIndex = 0;
+  let destinationIndex = 0; // index in the caller's destinations (subtract_fee_from_outputs refers to them)
   let unused = perSub[0].idx;
   const shouldPickSecond = (n: number) => n <= 1 && unused.some((i) => t[i].rct);
 
@@ -236,16 +270,17 @@ export async function planTransfer(
     if (addingFee) availableForFee += available;
     else {
       while (dsts.length > 0 && dsts[0].amount <= available && weightWithOneMore() < TX_WEIGHT_TARGET) {
-        if (!addTo(tx, dsts[0], dsts[0].amount, originalOutputIndex)) {
+        if (!addTo(tx, dsts[0], dsts[0].amount, originalOutputIndex, subtractFeeFrom.has(destinationIndex))) {
           slotsExhausted = true;
           break;
         }
         available -= dsts[0].amount;
         dsts.shift();
         originalOutputIndex++;
+        destinationIndex++;
       }
       if (!slotsExhausted && available > 0n && dsts.length > 0 && weightWithOneMore() < TX_WEIGHT_TARGET) {
-        if (addTo(tx, dsts[0], available, originalOutputIndex)) dsts[0].amount -= available;
+        if (addTo(tx, dsts[0], available, originalOutputIndex, subtractFeeFrom.has(destinationIndex))) dsts[0].amount -= available;
         else slotsExhausted = true;
       }
     }
@@ -279,24 +314,30 @@ export async function planTransfer(
       };
       availableForFee = carve(neededFee, availableForFee);
       const inputs = tx.selected.reduce((s, i) => s + t[i].amount, 0n);
-      const outputs = tx.dsts.reduce((s, d) => s + d.amount, neededFee);
+      const outputs = tx.dsts.reduce((s, d) => s + d.amount, subtracting ? 0n : neededFee);
       if (inputs < outputs) addingFee = true;
       else {
-        let r = await ctx.trial(tx.dsts, tx.selected, neededFee);
+        let r = await ctx.trial(adjustedDsts(tx, neededFee), tx.selected, neededFee);
         let fee = neededFee;
         neededFee = feeFromWeight(ctx.baseFee, r.weight, ctx.quantizationMask);
-        availableForFee = carve(neededFee, fee + r.change);
+        // the fee comes from the subtractable destinations when the tx has some, else from change
+        const fromOutputs = tx.subtractable.some((x) => x) ? tx.dsts.reduce((a, d, i) => (tx.subtractable[i] ? a + d.amount : a), 0n) : r.change;
+        availableForFee = carve(neededFee, fee + fromOutputs);
         if (neededFee > availableForFee) addingFee = true;
         else {
+          let tries = 0;
+          let paid = adjustedDsts(tx, fee);
           while (neededFee > fee) {
+            if (++tries >= 10) throw new SendError("internal", "Too many attempts to raise pending tx fee to level of needed fee");
             fee = neededFee;
-            r = await ctx.trial(tx.dsts, tx.selected, fee);
+            paid = adjustedDsts(tx, fee);
+            r = await ctx.trial(paid, tx.selected, fee);
             neededFee = feeFromWeight(ctx.baseFee, r.weight, ctx.quantizationMask);
           }
-          tx.planned = { selected: [...tx.selected], dsts: tx.dsts.map((d) => ({ ...d })), fee, weight: r.weight, change: r.change };
+          tx.planned = { selected: [...tx.selected], dsts: paid.map((d) => ({ ...d })), fee, weight: r.weight, change: r.change };
           addingFee = false;
           if (dsts.length > 0) {
-            txes.push({ selected: [], dsts: [], planned: null });
+            txes.push({ selected: [], dsts: [], subtractable: [], planned: null });
             originalOutputIndex = 0;
           }
         }
@@ -313,14 +354,16 @@ export async function planTransfer(
   if (addingFee) throw new SendError("tx_not_possible", "tx not possible", { available: ctx.unlockedBalance, needed: neededMoney, fee: neededFee });
   const out: PlannedTx[] = [];
   for (const tx of txes) if (tx.planned) out.push(tx.planned);
+  if (subtracting && out.length !== 1) throw new SendError("internal", "Subtracting fee from outputs with more than one transaction is not supported");
   return out;
 }
 
 /** TX::add without merging destinations (m_merge_destinations is false). */
-function addTo(tx: WorkTx, de: Destination, amount: bigint, originalIndex: number): boolean {
+function addTo(tx: WorkTx, de: Destination, amount: bigint, originalIndex: number, subtractable: boolean): boolean {
   if (originalIndex === tx.dsts.length) {
     if (tx.dsts.length >= MAX_OUTPUTS - 1) return false;
     tx.dsts.push({ ...de, amount: 0n });
+    tx.subtractable.push(subtractable);
   }
   const d = tx.dsts[originalIndex];
   if (!d || !sameDest(d, de)) throw new Error("mismatched destination address");
@@ -336,7 +379,7 @@ export async function planSweep(ctx: PlanContext, indices: readonly number[], de
   const t = ctx.transfers;
   const unused = [...indices];
   const planned: PlannedTx[] = [];
-  let tx: WorkTx = { selected: [], dsts: [], planned: null };
+  let tx: WorkTx = { selected: [], dsts: [], subtractable: [], planned: null };
   while (unused.length > 0) {
     const idx = popBestValue(ctx, unused, tx.selected);
     tx.selected.push(idx);
@@ -363,7 +406,7 @@ export async function planSweep(ctx: PlanContext, indices: readonly number[], de
       needed = feeFromWeight(ctx.baseFee, r.weight, ctx.quantizationMask);
     } while (needed > fee);
     planned.push({ selected: [...tx.selected], dsts: tx.dsts.map((d) => ({ ...d })), fee, weight: r.weight, change: r.change });
-    tx = { selected: [], dsts: [], planned: null };
+    tx = { selected: [], dsts: [], subtractable: [], planned: null };
   }
   void t;
   return planned;

@@ -288,12 +288,12 @@ export class Sender {
   }
 
   /** create_transactions_2 (transfer, transfer_split). */
-  async transfer(dests: readonly UserDestination[], account: number, minors: readonly number[]): Promise<PendingTx[]> {
+  async transfer(dests: readonly UserDestination[], account: number, minors: readonly number[], subtractFeeFrom: ReadonlySet<number> = new Set()): Promise<PendingTx[]> {
     const ctx = await this.context(account);
     const dsts: Destination[] = dests.map((d) => ({ spendPublicKey: d.spendPublicKey, viewPublicKey: d.viewPublicKey, isSubaddress: d.isSubaddress, amount: d.amount, original: d.address }));
     const rows = this.w.ledger.subaddressBalances(account, this.w.now);
     const balances = { balance: new Map(rows.map((r) => [r.minor, r.balance])), unlocked: new Map(rows.map((r) => [r.minor, r.unlockedBalance])) };
-    const plans = await planTransfer(ctx, dsts, account, minors, balances);
+    const plans = await planTransfer(ctx, dsts, account, minors, balances, subtractFeeFrom);
     return this.build(account, plans, (d) => d.original);
   }
 
