@@ -5,6 +5,7 @@
  * Signature and range-proof verification are crypto/ringct's job and are not repeated here.
  */
 import { type CryptoBackend, defaultBackend } from "../crypto/index.js";
+import { inMainSubgroup } from "../crypto/ringct/scalar.js";
 import { RCT_TYPE, rctIsBulletproof, rctIsBulletproofPlus } from "../protocol/rct.js";
 import type { Bytes, Transaction, TxOut } from "../protocol/tx.js";
 import { relativeToAbsoluteOffsets } from "../protocol/tx.js";
@@ -40,29 +41,9 @@ const MAX_U64 = (1n << 64n) - 1n;
 /** CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE */
 export const CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE = 10;
 
-/** ℓ, the prime order of the ed25519 base point, as 32 little-endian bytes (rct::curveOrder). */
-const CURVE_ORDER = (() => {
-  let l = (1n << 252n) + 27742317777372353535851937790883648493n;
-  const b = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    b[i] = Number(l & 0xffn);
-    l >>= 8n;
-  }
-  return b;
-})();
-const IDENTITY = (() => {
-  const b = new Uint8Array(32);
-  b[0] = 1;
-  return b;
-})();
-
 function compareBytes(a: Bytes, b: Bytes): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
   return a.length - b.length;
-}
-
-function equalBytes(a: Bytes, b: Bytes): boolean {
-  return a.length === b.length && compareBytes(a, b) === 0;
 }
 
 /**
@@ -70,8 +51,7 @@ function equalBytes(a: Bytes, b: Bytes): boolean {
  * order), so key images carrying a torsion component are rejected; a non-point is rejected too.
  */
 export function keyImageInDomain(keyImage: Bytes, backend: CryptoBackend = defaultBackend()): boolean {
-  const r = backend.scalarMult(CURVE_ORDER, keyImage);
-  return r !== null && equalBytes(r, IDENTITY);
+  return inMainSubgroup(backend, keyImage);
 }
 
 /** The output's public key, or undefined for script outputs (get_output_public_key). */

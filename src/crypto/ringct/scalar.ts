@@ -22,6 +22,15 @@ export const EIGHT = hex("080000000000000000000000000000000000000000000000000000
 /** 8⁻¹ mod ℓ (rctOps.h `INV_EIGHT`). */
 export const INV_EIGHT = hex("792fdce229e50661d0da1c7db39dd30700000000000000000000000000000006");
 /** −1 mod ℓ. */
+/** ℓ, the prime order of the base point (rct::curveOrder). */
+export const CURVE_ORDER = hex("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
+
+/** rct::isInMainSubgroup: ℓ·P is the identity (a non-point is not). */
+export function inMainSubgroup(b: CryptoBackend, p: Bytes): boolean {
+  const r = b.scalarMult(CURVE_ORDER, p);
+  return r !== null && equalBytes(r, IDENTITY);
+}
+
 export const MINUS_ONE = hex("ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
 
 /** Byte equality of two 32-byte (or any equal-length) arrays. */

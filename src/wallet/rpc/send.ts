@@ -248,15 +248,27 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     ...common,
   });
 
+  type TransferParams = typeof transferParams extends { parse(v: never, path: string): infer T } ? T : never;
+  /** on_transfer / on_transfer_split up to fill_response: validate, plan and build (and relay). */
+  async function transferTxs(p: TransferParams): Promise<PendingTx[]> {
+    const v = validateTransfer(svc, p.destinations, p.payment_id);
+    checkAccount(svc, p.account_index);
+    const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), {
+      priority: p.priority,
+      ringSize: p.ring_size,
+      unlockTime: p.unlock_time,
+      extra: v.extra,
+    });
+    if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
+    return ptxs;
+  }
+
   add({
     name: "transfer",
     restricted: true,
     params: transferParams,
     handler: async (p) => {
-      const v = validateTransfer(svc, p.destinations, p.payment_id);
-      checkAccount(svc, p.account_index);
-      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
-      if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
+      const ptxs = await transferTxs(p);
       if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
       return single(ptxs[0], { getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
@@ -266,13 +278,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     name: "transfer_split",
     restricted: true,
     params: transferParams,
-    handler: async (p) => {
-      const v = validateTransfer(svc, p.destinations, p.payment_id);
-      checkAccount(svc, p.account_index);
-      const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), { priority: p.priority, ringSize: p.ring_size, unlockTime: p.unlock_time, extra: v.extra });
-      if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
-      return list(ptxs, { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
-    },
+    handler: async (p) => list(await transferTxs(p), { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata }),
   });
 
   add({

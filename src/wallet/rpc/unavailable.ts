@@ -1,5 +1,5 @@
 /**
- * The methods of later issues (sending, proofs, cold signing, multisig): monero-wallet-rpc has them,
+ * The methods of later issues (proofs, cold signing, multisig): monero-wallet-rpc has them,
  * tsmonero-wallet-rpc answers −48 (WALLET_RPC_ERROR_CODE_DISABLED) after the open-wallet and
  * restricted checks. A real definition of the same name (e.g. from send.ts) replaces its stub in
  * `walletMethods`: nothing here needs editing when a method lands.
@@ -16,17 +16,9 @@ export interface Unavailable {
 
 /** Every method of a later issue, in monero-wallet-rpc's order. */
 export const UNAVAILABLE: readonly Unavailable[] = [
-  { name: "transfer", restricted: true },
-  { name: "transfer_split", restricted: true },
   { name: "sign_transfer", restricted: true },
   { name: "describe_transfer", restricted: true },
   { name: "submit_transfer", restricted: true },
-  { name: "sweep_dust", restricted: true, alias: "sweep_unmixable" },
-  { name: "sweep_all", restricted: true },
-  { name: "sweep_single", restricted: true },
-  { name: "relay_tx", restricted: false },
-  { name: "get_tx_key", restricted: false },
-  { name: "check_tx_key", restricted: false },
   { name: "get_tx_proof", restricted: false },
   { name: "check_tx_proof", restricted: false },
   { name: "get_spend_proof", restricted: false },
@@ -47,7 +39,6 @@ export const UNAVAILABLE: readonly Unavailable[] = [
   { name: "exchange_multisig_keys", restricted: true },
   { name: "sign_multisig", restricted: true },
   { name: "submit_multisig", restricted: true },
-  { name: "estimate_tx_size_and_weight", restricted: false },
 ];
 
 /** The −48 stub of a method still to come (any params; the answer names the method). */
@@ -58,6 +49,6 @@ export function unavailableMethod(u: Unavailable): WalletDef {
     restricted: u.restricted,
     params: anyJson,
     handler: () =>
-      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: sending, proofs, cold signing and multisig come in a later release`),
+      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: proofs, messages, cold signing and multisig come in a later release`),
   });
 }

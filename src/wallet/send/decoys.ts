@@ -24,6 +24,7 @@ import { type RandomSource, systemRandom } from "../../crypto/random.js";
 import type { GetOutputsOut, OutKey } from "../../protocol/rpc-bin.js";
 import { WALLET_RPC_ERROR } from "../../rpc/error-codes.js";
 import { WalletRpcError } from "../keys/rpc.js";
+import { inMainSubgroup } from "../../crypto/ringct/scalar.js";
 import { DistributionCache, type RctDistribution } from "./distribution.js";
 import { DEFAULT_TX_SPENDABLE_AGE, GammaPicker, GammaPickerError, MINED_MONEY_UNLOCK_WINDOW } from "./gamma-picker.js";
 import { RandomDraw } from "./random-draw.js";
@@ -86,26 +87,10 @@ export interface PickRingsOptions {
 const MAX_PICKS_PER_OUTPUT = 2_000_000;
 const GET_OUTS_CHUNK = 1000;
 
-const CURVE_ORDER = (() => {
-  let l = (1n << 252n) + 27742317777372353535851937790883648493n;
-  const b = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) {
-    b[i] = Number(l & 0xffn);
-    l >>= 8n;
-  }
-  return b;
-})();
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
 
-/** rct::isInMainSubgroup: ℓ·P is the identity. */
-function inMainSubgroup(p: Uint8Array, be: CryptoBackend): boolean {
-  const r = be.scalarMult(CURVE_ORDER, p);
-  if (r === null || r[0] !== 1) return false;
-  for (let i = 1; i < 32; i++) if (r[i] !== 0) return false;
-  return true;
-}
 
 function generic(message: string, why: string): WalletRpcError {
   return new WalletRpcError(WALLET_RPC_ERROR.GENERIC_TRANSFER_ERROR, message, new Error(why));
@@ -283,12 +268,12 @@ function addDecoy(members: RingMember[], index: bigint, o: OutKey, real: bigint,
   if (members.some((m) => m.globalIndex === index && same(m.key, o.key) && same(m.mask, o.mask))) return;
   const k = hex(o.key);
   if (!validKeys.has(k)) {
-    if (!inMainSubgroup(o.key, be)) return;
+    if (!inMainSubgroup(be, o.key)) return;
     validKeys.add(k);
   }
   const c = hex(o.mask);
   if (!validKeys.has(c)) {
-    if (!inMainSubgroup(o.mask, be)) return;
+    if (!inMainSubgroup(be, o.mask)) return;
     validKeys.add(c);
   }
   members.push({ globalIndex: index, key: Uint8Array.from(o.key), mask: Uint8Array.from(o.mask) });
