@@ -191,6 +191,24 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       await assert.rejects(call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1n }], subtract_fee_from_outputs: [1] }), (e: RpcError) => e.code === -4 && /bad index: 1 \(indexes are 0-based\)/.test(e.message));
     });
 
+    it("spends from a second account: change returns to that account's subaddress 0", async () => {
+      const acct = await call(oursUrl, "create_account", { label: "second" });
+      const index = Number(acct.account_index);
+      const fund = await call(oursUrl, "transfer", { destinations: [{ address: String(acct.address), amount: 7_000_000_000_000n }] });
+      assert.equal(big(fund.amount), 7_000_000_000_000n);
+      await mine(10);
+      await call(oursUrl, "refresh");
+      const before = big((await call(oursUrl, "get_balance", { account_index: index })).unlocked_balance);
+      assert.equal(before, 7_000_000_000_000n);
+      const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1_000_000_000_000n }], account_index: index });
+      toBob.set(String(r.tx_hash), 1_000_000_000_000n);
+      const after = await call(oursUrl, "get_balance", { account_index: index });
+      // the spent output is gone and the change is pending in the same account
+      assert.equal(big(after.balance), 7_000_000_000_000n - 1_000_000_000_000n - big(r.fee));
+      const out = await call(oursUrl, "get_transfers", { pending: true, account_index: index });
+      assert.ok((out.pending as Obj[]).some((e) => e.txid === r.tx_hash && (e.subaddr_index as Obj).major === index));
+    });
+
     it("splits 16 destinations (transfer answers -18, transfer_split makes several txs)", async () => {
       const dests = Array.from({ length: 16 }, () => ({ address: bobAddress, amount: 10_000_000_000n }));
       await assert.rejects(call(oursUrl, "transfer", { destinations: dests }), (e: RpcError) => e.code === -18);
@@ -316,10 +334,12 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
 
       // a real wallet restored from alice's seed reports the same as ours
       await call(twinUrl, "refresh");
-      const [ob, rb] = [await call(oursUrl, "get_balance"), await call(twinUrl, "get_balance")];
-      assert.equal(big(ob.balance), big(rb.balance));
-      assert.equal(big(ob.unlocked_balance), big(rb.unlocked_balance));
-      const [ot, rt] = [await call(oursUrl, "get_transfers", { out: true }), await call(twinUrl, "get_transfers", { out: true })];
+      for (const q of [{}, { account_index: 1 }, { all_accounts: true }]) {
+        const [ob, rb] = [await call(oursUrl, "get_balance", q), await call(twinUrl, "get_balance", q)];
+        assert.equal(big(ob.balance), big(rb.balance), JSON.stringify(q));
+        assert.equal(big(ob.unlocked_balance), big(rb.unlocked_balance), JSON.stringify(q));
+      }
+      const [ot, rt] = [await call(oursUrl, "get_transfers", { out: true, all_accounts: true }), await call(twinUrl, "get_transfers", { out: true, all_accounts: true })];
       const outs = (x: Obj) => new Map((x.out as Obj[]).map((e) => [String(e.txid), `${big(e.fee)}/${big(e.height)}`]));
       assert.deepEqual(outs(ot), outs(rt));
     });
