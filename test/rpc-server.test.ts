@@ -583,3 +583,11 @@ describe("rpc/server: the HTTP/1.1 layer (rpc/http.ts)", () => {
     assert.equal((await rpc(s.port, body)).id, 7);
   });
 });
+
+describe("idle timeouts as epee's", () => {
+  it("loopback and private peers are local (30 min idle), others remote (5 min)", async () => {
+    const { isLocalAddress } = await import("../src/rpc/http.js");
+    for (const a of ["127.0.0.1", "::ffff:127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "fd00::1", "fe80::1"]) assert.equal(isLocalAddress(a), true, a);
+    for (const a of ["8.8.8.8", "172.32.0.1", "172.15.0.1", "192.169.0.1", "::ffff:1.2.3.4", "2001:db8::1", ""]) assert.equal(isLocalAddress(a), false, a);
+  });
+});

@@ -68,8 +68,14 @@ export interface HttpServerOptions {
   maxHeaderBytes?: number;
   /** Time allowed to receive a whole request (head + body), ms, from its first byte. */
   requestTimeoutMs: number;
-  /** Idle keep-alive connections are closed after this, ms. */
+  /** Idle keep-alive connections of remote peers are closed after this, ms; also how long a client that reads no answer is kept. */
   idleTimeoutMs: number;
+  /**
+   * Idle keep-alive connections of loopback and private-network peers are closed after this, ms
+   * (epee: 30 min local, 5 min remote; wallet2 keeps its connection to the node open between
+   * refreshes and fails a call on one the server closed). Default: idleTimeoutMs.
+   */
+  idleTimeoutLocalMs?: number;
   maxConnections: number;
   maxConnectionsPerIp: number;
   /**
@@ -298,6 +304,18 @@ const MAX_STARTING_NEWLINES = 8;
  * arrives meanwhile is kept up to `INPUT_HIGH_WATER` bytes, then the socket is paused (TCP pushes
  * back on the client). Parsing resumes when the handler answers and the socket has drained.
  */
+/** epee's is_loopback() || is_local(): 127/8, ::1, 10/8, 172.16/12, 192.168/16, fc00::/7, fe80::/10. */
+export function isLocalAddress(address: string): boolean {
+  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(a);
+  if (m) {
+    const [x, y] = [Number(m[1]), Number(m[2])];
+    return x === 127 || x === 10 || (x === 172 && y >= 16 && y <= 31) || (x === 192 && y === 168);
+  }
+  const v6 = a.toLowerCase();
+  return v6 === "::1" || /^f[cd][0-9a-f]{2}:/.test(v6) || /^fe[89ab][0-9a-f]:/.test(v6);
+}
+
 class Connection {
   /** Unparsed input: a partial head, or a partial line of a chunked body. */
   private buf: Buffer = EMPTY;
@@ -326,11 +344,14 @@ class Connection {
   private timer: NodeJS.Timeout | undefined;
   private timerKind: "idle" | "request" | "drain" | undefined;
   private life: Lifetime | undefined;
+  /** The peer is on loopback or a private network (epee's m_local). */
+  private readonly local: boolean;
 
   constructor(
     private readonly socket: Socket,
     private readonly server: HttpServer,
   ) {
+    this.local = isLocalAddress(socket.remoteAddress ?? "");
     socket.setNoDelay(true);
     socket.on("data", (d: Buffer) => this.onData(d));
     socket.on("error", () => this.destroy());
@@ -356,7 +377,7 @@ class Connection {
         if (kind === "request") this.fail(408, "request not received in time");
         else this.destroy(); // idle, or a client that does not read its answers
       },
-      kind === "request" ? o.requestTimeoutMs : o.idleTimeoutMs,
+      kind === "request" ? o.requestTimeoutMs : kind === "idle" && this.local ? (o.idleTimeoutLocalMs ?? o.idleTimeoutMs) : o.idleTimeoutMs,
     );
     this.timer.unref();
   }

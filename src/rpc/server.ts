@@ -37,7 +37,11 @@ export interface RpcServerOptions {
   maxBodyBytes?: number;
   /** Time allowed to receive a whole request (headers + body), ms. Default 30 s. */
   requestTimeoutMs?: number;
-  /** Idle keep-alive connections are closed after this, ms. Default 30 s. */
+  /**
+   * Idle keep-alive connections are closed after this, ms, whatever the peer. Default: epee's, 30 min
+   * for loopback and private-network peers and 5 min for others (wallet2 keeps one connection to the
+   * node open between refreshes and fails a call on a connection the server closed).
+   */
   idleTimeoutMs?: number;
   /** Open connections at once, all clients. Default 100. */
   maxConnections?: number;
@@ -58,10 +62,14 @@ type Reply = HttpAnswer;
 
 const BAD_REQUEST = 400;
 
+/** epee's DEFAULT_TIMEOUT_MS_REMOTE / DEFAULT_TIMEOUT_MS_LOCAL (abstract_tcp_server2.inl): idle connections. */
+export const IDLE_TIMEOUT_REMOTE_MS = 300_000;
+export const IDLE_TIMEOUT_LOCAL_MS = 1_800_000;
+
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
-  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls">>;
+  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls">> & { idleTimeoutLocalMs: number };
 
   constructor(opts: RpcServerOptions) {
     this.o = {
@@ -69,7 +77,8 @@ export class RpcServer {
       restricted: opts.restricted ?? false,
       maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
-      idleTimeoutMs: opts.idleTimeoutMs ?? 30_000,
+      idleTimeoutMs: opts.idleTimeoutMs ?? IDLE_TIMEOUT_REMOTE_MS,
+      idleTimeoutLocalMs: opts.idleTimeoutMs ?? IDLE_TIMEOUT_LOCAL_MS,
       maxConnections: opts.maxConnections ?? 100,
       maxConnectionsPerIp: opts.maxConnectionsPerIp ?? 100,
       jsonStyle: opts.jsonStyle ?? "epee",
@@ -81,6 +90,7 @@ export class RpcServer {
         maxBodyBytes: this.o.maxBodyBytes,
         requestTimeoutMs: this.o.requestTimeoutMs,
         idleTimeoutMs: this.o.idleTimeoutMs,
+        idleTimeoutLocalMs: this.o.idleTimeoutLocalMs,
         maxConnections: this.o.maxConnections,
         maxConnectionsPerIp: this.o.maxConnectionsPerIp,
         tooLargeText: (limit) => `request body larger than the limit of ${limit} bytes\n`,
@@ -105,8 +115,8 @@ export class RpcServer {
   }
 
   /** The limits this server applies to each connection. */
-  get limits(): { maxBodyBytes: number; requestTimeoutMs: number; idleTimeoutMs: number } {
-    return { maxBodyBytes: this.o.maxBodyBytes, requestTimeoutMs: this.o.requestTimeoutMs, idleTimeoutMs: this.o.idleTimeoutMs };
+  get limits(): { maxBodyBytes: number; requestTimeoutMs: number; idleTimeoutMs: number; idleTimeoutLocalMs: number } {
+    return { maxBodyBytes: this.o.maxBodyBytes, requestTimeoutMs: this.o.requestTimeoutMs, idleTimeoutMs: this.o.idleTimeoutMs, idleTimeoutLocalMs: this.o.idleTimeoutLocalMs };
   }
 
   /** Bytes the HTTP layer holds for clients (input not yet parsed, bodies, answers not yet sent). */

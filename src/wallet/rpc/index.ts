@@ -21,7 +21,7 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly maxConnectionsPerIp?: number;
   /** Time allowed to receive a whole request (head + body) from its first byte, ms. Default 30 s, as the node. */
   readonly requestTimeoutMs?: number;
-  /** Idle keep-alive connections close after this, ms. Default 30 s, as the node. */
+  /** Idle keep-alive connections close after this, ms. Default: epee's (30 min local, 5 min remote), as the node. */
   readonly idleTimeoutMs?: number;
   /** "epee" (default): the text monero-wallet-rpc writes; "compact": the same JSON without whitespace, faster for big lists. */
   readonly jsonStyle?: "epee" | "compact";
@@ -48,7 +48,7 @@ export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
     maxBodyBytes: 64 * 1024 * 1024,
     // the time a handler takes (a long refresh or rescan) is not counted: only receiving the request
     requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
-    idleTimeoutMs: o.idleTimeoutMs ?? 30_000,
+    ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}), // default: epee's, as the node
     maxConnections: o.maxConnections,
     maxConnectionsPerIp: o.maxConnectionsPerIp,
     jsonStyle: o.jsonStyle,
