@@ -9,6 +9,7 @@
 import type { Bytes } from "../../crypto/backend.js";
 import { commit, commitmentMask, decryptAmount } from "../../crypto/ringct/amounts.js";
 import { type Address, AddressError, decodeAddress } from "../../protocol/address.js";
+import { addressNetwork } from "../../protocol/network.js";
 import { nonceWithEncryptedPaymentId, serializeTxExtra } from "../../protocol/extra.js";
 import { parseTransaction } from "../../protocol/tx.js";
 import { bool, type JsonWritable, object, str, u32, u64, withDefault } from "../../rpc/index.js";
@@ -55,10 +56,10 @@ function validateTransfer(svc: WalletService, destinations: readonly { address: 
   for (const d of destinations) {
     let a: Address;
     try {
-      a = decodeAddress(d.address, network === "regtest" ? "mainnet" : network);
+      a = decodeAddress(d.address, network); // a regtest wallet takes mainnet addresses (addressNetwork)
     } catch (e) {
       const why = e instanceof AddressError ? `: ${e.message}` : "";
-      return fail(W.WRONG_ADDRESS, `WALLET_RPC_ERROR_CODE_WRONG_ADDRESS: ${d.address}${why} (send a ${network === "regtest" ? "mainnet" : network} address)`);
+      return fail(W.WRONG_ADDRESS, `WALLET_RPC_ERROR_CODE_WRONG_ADDRESS: ${d.address}${why} (send a ${addressNetwork(network)} address)`);
     }
     dests.push({ spendPublicKey: a.spendPublicKey, viewPublicKey: a.viewPublicKey, isSubaddress: a.kind === "subaddress", amount: d.amount, address: d.address });
     if (a.paymentId) {
@@ -380,7 +381,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       const wal = svc.wallet();
       let a: Address;
       try {
-        a = decodeAddress(p.address, wal.network === "regtest" ? "mainnet" : wal.network);
+        a = decodeAddress(p.address, wal.network);
       } catch {
         return fail(W.WRONG_ADDRESS, "Invalid address");
       }

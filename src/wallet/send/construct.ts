@@ -23,6 +23,7 @@ import { absoluteToRelativeOffsets, serializeRctBase, serializeTransaction, type
 import { txHash, txPrefixHash } from "../../protocol/tx-hash.js";
 import { txWeight } from "../../protocol/weight.js";
 import { decryptPaymentId } from "../scan/scan.js";
+import { RandomDraw } from "./random-draw.js";
 
 /** A public address as outputs need it. */
 export interface DestinationKeys {
@@ -128,15 +129,6 @@ function classify(dsts: readonly Destination[], change: DestinationKeys | null):
   return { std, sub, single };
 }
 
-function shuffle<T>(a: T[], rng: RandomSource): void {
-  const buf = new Uint8Array(4);
-  for (let i = a.length - 1; i > 0; i--) {
-    rng.fill(buf);
-    const j = new DataView(buf.buffer).getUint32(0, true) % (i + 1);
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-}
-
 /** The key image of a source's real output. */
 export function sourceKeyImage(b: CryptoBackend, s: Source): Bytes {
   return s.keyImage ?? b.generateKeyImage(s.ring[s.realIndex].key, s.secretKey);
@@ -185,7 +177,7 @@ export function constructTx(b: CryptoBackend, args: ConstructArgs, rng: RandomSo
   const sources = inputs.map((i) => i.s);
   const keyImages = inputs.map((i) => i.ki);
 
-  shuffle(destinations, rng);
+  new RandomDraw(rng).shuffle(destinations); // std::shuffle
 
   const { std, sub, single } = classify(destinations, change);
   const txPub = std === 0 && sub === 1 && single ? b.scalarMult(txKey, single.spendPublicKey) : b.scalarMultBase(txKey);

@@ -13,6 +13,7 @@ import type { TransferDetails } from "../ledger/ledger.js";
 import type { Destination } from "./construct.js";
 import { estimateFee, estimateTxSize, estimateTxWeight, feeFromWeight, MAX_OUTPUTS, TX_WEIGHT_TARGET } from "./fee.js";
 import { SendError } from "./errors.js";
+import { RandomDraw } from "./random-draw.js";
 
 /** DEFAULT_MIN_OUTPUT_COUNT / DEFAULT_MIN_OUTPUT_VALUE (2 XMR). */
 const MIN_OUTPUT_COUNT = 5;
@@ -48,12 +49,6 @@ export interface PlannedTx {
   change: bigint;
 }
 
-const randIdx = (rng: RandomSource, n: number): number => {
-  const b = new Uint8Array(4);
-  rng.fill(b);
-  return new DataView(b.buffer).getUint32(0, true) % n;
-};
-
 /** get_output_relatedness. */
 function relatedness(a: TransferDetails, b: TransferDetails): number {
   if (a.txid === b.txid) return 1;
@@ -86,7 +81,7 @@ function popBestValue(ctx: PlanContext, unused: number[], selected: readonly num
   if (smallest) {
     pick = 0;
     for (let n = 0; n < candidates.length; n++) if (t[unused[candidates[n]]].amount < t[unused[candidates[pick]]].amount) pick = n;
-  } else pick = randIdx(ctx.rng, candidates.length);
+  } else pick = new RandomDraw(ctx.rng).index(candidates.length); // crypto::rand_idx
   return unused.splice(candidates[pick], 1)[0];
 }
 

@@ -16,6 +16,7 @@ import { constructTx, type ConstructedTx, type Destination, type DestinationKeys
 import { DistributionCache, pickRings, type Ring } from "./decoys.js";
 import type { RctDistribution } from "./distribution.js";
 import { SendError } from "./errors.js";
+import { RandomDraw } from "./random-draw.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
 import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
 
@@ -280,7 +281,7 @@ export class Sender {
         change: p.change,
         account,
         subaddrIndices: [...new Set(p.selected.map((i) => t[i].subaddress.minor))].sort((a, b) => a - b),
-        paymentId: paymentIdOf(this.w, this.o.extra),
+        paymentId: paymentIdOf(this.o.extra),
         unlockTime: this.o.unlockTime,
       });
     }
@@ -320,9 +321,7 @@ export class Sender {
       // one non-empty subaddress at random, index 0 last (std::map order)
       if (per.has(0) && per.size > 1) per.delete(0);
       const keys = [...per.keys()].sort((a, b) => a - b);
-      const buf = new Uint8Array(4);
-      this.rng.fill(buf);
-      indices = per.get(keys[new DataView(buf.buffer).getUint32(0, true) % keys.length]) as number[];
+      indices = per.get(keys[new RandomDraw(this.rng).index(keys.length)]) as number[]; // crypto::rand_idx
     } else indices = [...per.keys()].sort((a, b) => a - b).flatMap((k) => per.get(k) as number[]);
     return this.sweep(ctx, account, indices, dest, outputs);
   }
@@ -345,7 +344,7 @@ export class Sender {
 }
 
 /** get_payment_id(ptx): the encrypted payment id in clear (the caller's extra holds it unencrypted). */
-function paymentIdOf(_w: SpendContext, extra: Bytes): string {
+function paymentIdOf(extra: Bytes): string {
   // validate_transfer's extra: 02 09 01 <8-byte id>
   if (extra.length === 11 && extra[0] === 2 && extra[1] === 9 && extra[2] === 1) return hex(extra.subarray(3)) + "0".repeat(48);
   return "0".repeat(64);
