@@ -9,10 +9,13 @@
         "native/crypto/keccak.c",
         "native/crypto/monero.c",
         "native/crypto/msm.c",
-        "native/crypto/ringct.c"
+        "native/crypto/ringct.c",
+        "native/crypto/bpplus.c",
+        "native/crypto/clsag.c"
       ],
-      "cflags": ["-O3", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags": ["-O3", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Wno-unused-parameter", "-pthread"],
       "cflags!": ["-O2", "-O0"],
+      "libraries": ["-lpthread"],
       "defines": ["NAPI_VERSION=8"]
     },
     {

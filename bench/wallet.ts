@@ -15,7 +15,9 @@
  *   sends (issue 12's goals): bob restored at the recorded top; transfer with 1 and 2 destinations,
  *                            transfer_split with 16, sweep_all of 50 inputs (all other outputs frozen),
  *                            each with do_not_relay (built, proved and signed; not relayed), ms per
- *                            call, median of 5; goal ≤ half the real wallet's time
+ *                            call, median of 5; goal ≤ half the real wallet's time. tsmonero's kernel proves
+ *                            Bulletproofs+ on two threads; each send row is repeated with
+ *                            TSMONERO_PROVER_THREADS=1 (one core, as wallet2) on a fresh wallet process
  * Each implementation runs alone (the other one is stopped) so they do not share the 2 cores.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -108,8 +110,8 @@ interface Proc {
   output: string[];
 }
 
-function launch(name: string, bin: string, args: string[], dir: string): Proc {
-  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+function launch(name: string, bin: string, args: string[], dir: string, env?: NodeJS.ProcessEnv): Proc {
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env: env ? { ...process.env, ...env } : process.env });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());
@@ -146,7 +148,7 @@ async function waitAnswer(p: Proc, port: number, method: string, ms = 60_000): P
   }
 }
 
-function startWallet(impl: Impl, binary: Impl): Proc {
+function startWallet(impl: Impl, binary: Impl, env?: NodeJS.ProcessEnv): Proc {
   const dir = mkdtempSync(join(tmpdir(), `tsmonero-bench-wallet-${impl}-`));
   const flags = [
     "--wallet-dir", dir, "--disable-rpc-login", "--daemon-address", `127.0.0.1:${DAEMON_RPC}`, "--rpc-bind-ip", "127.0.0.1",
@@ -154,7 +156,7 @@ function startWallet(impl: Impl, binary: Impl): Proc {
   ];
   return binary === "real"
     ? launch(`monero-wallet-rpc (${impl} slot)`, "/usr/bin/monero-wallet-rpc", flags, dir)
-    : launch("tsmonero-wallet-rpc", process.execPath, [join(ROOT, "bin", "tsmonero-wallet-rpc"), ...flags], dir);
+    : launch("tsmonero-wallet-rpc", process.execPath, [join(ROOT, "bin", "tsmonero-wallet-rpc"), ...flags], dir, env);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,6 +170,8 @@ interface Figures {
   resets: Record<string, number>;
   /** ms per call of each send row (do_not_relay: built and signed, not relayed). */
   sendMs: Record<string, number[]>;
+  /** The same rows with TSMONERO_PROVER_THREADS=1 (tsmonero only: its prover then uses one core, as wallet2's). */
+  sendMs1?: Record<string, number[]>;
   error?: string;
 }
 
@@ -227,6 +231,26 @@ async function latencyDuringRescan(port: number): Promise<{ ms: number[]; second
   return { ms, seconds: (performance.now() - t0) / 1000 };
 }
 
+/**
+ * The send rows again on a fresh tsmonero-wallet-rpc with TSMONERO_PROVER_THREADS=1: the kernel's
+ * Bulletproofs+ prover then runs on one core, as wallet2's does (by default it splits each round
+ * over two threads).
+ */
+async function measureSendsOneThread(impl: Impl, f: Figures): Promise<void> {
+  const port = WALLET_PORT[impl];
+  const w = startWallet(impl, "tsmonero", { TSMONERO_PROVER_THREADS: "1" });
+  const g: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {} };
+  try {
+    await waitAnswer(w, port, "get_version");
+    await measureSends(port, `${impl} (1 prover thread)`, g);
+    f.sendMs1 = g.sendMs;
+  } catch (e) {
+    progress(`  ${impl} (1 prover thread): ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    await stop(w);
+  }
+}
+
 const RPS_ROWS: { method: string; params: unknown }[] = [
   { method: "get_balance", params: { account_index: 0 } },
   { method: "get_address", params: { account_index: 0 } },
@@ -283,7 +307,7 @@ const SEND_REPEATS = 5;
  * each send row SEND_REPEATS times, timed per call. For the sweep, all but 50 unlocked outputs are
  * frozen first (freeze, on both implementations).
  */
-async function measureSends(port: number, impl: Impl, f: Figures): Promise<void> {
+async function measureSends(port: number, impl: string, f: Figures): Promise<void> {
   await rpc(port, "close_wallet", {});
   progress(`  ${impl}: restoring bob for the send rows`);
   await rpc(port, "restore_deterministic_wallet", { filename: "bob", seed: WALLET_SEEDS.bob, password: "", restore_height: recordedBlocks().length, language: "English" });
@@ -353,6 +377,7 @@ async function run(args: ParsedArgs): Promise<void> {
   try {
     progress(`wallet: chain height ${height}; measuring ${subject === "real" ? "monero-wallet-rpc (in tsmonero's slot)" : "tsmonero-wallet-rpc"}`);
     ts = await measure("tsmonero", subject, height, repeats, seconds);
+    if (subject === "tsmonero") await measureSendsOneThread("tsmonero", ts);
     progress("wallet: measuring monero-wallet-rpc");
     real = await measure("real", "real", height, repeats, seconds);
   } finally {
@@ -388,6 +413,12 @@ async function run(args: ParsedArgs): Promise<void> {
     const b = real.sendMs[row.label]?.length ? median(real.sendMs[row.label]) : undefined;
     const r = a !== undefined && b !== undefined ? a / b : undefined;
     rows.push([`${row.label}, ms per call (median of ${SEND_REPEATS}, do_not_relay)`, a === undefined ? "—" : a.toFixed(0), b === undefined ? "—" : b.toFixed(0), r ? formatRatio(r) : "—", "≤ 0.5× (time)", mark(r === undefined ? (ts.error ? false : undefined) : r <= 0.5)]);
+    const one = ts.sendMs1?.[row.label];
+    if (one?.length) {
+      const a1 = median(one);
+      const r1 = b !== undefined ? a1 / b : undefined;
+      rows.push([`  the same, tsmonero's prover on 1 thread (TSMONERO_PROVER_THREADS=1)`, a1.toFixed(0), b === undefined ? "—" : b.toFixed(0), r1 ? formatRatio(r1) : "—", "≤ 0.5× (time)", mark(r1 === undefined ? undefined : r1 <= 0.5)]);
+    }
   }
 
   const subjectName = subject === "real" ? "monero-wallet-rpc (as subject)" : "tsmonero-wallet-rpc";

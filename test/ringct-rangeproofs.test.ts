@@ -12,7 +12,8 @@ import { MoneroTestRandom, randomScalar } from "../src/crypto/random.js";
 import { commit } from "../src/crypto/ringct/amounts.js";
 import { proveBorromeanRange, verifyBorromeanRange } from "../src/crypto/ringct/borromean.js";
 import { bulletproofProve, bulletproofVerify } from "../src/crypto/ringct/bulletproof.js";
-import { type BulletproofPlusProof, bulletproofPlusProve, bulletproofPlusVerify } from "../src/crypto/ringct/bulletproof-plus.js";
+import { type BulletproofPlusProof, bulletproofPlusNonceCount, bulletproofPlusProve, bulletproofPlusProveWith, bulletproofPlusVerify } from "../src/crypto/ringct/bulletproof-plus.js";
+import { setProverThreads } from "../src/crypto/native/index.js";
 import { generators } from "../src/crypto/ringct/generators.js";
 import { INV_EIGHT } from "../src/crypto/ringct/scalar.js";
 import { verifyRctSemantics } from "../src/crypto/ringct/verify.js";
@@ -106,6 +107,22 @@ test("Bulletproofs+ on the TS backend: same proof from the same randomness, cros
   const p2 = bulletproofPlusProve(ts, [42n], gam, new MoneroTestRandom(new Uint8Array(200).fill(9)));
   assert.deepEqual(p1, p2);
   assert.ok(bulletproofPlusVerify(ts, [p1]));
+});
+
+test("Bulletproofs+ in the C kernel: the same bytes as the TypeScript prover for the same nonces, on 1 and 2 threads", { skip: be.bulletproofPlusProve ? false : "C kernel not loaded" }, () => {
+  for (const m of [1, 2, 3, 5, 9, 16]) {
+    const amounts = Array.from({ length: m }, (_, i) => (i === 0 ? 0n : i === 1 ? U64_MAX : randomAmount()));
+    const gammas = amounts.map(() => randomScalar(be));
+    const nonces = Array.from({ length: bulletproofPlusNonceCount(m) }, () => randomScalar(be));
+    const portable = bulletproofPlusProveWith(be, amounts, gammas, nonces, true);
+    assert.ok(portable, "a zero challenge (probability 2^-250)");
+    for (const t of [1, 2] as const) {
+      setProverThreads(t);
+      assert.deepEqual(bulletproofPlusProveWith(be, amounts, gammas, nonces), portable, `${m} amounts, ${t} thread(s)`);
+    }
+    assert.ok(bulletproofPlusVerify(be, [portable]), `${m} amounts verify`);
+  }
+  assert.throws(() => bulletproofPlusProveWith(be, [1n], [randomScalar(be)], []), RangeError);
 });
 
 test("Bulletproofs (v1/v2): our proofs for 1, 2 and 3 amounts verify, alone and batched; alterations fail", () => {

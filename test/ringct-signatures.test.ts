@@ -8,7 +8,7 @@ import type { CryptoBackend } from "../src/crypto/backend.js";
 import { availableBackends, defaultBackend, getBackend } from "../src/crypto/index.js";
 import { MoneroTestRandom, randomScalar } from "../src/crypto/random.js";
 import { commit } from "../src/crypto/ringct/amounts.js";
-import { clsagSign, clsagVerify } from "../src/crypto/ringct/clsag.js";
+import { clsagSign, clsagSignWith, clsagVerify } from "../src/crypto/ringct/clsag.js";
 import { mlsagSign, mlsagSignSimple, mlsagVerify, mlsagVerifySimple } from "../src/crypto/ringct/mlsag.js";
 import { proveBorromeanRange } from "../src/crypto/ringct/borromean.js";
 import { type CtKey, fullRctMatrix, verifyRctNonSemantics, verifyRctSemantics, verifyRctSimple } from "../src/crypto/ringct/verify.js";
@@ -116,6 +116,23 @@ test("CLSAG: both backends produce identical signatures from the same randomness
     assert.ok(clsagVerify(ts, msg, sigs[0].signature, ring.P, ring.C, sigs[0].keyImage, ring.cOffset));
     assert.ok(clsagVerify(be, msg, sigs[0].signature, ring.P, ring.C, sigs[0].keyImage, ring.cOffset));
   }
+});
+
+test("CLSAG in the C kernel: the same bytes as the TypeScript signer for the same nonces; bad ring members named", { skip: be.clsagSign ? false : "C kernel not loaded" }, () => {
+  for (const [n, l] of [[1, 0], [2, 1], [11, 0], [16, 7], [16, 15]]) {
+    const ring = makeRing(be, n, l, randomAmount());
+    const msg = randomScalar(be);
+    const nonces = Array.from({ length: n }, () => randomScalar(be));
+    const kernel = clsagSignWith(be, msg, ring.P, ring.C, ring.p, ring.z, ring.cOffset, l, nonces);
+    assert.deepEqual(kernel, clsagSignWith(be, msg, ring.P, ring.C, ring.p, ring.z, ring.cOffset, l, nonces, true), `n=${n} l=${l}`);
+    assert.ok(clsagVerify(be, msg, kernel.signature, ring.P, ring.C, kernel.keyImage, ring.cOffset));
+  }
+  const ring = makeRing(be, 4, 0, 5n);
+  const bad = new Uint8Array(32).fill(0xff); // y ≥ p: does not decode
+  const nonces = Array.from({ length: 4 }, () => randomScalar(be));
+  assert.throws(() => clsagSignWith(be, randomScalar(be), ring.P.map((x, j) => (j === 2 ? bad : x)), ring.C, ring.p, ring.z, ring.cOffset, 0, nonces), /ring member 2 does not decode/);
+  assert.throws(() => clsagSignWith(be, randomScalar(be), ring.P, ring.C, ring.p, ring.z, bad, 0, nonces), /pseudo output does not decode/);
+  assert.throws(() => clsagSignWith(be, randomScalar(be), ring.P, ring.C, ring.p, ring.z, ring.cOffset, 0, nonces.slice(1)), RangeError);
 });
 
 test(`MLSAG (simple, 2 rows): sign/verify and alterations (${rounds(60)} rounds)`, () => {

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpplus.h"
+#include "clsag.h"
 #include "ge.h"
 #include "keccak.h"
 #include "monero.h"
@@ -510,6 +512,8 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"preparedSize", tsm_napi_prepared_size},
       {"preparePoints", tsm_napi_prepare_points},
       {"multiScalarMultPrepared", tsm_napi_msm_prepared},
+      {"bulletproofPlusProve", tsm_napi_bpp_prove},
+      {"clsagSign", tsm_napi_clsag_sign},
   };
   tsm_ge_init();
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

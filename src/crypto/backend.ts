@@ -88,6 +88,22 @@ export interface CryptoBackend {
    * Null if a Pⱼ does not decompress. Throws TypeError when `prepared` is not from `preparePoints`.
    */
   multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null;
+  /**
+   * Optional accelerator (the C kernel has it): one Bulletproofs+ proof attempt for m amounts
+   * (`amounts` m × u64 little-endian, `gammas` m × 32) with the given nonces (α, dL/dR per round,
+   * r, s, d, η); `prepared` is `preparePoints` of the interleaved generators G0,H0,G1,H1,…, `h` is
+   * rct's H, `transcript0` the initial transcript. Returns V ‖ A ‖ A1 ‖ B ‖ r1 ‖ s1 ‖ d1 ‖ L ‖ R,
+   * or null when a challenge was zero. Callers fall back to the portable prover in
+   * `ringct/bulletproof-plus.ts`, which gives the same bytes for the same nonces.
+   */
+  bulletproofPlusProve?(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes): Bytes | null;
+  /**
+   * Optional accelerator (the C kernel has it): CLSAG_Gen over a ring of n members (`P`, `C`
+   * n × 32 each) for member `l`, with `nonces` α then the decoy responses in ring order from l+1
+   * (n × 32). Returns s[n] ‖ c1 ‖ D/8 ‖ I, or a number when a point does not decode (−1: the
+   * pseudo output; i ≥ 0: ring member i). `ringct/clsag.ts` gives the same bytes without it.
+   */
+  clsagSign?(message: Bytes, P: Bytes, C: Bytes, p: Bytes, z: Bytes, cOffset: Bytes, l: number, nonces: Bytes): Bytes | number;
   /** Monero's raw map of 32 bytes to a point, without hashing or cofactor (`ge_fromfe_frombytes_vartime`). */
   hashToPoint(h: Bytes, out?: Bytes): Bytes;
   /** Monero's `hash_to_ec`: 8 · map(keccak256(p)). Accepts any 32 bytes. */

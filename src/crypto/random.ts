@@ -15,10 +15,30 @@ export interface RandomSource {
   fill(out: Bytes): void;
 }
 
-/** The operating system's CSPRNG (node:crypto). */
+const POOL_SIZE = 4096;
+const pool = new Uint8Array(POOL_SIZE);
+let poolUsed = POOL_SIZE;
+
+/**
+ * The operating system's CSPRNG (node:crypto). Small requests (a transaction draws hundreds of
+ * 32-byte nonces) are served from a 4 KiB buffer filled by one OS call, each byte handed out once
+ * and zeroed as it leaves; large ones go to the OS directly.
+ */
 export const systemRandom: RandomSource = {
   fill(out: Bytes): void {
-    randomFillSync(out);
+    const n = out.length;
+    if (n > 256) {
+      randomFillSync(out);
+      return;
+    }
+    if (POOL_SIZE - poolUsed < n) {
+      randomFillSync(pool);
+      poolUsed = 0;
+    }
+    const part = pool.subarray(poolUsed, poolUsed + n);
+    out.set(part);
+    part.fill(0);
+    poolUsed += n;
   },
 };
 

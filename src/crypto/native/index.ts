@@ -4,6 +4,7 @@
  * the caller passes no `out`, and maps the addon's boolean results to `null`/`false`.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,12 +58,29 @@ interface Addon {
   preparedSize(n: number): number;
   preparePoints(points: Bytes, out: Bytes): boolean;
   multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out: Bytes): boolean;
+  bulletproofPlusProve(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes, out: Bytes, threads: number): number;
+  clsagSign(message: Bytes, P: Bytes, C: Bytes, p: Bytes, z: Bytes, cOffset: Bytes, l: number, nonces: Bytes, out: Bytes): number;
 }
 
 /** Forces one multi-scalar algorithm (tests and benchmarks); the backend itself picks by size. */
 export const MSM_AUTO = 0;
 export const MSM_STRAUS = 1;
 export const MSM_PIPPENGER = 2;
+
+let threads: number | undefined;
+/**
+ * Threads the kernel's Bulletproofs+ prover uses: 2 (each round's L/R and G/H folds in parallel)
+ * where the machine has two cores or more, 1 otherwise or with TSMONERO_PROVER_THREADS=1.
+ */
+export function proverThreads(): number {
+  threads ??= process.env.TSMONERO_PROVER_THREADS === "1" || availableParallelism() < 2 ? 1 : 2;
+  return threads;
+}
+
+/** Overrides proverThreads() for this process (tests compare both settings). */
+export function setProverThreads(n: 1 | 2): void {
+  threads = n;
+}
 
 function need(fn: string, name: string, v: Bytes, len: number): void {
   if (!(v instanceof Uint8Array)) throw new TypeError(`${fn}: ${name} must be a Uint8Array`);
@@ -244,6 +262,19 @@ export function wrapAddon(a: Addon): NativeBackend {
         throw new TypeError(`multiScalarMultPrepared: ${n} scalars but ${points.length / 32} points`);
       const o = outBuf("multiScalarMultPrepared", out);
       return a.multiScalarMultPrepared(prepared, preparedScalars, scalars, points, o) ? o : null;
+    },
+    clsagSign(message: Bytes, P: Bytes, C: Bytes, p: Bytes, z: Bytes, cOffset: Bytes, l: number, nonces: Bytes): Bytes | number {
+      const n = needMultiple("clsagSign", "P", P, 32);
+      const o = new Uint8Array(32 * (n + 3));
+      const rc = a.clsagSign(message, P, C, p, z, cOffset, l, nonces, o);
+      return rc === 0 ? o : rc === 1 ? -1 : rc - 10;
+    },
+    bulletproofPlusProve(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes): Bytes | null {
+      const m = needMultiple("bulletproofPlusProve", "amounts", amounts, 8);
+      let logMN = 6;
+      while (1 << (logMN - 6) < m) logMN++;
+      const o = new Uint8Array(32 * (m + 6 + 2 * logMN));
+      return a.bulletproofPlusProve(prepared, amounts, gammas, nonces, h, transcript0, o, proverThreads()) === 0 ? o : null;
     },
     hashToPoint(h: Bytes, out?: Bytes): Bytes {
       need("hashToPoint", "h", h, 32);

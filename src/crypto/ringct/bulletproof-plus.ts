@@ -96,9 +96,16 @@ function weightedInnerProduct(bk: CryptoBackend, a: Bytes[], b: Bytes[], y: Byte
   return res;
 }
 
+/** Scalars one proof attempt consumes, in the order drawn: α, then dL and dR per round, then r, s, d, η. */
+export function bulletproofPlusNonceCount(count: number): number {
+  return 1 + 2 * (logMFor(count) + LOG_N) + 4;
+}
+
 /**
  * Proves that every amount is in [0, 2^64) (bulletproof_plus_PROVE). `gammas` are the commitment
- * masks; the proof's V are (γ·G + v·H)/8. Randomness comes from `rng`.
+ * masks; the proof's V are (γ·G + v·H)/8. Randomness comes from `rng`. The C kernel proves when it
+ * is loaded (same bytes for the same nonces as the TypeScript prover below, which every other
+ * backend uses).
  */
 export function bulletproofPlusProve(
   b: CryptoBackend,
@@ -106,15 +113,70 @@ export function bulletproofPlusProve(
   gammas: readonly Bytes[],
   rng: RandomSource = systemRandom,
 ): BulletproofPlusProof {
+  checkProveInput(amounts, gammas);
+  for (;;) {
+    const nonces: Bytes[] = [];
+    for (let i = bulletproofPlusNonceCount(amounts.length); i > 0; i--) nonces.push(randomScalar(b, rng));
+    const proof = bulletproofPlusProveWith(b, amounts, gammas, nonces);
+    if (proof) return proof; // null: a challenge hashed to zero (probability ~2^-252); new nonces
+  }
+}
+
+function checkProveInput(amounts: readonly bigint[], gammas: readonly Bytes[]): void {
   const count = amounts.length;
   if (count === 0 || count > MAX_M) throw new RangeError(`bulletproof+: 1 to ${MAX_M} amounts`);
   if (gammas.length !== count) throw new RangeError("bulletproof+: one mask per amount");
   for (const a of amounts) if (a < 0n || a >= 1n << 64n) throw new RangeError("bulletproof+: amount outside u64");
+}
+
+/**
+ * One proof attempt with the given nonces (`bulletproofPlusNonceCount` of them): null when a
+ * challenge is zero. `portable` forces the TypeScript prover even where the kernel has one.
+ */
+export function bulletproofPlusProveWith(
+  b: CryptoBackend,
+  amounts: readonly bigint[],
+  gammas: readonly Bytes[],
+  nonces: readonly Bytes[],
+  portable = false,
+): BulletproofPlusProof | null {
+  checkProveInput(amounts, gammas);
+  if (nonces.length !== bulletproofPlusNonceCount(amounts.length)) throw new RangeError("bulletproof+: wrong number of nonces");
+  if (!portable && b.bulletproofPlusProve) return kernelProve(b, b.bulletproofPlusProve.bind(b), amounts, gammas, nonces);
+  return portableProve(b, amounts, gammas, nonces);
+}
+
+function kernelProve(
+  b: CryptoBackend,
+  prove: NonNullable<CryptoBackend["bulletproofPlusProve"]>,
+  amounts: readonly bigint[],
+  gammas: readonly Bytes[],
+  nonces: readonly Bytes[],
+): BulletproofPlusProof | null {
+  const count = amounts.length;
+  const logMN = logMFor(count) + LOG_N;
+  const amountBytes = new Uint8Array(8 * count);
+  const view = new DataView(amountBytes.buffer);
+  amounts.forEach((a, i) => view.setBigUint64(8 * i, a, true));
+  const out = prove(preparedGenerators(b, "bulletproof_plus", 1 << logMN), amountBytes, concatBytes(gammas), concatBytes(nonces), H, transcriptStart(b));
+  if (out === null) return null;
+  const at = (k: number): Bytes => out.slice(32 * k, 32 * k + 32);
+  const V = Array.from({ length: count }, (_, i) => at(i));
+  const L = Array.from({ length: logMN }, (_, i) => at(count + 6 + i));
+  const R = Array.from({ length: logMN }, (_, i) => at(count + 6 + logMN + i));
+  return { V, A: at(count), A1: at(count + 1), B: at(count + 2), r1: at(count + 3), s1: at(count + 4), d1: at(count + 5), L, R };
+}
+
+/** The TypeScript prover (bulletproof_plus_PROVE step by step). */
+function portableProve(b: CryptoBackend, amounts: readonly bigint[], gammas: readonly Bytes[], nonces: readonly Bytes[]): BulletproofPlusProof | null {
+  const count = amounts.length;
   const logM = logMFor(count);
   const M = 1 << logM;
   const MN = M * N;
   const logMN = logM + LOG_N;
   const gens = generators(b, "bulletproof_plus", MN);
+  let next = 0;
+  const nonce = (): Bytes => nonces[next++];
 
   const V = amounts.map((v, i) => {
     const r = b.doubleScalarMultBase(b.scMul(u64Scalar(v), INV_EIGHT), H, b.scMul(gammas[i], INV_EIGHT));
@@ -139,128 +201,121 @@ export function bulletproofPlusProve(
     HiList.push(gens.Hi.subarray(32 * i, 32 * i + 32));
   }
 
-  for (;;) {
-    let transcript = update(b, transcriptStart(b), b.hashToScalar(concatBytes(V)));
-    const alpha = randomScalar(b, rng);
-    const aScalars: Bytes[] = [];
-    const aPoints: Bytes[] = [];
-    for (let i = 0; i < MN; i++) {
-      aScalars.push(aL[i] === ONE ? INV_EIGHT : ZERO, aR[i] === MINUS_ONE ? MINUS_INV_EIGHT : ZERO);
-      aPoints.push(GiList[i], HiList[i]);
-    }
-    aScalars.push(b.scMul(alpha, INV_EIGHT));
-    aPoints.push(G);
-    const A = msm(b, aScalars, aPoints, "bulletproof+");
-    const y = update(b, transcript, A); // the transcript continues from z = H(y)
-    if (isZero(y)) continue;
-    const z = (transcript = b.hashToScalar(y));
-    if (isZero(z)) continue;
-    const z2 = b.scMul(z, z);
-    // d[j·N + i] = z^(2(j+1)) · 2^i
-    const d: Bytes[] = new Array<Bytes>(MN);
-    d[0] = z2;
-    for (let i = 1; i < N; i++) d[i] = b.scMul(d[i - 1], TWO);
-    for (let j = 1; j < M; j++) for (let i = 0; i < N; i++) d[j * N + i] = b.scMul(d[(j - 1) * N + i], z2);
-    const yPow = scPowers(b, y, MN + 2);
-    let aPrime = aL.map((x) => b.scSub(x, z));
-    let bPrime = aR.map((x, i) => b.scAdd(b.scAdd(x, z), b.scMul(d[i], yPow[MN - i])));
-    let alpha1 = alpha;
-    let zj: Bytes = ONE.slice();
-    for (let j = 0; j < count; j++) {
-      zj = b.scMul(zj, z2);
-      alpha1 = b.scMulAdd(b.scMul(yPow[MN + 1], zj), gammas[j], alpha1);
-    }
-    let Gp = GiList.slice();
-    let Hp = HiList.slice();
-    const yinv = b.scInvert(y);
-    const yinvPow = scPowers(b, yinv, MN);
-    const L: Bytes[] = [];
-    const R: Bytes[] = [];
-    let n = MN;
-    let restart = false;
-    while (n > 1) {
-      n /= 2;
-      const aLo = aPrime.slice(0, n);
-      const aHi = aPrime.slice(n);
-      const bLo = bPrime.slice(0, n);
-      const bHi = bPrime.slice(n);
-      const cL = weightedInnerProduct(b, aLo, bHi, y);
-      const cR = weightedInnerProduct(
-        b,
-        aHi.map((x) => b.scMul(x, yPow[n])),
-        bLo,
-        y,
-      );
-      const dL = randomScalar(b, rng);
-      const dR = randomScalar(b, rng);
-      // compute_LR
-      const lS: Bytes[] = [];
-      const lP: Bytes[] = [];
-      const rS: Bytes[] = [];
-      const rP: Bytes[] = [];
-      const yiInv8 = b.scMul(yinvPow[n], INV_EIGHT);
-      const yInv8 = b.scMul(yPow[n], INV_EIGHT);
-      for (let i = 0; i < n; i++) {
-        lS.push(b.scMul(aLo[i], yiInv8), b.scMul(bHi[i], INV_EIGHT));
-        lP.push(Gp[n + i], Hp[i]);
-        rS.push(b.scMul(aHi[i], yInv8), b.scMul(bLo[i], INV_EIGHT));
-        rP.push(Gp[i], Hp[n + i]);
-      }
-      lS.push(b.scMul(cL, INV_EIGHT), b.scMul(dL, INV_EIGHT));
-      lP.push(H, G);
-      rS.push(b.scMul(cR, INV_EIGHT), b.scMul(dR, INV_EIGHT));
-      rP.push(H, G);
-      const Lr = msm(b, lS, lP, "bulletproof+");
-      const Rr = msm(b, rS, rP, "bulletproof+");
-      L.push(Lr);
-      R.push(Rr);
-      const ch = (transcript = update(b, transcript, Lr, Rr));
-      if (isZero(ch)) {
-        restart = true;
-        break;
-      }
-      const chInv = b.scInvert(ch);
-      const gB = b.scMul(yinvPow[n], ch);
-      const nG: Bytes[] = [];
-      const nH: Bytes[] = [];
-      for (let i = 0; i < n; i++) {
-        const g = b.doubleScalarMult(chInv, Gp[i], gB, Gp[n + i]);
-        const h = b.doubleScalarMult(ch, Hp[i], chInv, Hp[n + i]);
-        if (g === null || h === null) throw new Error("impossible");
-        nG.push(g);
-        nH.push(h);
-      }
-      Gp = nG;
-      Hp = nH;
-      const aHiW = b.scMul(chInv, yPow[n]);
-      aPrime = aLo.map((x, i) => b.scAdd(b.scMul(x, ch), b.scMul(aHi[i], aHiW)));
-      bPrime = bLo.map((x, i) => b.scAdd(b.scMul(x, chInv), b.scMul(bHi[i], ch)));
-      alpha1 = b.scMulAdd(dL, b.scMul(ch, ch), alpha1);
-      alpha1 = b.scMulAdd(dR, b.scMul(chInv, chInv), alpha1);
-    }
-    if (restart) continue;
-    const r = randomScalar(b, rng);
-    const s = randomScalar(b, rng);
-    const d_ = randomScalar(b, rng);
-    const eta = randomScalar(b, rng);
-    const hS = b.scAdd(b.scMul(b.scMul(r, y), bPrime[0]), b.scMul(b.scMul(s, y), aPrime[0]));
-    const A1 = msm(
-      b,
-      [b.scMul(r, INV_EIGHT), b.scMul(s, INV_EIGHT), b.scMul(d_, INV_EIGHT), b.scMul(hS, INV_EIGHT)],
-      [Gp[0], Hp[0], G, H],
-      "bulletproof+",
-    );
-    const B = b.doubleScalarMultBase(b.scMul(b.scMul(b.scMul(r, y), s), INV_EIGHT), H, b.scMul(eta, INV_EIGHT));
-    if (B === null) throw new Error("impossible");
-    const e = update(b, transcript, A1, B);
-    if (isZero(e)) continue;
-    const r1 = b.scMulAdd(aPrime[0], e, r);
-    const s1 = b.scMulAdd(bPrime[0], e, s);
-    let d1 = b.scMulAdd(d_, e, eta);
-    d1 = b.scMulAdd(alpha1, b.scMul(e, e), d1);
-    if (L.length !== logMN) throw new Error("impossible");
-    return { V, A, A1, B, r1, s1, d1, L, R };
+  let transcript = update(b, transcriptStart(b), b.hashToScalar(concatBytes(V)));
+  const alpha = nonce();
+  const aScalars: Bytes[] = [];
+  const aPoints: Bytes[] = [];
+  for (let i = 0; i < MN; i++) {
+    aScalars.push(aL[i] === ONE ? INV_EIGHT : ZERO, aR[i] === MINUS_ONE ? MINUS_INV_EIGHT : ZERO);
+    aPoints.push(GiList[i], HiList[i]);
   }
+  aScalars.push(b.scMul(alpha, INV_EIGHT));
+  aPoints.push(G);
+  const A = msm(b, aScalars, aPoints, "bulletproof+");
+  const y = update(b, transcript, A); // the transcript continues from z = H(y)
+  if (isZero(y)) return null;
+  const z = (transcript = b.hashToScalar(y));
+  if (isZero(z)) return null;
+  const z2 = b.scMul(z, z);
+  // d[j·N + i] = z^(2(j+1)) · 2^i
+  const d: Bytes[] = new Array<Bytes>(MN);
+  d[0] = z2;
+  for (let i = 1; i < N; i++) d[i] = b.scMul(d[i - 1], TWO);
+  for (let j = 1; j < M; j++) for (let i = 0; i < N; i++) d[j * N + i] = b.scMul(d[(j - 1) * N + i], z2);
+  const yPow = scPowers(b, y, MN + 2);
+  let aPrime = aL.map((x) => b.scSub(x, z));
+  let bPrime = aR.map((x, i) => b.scAdd(b.scAdd(x, z), b.scMul(d[i], yPow[MN - i])));
+  let alpha1 = alpha;
+  let zj: Bytes = ONE.slice();
+  for (let j = 0; j < count; j++) {
+    zj = b.scMul(zj, z2);
+    alpha1 = b.scMulAdd(b.scMul(yPow[MN + 1], zj), gammas[j], alpha1);
+  }
+  let Gp = GiList.slice();
+  let Hp = HiList.slice();
+  const yinv = b.scInvert(y);
+  const yinvPow = scPowers(b, yinv, MN);
+  const L: Bytes[] = [];
+  const R: Bytes[] = [];
+  let n = MN;
+  while (n > 1) {
+    n /= 2;
+    const aLo = aPrime.slice(0, n);
+    const aHi = aPrime.slice(n);
+    const bLo = bPrime.slice(0, n);
+    const bHi = bPrime.slice(n);
+    const cL = weightedInnerProduct(b, aLo, bHi, y);
+    const cR = weightedInnerProduct(
+      b,
+      aHi.map((x) => b.scMul(x, yPow[n])),
+      bLo,
+      y,
+    );
+    const dL = nonce();
+    const dR = nonce();
+    // compute_LR
+    const lS: Bytes[] = [];
+    const lP: Bytes[] = [];
+    const rS: Bytes[] = [];
+    const rP: Bytes[] = [];
+    const yiInv8 = b.scMul(yinvPow[n], INV_EIGHT);
+    const yInv8 = b.scMul(yPow[n], INV_EIGHT);
+    for (let i = 0; i < n; i++) {
+      lS.push(b.scMul(aLo[i], yiInv8), b.scMul(bHi[i], INV_EIGHT));
+      lP.push(Gp[n + i], Hp[i]);
+      rS.push(b.scMul(aHi[i], yInv8), b.scMul(bLo[i], INV_EIGHT));
+      rP.push(Gp[i], Hp[n + i]);
+    }
+    lS.push(b.scMul(cL, INV_EIGHT), b.scMul(dL, INV_EIGHT));
+    lP.push(H, G);
+    rS.push(b.scMul(cR, INV_EIGHT), b.scMul(dR, INV_EIGHT));
+    rP.push(H, G);
+    const Lr = msm(b, lS, lP, "bulletproof+");
+    const Rr = msm(b, rS, rP, "bulletproof+");
+    L.push(Lr);
+    R.push(Rr);
+    const ch = (transcript = update(b, transcript, Lr, Rr));
+    if (isZero(ch)) return null;
+    const chInv = b.scInvert(ch);
+    const gB = b.scMul(yinvPow[n], ch);
+    const nG: Bytes[] = [];
+    const nH: Bytes[] = [];
+    for (let i = 0; i < n; i++) {
+      const g = b.doubleScalarMult(chInv, Gp[i], gB, Gp[n + i]);
+      const h = b.doubleScalarMult(ch, Hp[i], chInv, Hp[n + i]);
+      if (g === null || h === null) throw new Error("impossible");
+      nG.push(g);
+      nH.push(h);
+    }
+    Gp = nG;
+    Hp = nH;
+    const aHiW = b.scMul(chInv, yPow[n]);
+    aPrime = aLo.map((x, i) => b.scAdd(b.scMul(x, ch), b.scMul(aHi[i], aHiW)));
+    bPrime = bLo.map((x, i) => b.scAdd(b.scMul(x, chInv), b.scMul(bHi[i], ch)));
+    alpha1 = b.scMulAdd(dL, b.scMul(ch, ch), alpha1);
+    alpha1 = b.scMulAdd(dR, b.scMul(chInv, chInv), alpha1);
+  }
+  const r = nonce();
+  const s = nonce();
+  const d_ = nonce();
+  const eta = nonce();
+  const hS = b.scAdd(b.scMul(b.scMul(r, y), bPrime[0]), b.scMul(b.scMul(s, y), aPrime[0]));
+  const A1 = msm(
+    b,
+    [b.scMul(r, INV_EIGHT), b.scMul(s, INV_EIGHT), b.scMul(d_, INV_EIGHT), b.scMul(hS, INV_EIGHT)],
+    [Gp[0], Hp[0], G, H],
+    "bulletproof+",
+  );
+  const B = b.doubleScalarMultBase(b.scMul(b.scMul(b.scMul(r, y), s), INV_EIGHT), H, b.scMul(eta, INV_EIGHT));
+  if (B === null) throw new Error("impossible");
+  const e = update(b, transcript, A1, B);
+  if (isZero(e)) return null;
+  const r1 = b.scMulAdd(aPrime[0], e, r);
+  const s1 = b.scMulAdd(bPrime[0], e, s);
+  let d1 = b.scMulAdd(d_, e, eta);
+  d1 = b.scMulAdd(alpha1, b.scMul(e, e), d1);
+  if (L.length !== logMN) throw new Error("impossible");
+  return { V, A, A1, B, r1, s1, d1, L, R };
 }
 
 /** (8·s) as a 256-bit integer: s·(8P) = (8s)·P exactly, with no reduction mod ℓ (s < 2^253). */

@@ -60,6 +60,40 @@ export function clsagSign(
   checkRing(P, C);
   const n = P.length;
   if (!Number.isInteger(l) || l < 0 || l >= n) throw new RangeError("clsag: signing index out of range");
+  const nonces: Bytes[] = [];
+  for (let k = 0; k < n; k++) nonces.push(randomScalar(b, rng)); // α, then the decoys' s from l+1 on
+  return clsagSignWith(b, message, P, C, p, z, cOffset, l, nonces);
+}
+
+/**
+ * clsagSign with its nonces given (α, then the decoy responses in ring order from l+1). The C
+ * kernel signs when it is loaded; `portable` forces the TypeScript signer (the same bytes).
+ */
+export function clsagSignWith(
+  b: CryptoBackend,
+  message: Bytes,
+  P: readonly Bytes[],
+  C: readonly Bytes[],
+  p: Bytes,
+  z: Bytes,
+  cOffset: Bytes,
+  l: number,
+  nonces: readonly Bytes[],
+  portable = false,
+): { signature: ClsagSignature; keyImage: Bytes } {
+  checkRing(P, C);
+  const n = P.length;
+  if (!Number.isInteger(l) || l < 0 || l >= n) throw new RangeError("clsag: signing index out of range");
+  if (nonces.length !== n) throw new RangeError("clsag: one nonce per ring member");
+  if (!portable && b.clsagSign) {
+    const r = b.clsagSign(message, concatBytes(P), concatBytes(C), p, z, cOffset, l, concatBytes(nonces));
+    if (typeof r === "number") {
+      throw new RangeError(r < 0 ? "clsag: a ring commitment or the pseudo output does not decode" : `clsag: ring member ${r} does not decode`);
+    }
+    const at = (k: number): Bytes => r.slice(32 * k, 32 * k + 32);
+    return { signature: { s: Array.from({ length: n }, (_, i) => at(i)), c1: at(n), D: at(n + 1) }, keyImage: at(n + 2) };
+  }
+  let next = 0;
   const Hp = b.hashToEc(P[l]);
   const I = b.scalarMult(p, Hp);
   const D = b.scalarMult(z, Hp);
@@ -75,7 +109,7 @@ export function clsagSign(
     return d;
   });
 
-  const alpha = randomScalar(b, rng);
+  const alpha = nonces[next++];
   const buf = roundBuffer(P, C, cOffset, message);
   const lr = 32 * (2 * n + 3);
   buf.set(b.scalarMultBase(alpha), lr);
@@ -91,7 +125,7 @@ export function clsagSign(
   const D8 = b.pointMul8(D8inv);
   if (D8 === null) throw new Error("clsag: impossible");
   while (i !== l) {
-    s[i] = randomScalar(b, rng);
+    s[i] = nonces[next++];
     const cp = b.scMul(muP, c);
     const cc = b.scMul(muC, c);
     const L = b.multiScalarMult(concatBytes([s[i], cp, cc]), concatBytes([G, P[i], Cdiff[i]]));
