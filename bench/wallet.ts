@@ -242,7 +242,7 @@ async function measureSendsOneThread(impl: Impl, f: Figures): Promise<void> {
   const g: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {} };
   try {
     await waitAnswer(w, port, "get_version");
-    await measureSends(port, `${impl} (1 prover thread)`, g);
+    await measureSends(port, `${impl} (1 prover thread)`, g, false);
     f.sendMs1 = g.sendMs;
   } catch (e) {
     progress(`  ${impl} (1 prover thread): ${e instanceof Error ? e.message : String(e)}`);
@@ -307,8 +307,8 @@ const SEND_REPEATS = 5;
  * each send row SEND_REPEATS times, timed per call. For the sweep, all but 50 unlocked outputs are
  * frozen first (freeze, on both implementations).
  */
-async function measureSends(port: number, impl: string, f: Figures): Promise<void> {
-  await rpc(port, "close_wallet", {});
+async function measureSends(port: number, impl: string, f: Figures, walletOpen = true): Promise<void> {
+  if (walletOpen) await rpc(port, "close_wallet", {});
   progress(`  ${impl}: restoring bob for the send rows`);
   await rpc(port, "restore_deterministic_wallet", { filename: "bob", seed: WALLET_SEEDS.bob, password: "", restore_height: recordedBlocks().length, language: "English" });
   await rpc(port, "auto_refresh", { enable: false });

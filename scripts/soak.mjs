@@ -4,9 +4,10 @@
  * on free ports of 127.0.0.1, then runs 64 concurrent clients against both for a while: most send
  * well-formed reads, some send hostile requests (bad JSON, 1e400, bodies over the limit, endless
  * chunked trailers, exotic Transfer-Encodings, LF-only heads, slow heads, pipelining without
- * reading). Every `--every` seconds it prints, per service, well-formed requests, errors among them,
- * p50/p99 latency of well-formed reads and the service's RSS. Exit code 1 when a well-formed
- * request failed.
+ * reading). Writes run all along: a block mined every 2 s and a wallet `transfer` (relayed, to the
+ * wallet's own subaddress) every `--transfer-every` seconds. Every `--every` seconds it prints, per
+ * service, well-formed requests, errors among them, p50/p99 latency of well-formed reads and the
+ * service's RSS. Exit code 1 when a well-formed request failed.
  *
  *   node scripts/soak.mjs                 # 10 minutes
  *   node scripts/soak.mjs --seconds 30    # a quick run
@@ -33,13 +34,14 @@ const opt = (name, dflt) => {
   return v;
 };
 if (args.includes("--help")) {
-  console.log("usage: node scripts/soak.mjs [--seconds 600] [--clients 64] [--hostile 16] [--every 10]");
+  console.log("usage: node scripts/soak.mjs [--seconds 600] [--clients 64] [--hostile 16] [--every 10] [--transfer-every 2]");
   process.exit(0);
 }
 const SECONDS = opt("seconds", 600);
 const CLIENTS = opt("clients", 64);
 const HOSTILE = Math.min(opt("hostile", 16), CLIENTS - 2);
 const EVERY = opt("every", 10);
+const TRANSFER_EVERY = opt("transfer-every", 2);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -171,8 +173,11 @@ try {
   wallet = await startProc("tsmonero-wallet-rpc", ["--daemon-address", `${HOST}:${nodePort}`, "--wallet-dir", join(dataDir, "wallets"), "--rpc-bind-ip", HOST, "--rpc-bind-port", String(walletPort), "--disable-rpc-login"], "Starting wallet RPC server");
   await rpc(walletPort, "create_wallet", { filename: "soak", password: "", language: "English" });
   const { address } = await rpc(walletPort, "get_address", { account_index: 0 });
-  await rpc(nodePort, "generateblocks", { amount_of_blocks: 80, wallet_address: address }, 120_000);
+  const { address: sub } = await rpc(walletPort, "create_address", { account_index: 0, label: "soak" });
+  // 200 coinbase outputs, 140 of them unlocked at the start: transfers never wait for funds
+  await rpc(nodePort, "generateblocks", { amount_of_blocks: 200, wallet_address: address }, 120_000);
   await rpc(walletPort, "refresh", {}, 120_000);
+  await rpc(walletPort, "auto_refresh", { enable: true, period: 2 });
   console.log(`soak: tsmonerod pid ${node.pid} on ${nodePort}, tsmonero-wallet-rpc pid ${wallet.pid} on ${walletPort}; ${CLIENTS} clients (${HOSTILE} hostile) for ${SECONDS} s`);
 
   const end = Date.now() + SECONDS * 1000;
@@ -202,11 +207,18 @@ try {
       }
     }
   };
-  // writes: a block now and then (transfers once sending lands)
+  // writes: a block every 2 s, a relayed transfer every TRANSFER_EVERY s
   const writer = async () => {
     while (Date.now() < end) {
       await sleep(2000);
       await wellFormed("write", nodePort, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
+    }
+  };
+  const sender = async () => {
+    while (Date.now() < end) {
+      await sleep(TRANSFER_EVERY * 1000);
+      const amount = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+      await wellFormed("transfer", walletPort, "transfer", { destinations: [{ address: sub, amount }] });
     }
   };
   const t0 = Date.now();
@@ -225,7 +237,7 @@ try {
     }
     console.log(line.join(" | "));
   }, EVERY * 1000);
-  await Promise.all([...Array.from({ length: CLIENTS }, (_, k) => client(k)), writer()]);
+  await Promise.all([...Array.from({ length: CLIENTS }, (_, k) => client(k)), writer(), sender()]);
   clearInterval(reporter);
   let failed = false;
   for (const [svc, pid] of [["node", node.pid], ["wallet", wallet.pid]]) {
@@ -238,6 +250,19 @@ try {
   const w = statFor("write");
   console.log(`soak: writes (generateblocks 1): ${w.ok} ok, ${w.errors} errors${w.errors ? ` (last: ${w.lastError})` : ""}`);
   if (w.errors > 0) failed = true;
+  const tr = statFor("transfer");
+  console.log(`soak: transfers (relayed): ${tr.ok} ok, ${tr.errors} errors, p50 ${pct(tr.all, 50).toFixed(1)} ms, p99 ${pct(tr.all, 99).toFixed(1)} ms${tr.errors ? ` (last: ${tr.lastError})` : ""}`);
+  if (tr.errors > 0) failed = true;
+  // every transfer is in the wallet's history, none was refused by the node for a reused key image
+  if (tr.ok > 0) {
+    await rpc(nodePort, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
+    await rpc(walletPort, "refresh", {}, 120_000);
+    const t = await rpc(walletPort, "get_transfers", { out: true, pending: true, failed: true, pool: true });
+    const failedTx = (t.failed ?? []).length;
+    const out = (t.out ?? []).length + (t.pending ?? []).length + (t.pool ?? []).length;
+    console.log(`soak: wallet history: ${out} outgoing (confirmed, pool or pending), ${failedTx} failed`);
+    if (out < tr.ok || failedTx > 0) failed = true;
+  }
   console.log(`soak: ${hostileSent} hostile requests sent`);
   cleanup();
   process.exit(failed ? 1 : 0);
