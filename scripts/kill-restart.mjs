@@ -8,8 +8,8 @@
  *   node scripts/kill-restart.mjs --rounds 10     # a quick run
  *
  * Node rounds: tsmonerod (regtest, --keep-fakechain) is killed while generateblocks runs. Wallet
- * rounds: tsmonero-wallet-rpc (on a node of its own) is killed while it refreshes, stores or
- * answers. Only 127.0.0.1; data in a temporary directory, removed at the end.
+ * rounds: tsmonero-wallet-rpc (on a node of its own) is killed while it refreshes, stores, sends
+ * (a relayed transfer to itself) or answers. Only 127.0.0.1; data in a temporary directory, removed at the end.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -117,8 +117,12 @@ try {
   await rpc(walletPort, "create_wallet", { filename: "k", password: "", language: "English" });
   const { address } = await rpc(walletPort, "get_address", { account_index: 0 });
   const { key: seed } = await rpc(walletPort, "query_key", { key_type: "mnemonic" });
+  // coinbase outputs that unlock as the rounds go, so some rounds are killed while sending
+  await rpc(wNodePort, "generateblocks", { amount_of_blocks: 70, wallet_address: address });
   await kill9(w);
   const wFailures0 = failures;
+  let sends = 0;
+  let sendTries = 0;
   const t1 = Date.now();
   for (let r = 0; r < ROUNDS; r++) {
     // every other round with a generated login file, so stale login files are met too
@@ -140,14 +144,21 @@ try {
       console.log(`wallet round ${r}: ${e instanceof Error ? e.message : String(e)}`);
       continue;
     }
-    // new blocks to the wallet, then kill while it refreshes / stores / answers
+    // new blocks to the wallet, then kill while it refreshes / stores / sends / answers
     await rpc(wNodePort, "generateblocks", { amount_of_blocks: 2, wallet_address: address });
-    void rpc(walletPort, Math.random() < 0.5 ? "refresh" : "store").catch(() => undefined);
+    const act = Math.random();
+    if (act < 0.35) void rpc(walletPort, "refresh").catch(() => undefined);
+    else if (act < 0.7) void rpc(walletPort, "store").catch(() => undefined);
+    else {
+      sendTries++;
+      void rpc(walletPort, "transfer", { destinations: [{ address, amount: 1_000_000_000 }] }).then(() => sends++, () => undefined);
+    }
     void rpc(walletPort, "get_balance").catch(() => undefined);
     await sleep(Math.random() * 300);
     await kill9(w);
   }
-  // the balance after a refresh equals a fresh restore's
+  // the balance after a refresh equals a fresh restore's (a block first: relayed sends confirm)
+  await rpc(wNodePort, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
   w = await start("tsmonero-wallet-rpc", [...walletArgs, "--disable-rpc-login"], "Starting wallet RPC server");
   await rpc(walletPort, "open_wallet", { filename: "k", password: "" });
   await rpc(walletPort, "refresh", {}, 600_000);
@@ -158,7 +169,7 @@ try {
   await kill9(w);
   const same = kept.balance === fresh.balance && kept.unlocked_balance === fresh.unlocked_balance;
   if (!same) failures++;
-  console.log(`kill-restart: tsmonero-wallet-rpc: ${ROUNDS} SIGKILLs while refreshing/storing/answering, restarts came up (${failures - wFailures0} failures); balance ${kept.balance} vs fresh restore ${fresh.balance}: ${same ? "equal" : "DIFFERENT"} (${((Date.now() - t1) / 1000).toFixed(0)} s)`);
+  console.log(`kill-restart: tsmonero-wallet-rpc: ${ROUNDS} SIGKILLs while refreshing/storing/sending/answering (${sendTries} transfers started, ${sends} of them answered before the kill), restarts came up (${failures - wFailures0} failures); balance ${kept.balance} vs fresh restore ${fresh.balance}: ${same ? "equal" : "DIFFERENT"} (${((Date.now() - t1) / 1000).toFixed(0)} s)`);
   await kill9(wNode);
 } catch (e) {
   failures++;
