@@ -123,6 +123,7 @@ try {
   const wFailures0 = failures;
   let sends = 0;
   let sendTries = 0;
+  const sendFails = new Map();
   const t1 = Date.now();
   for (let r = 0; r < ROUNDS; r++) {
     // every other round with a generated login file, so stale login files are met too
@@ -150,11 +151,19 @@ try {
     if (act < 0.35) void rpc(walletPort, "refresh").catch(() => undefined);
     else if (act < 0.7) void rpc(walletPort, "store").catch(() => undefined);
     else {
+      await rpc(walletPort, "refresh").catch(() => undefined); // sends from what the chain holds, not a stale cache
       sendTries++;
-      void rpc(walletPort, "transfer", { destinations: [{ address, amount: 1_000_000_000 }] }).then(() => sends++, () => undefined);
+      void rpc(walletPort, "transfer", { destinations: [{ address, amount: 1_000_000_000 }] }).then(
+        () => sends++,
+        (e) => {
+          // a kill drops the connection (fetch failed); anything else is the wallet refusing
+          const why = e instanceof Error && /^transfer:/.test(e.message) ? e.message : "killed";
+          sendFails.set(why, (sendFails.get(why) ?? 0) + 1);
+        },
+      );
     }
     void rpc(walletPort, "get_balance").catch(() => undefined);
-    await sleep(Math.random() * 300);
+    await sleep(Math.random() * (act < 0.7 ? 300 : 800)); // a send takes longer: some finish, some are cut off
     await kill9(w);
   }
   // the balance after a refresh equals a fresh restore's (a block first: relayed sends confirm)
@@ -169,7 +178,7 @@ try {
   await kill9(w);
   const same = kept.balance === fresh.balance && kept.unlocked_balance === fresh.unlocked_balance;
   if (!same) failures++;
-  console.log(`kill-restart: tsmonero-wallet-rpc: ${ROUNDS} SIGKILLs while refreshing/storing/sending/answering (${sendTries} transfers started, ${sends} of them answered before the kill), restarts came up (${failures - wFailures0} failures); balance ${kept.balance} vs fresh restore ${fresh.balance}: ${same ? "equal" : "DIFFERENT"} (${((Date.now() - t1) / 1000).toFixed(0)} s)`);
+  console.log(`kill-restart: tsmonero-wallet-rpc: ${ROUNDS} SIGKILLs while refreshing/storing/sending/answering (${sendTries} transfers started, ${sends} answered before the kill, cut off or refused: ${[...sendFails].map(([k, v]) => `${v} ${k}`).join(", ") || "none"}), restarts came up (${failures - wFailures0} failures); balance ${kept.balance} vs fresh restore ${fresh.balance}: ${same ? "equal" : "DIFFERENT"} (${((Date.now() - t1) / 1000).toFixed(0)} s)`);
   await kill9(wNode);
 } catch (e) {
   failures++;
