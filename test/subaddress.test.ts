@@ -89,6 +89,26 @@ test("get_address_index: the lookahead table finds exactly what monero-wallet-rp
   assert.ok(found >= 2);
 });
 
+test("deferred lookahead: work() derives in slices, the table reads complete, and it answers as the eager one", () => {
+  const eager = new SubaddressLookahead(keys, 3, 40);
+  const lazy = new SubaddressLookahead(keys, 3, 40, defaultBackend(), true);
+  let slices = 1;
+  while (!lazy.work(25)) slices++;
+  assert.equal(slices, 5); // 3 × 40 keys in slices of 25: the 5th slice empties the queue
+  const read = new SubaddressLookahead(keys, 3, 40, defaultBackend(), true);
+  read.expand(1, 60); // queued, not derived
+  assert.equal(read.table.size, 40 + 100 + 40 + 40); // accounts 0-3, account 1 to 60 + 40; reading derives the queue
+  eager.expand(1, 60);
+  lazy.expand(1, 60);
+  const d = new SubaddressDeriver(keys);
+  for (const [major, minor] of [[0, 0], [0, 39], [1, 99], [2, 39], [3, 39], [1, 100]] as const) {
+    const k = d.spendPublicKey(major, minor);
+    assert.deepEqual(lazy.table.get(k), eager.table.get(k), `${major}/${minor}`);
+  }
+  assert.ok(lazy.table.get(d.spendPublicKey(3, 39)));
+  assert.equal(lazy.table.get(d.spendPublicKey(1, 100)), null); // past the lookahead
+});
+
 test("table: 20,000 entries, every key found, misses and 8-byte-prefix impostors rejected, compact", () => {
   const b = defaultBackend();
   const table = new SubaddressTable(keys, b, 16);

@@ -214,20 +214,47 @@ function clampedSum(a: number, b: number): number {
  * last used), so outputs to subaddresses not yet created are still found.
  */
 export class SubaddressLookahead {
-  readonly table: SubaddressTable;
+  private readonly keyTable: SubaddressTable;
   /** Subaddress count of each account (wallet2's m_subaddress_labels sizes). */
   private readonly counts: number[] = [];
   /** Per account, the end of the minor range already in the table (wallet2 re-derives; we skip). */
   private readonly derived: number[] = [];
+  /** Ranges [major, from, end) still to derive (deferred mode only). */
+  private readonly queue: [number, number, number][] = [];
 
+  /**
+   * `deferred`: expansions only queue their ranges; `work(n)` derives n keys at a time (a caller
+   * can spread the ~18 µs per key over event-loop turns) and reading `table` derives the rest.
+   */
   constructor(
     keys: SubaddressKeys,
     readonly lookaheadMajor = 50,
     readonly lookaheadMinor = 200,
     backend: CryptoBackend = defaultBackend(),
+    private readonly deferred = false,
   ) {
-    this.table = new SubaddressTable(keys, backend, 16384);
+    this.keyTable = new SubaddressTable(keys, backend, 16384);
     this.expand(0, 0); // setup_new_blockchain adds the primary account
+  }
+
+  /** The lookup table, complete (queued ranges are derived first). */
+  get table(): SubaddressTable {
+    this.work();
+    return this.keyTable;
+  }
+
+  /** Derives up to `budget` queued keys; true when none is left. */
+  work(budget = Infinity): boolean {
+    let left = budget;
+    while (this.queue.length > 0 && left > 0) {
+      const q = this.queue[0];
+      const n = Math.min(q[2] - q[1], left);
+      this.keyTable.addRange(q[0], q[1], q[1] + n);
+      q[1] += n;
+      left -= n;
+      if (q[1] >= q[2]) this.queue.shift();
+    }
+    return this.queue.length === 0;
   }
 
   get accountCount(): number {
@@ -255,7 +282,10 @@ export class SubaddressLookahead {
 
   private derive(major: number, begin: number, end: number): void {
     const from = Math.max(begin, this.derived[major] ?? 0);
-    if (from < end) this.table.addRange(major, from, end);
+    if (from < end) {
+      if (this.deferred) this.queue.push([major, from, end]);
+      else this.keyTable.addRange(major, from, end);
+    }
     if (end > (this.derived[major] ?? 0) && begin <= (this.derived[major] ?? 0)) this.derived[major] = end;
   }
 

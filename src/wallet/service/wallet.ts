@@ -169,6 +169,25 @@ export class OpenWallet {
     this.notified = new Set(cache?.notified ?? []);
     this.deriver = new SubaddressDeriver(this.keys, this.backend);
     this.syncLabels();
+    this.warmLookup();
+  }
+
+  /**
+   * Derives the subaddress lookahead (50 × 200 keys, ~0.2 s) in slices of 256 keys between
+   * event-loop turns after the wallet opens, so the first send or get_address_index neither waits
+   * for it nor blocks other requests while it is built.
+   */
+  private warmLookup(): void {
+    const l = this.lookupTable();
+    const step = (): void => {
+      if (!this.closed && !l.work(256)) setImmediate(step);
+    };
+    setImmediate(step);
+  }
+
+  private lookupTable(): SubaddressLookahead {
+    this.lookup ??= new SubaddressLookahead(this.keys, this.opts.lookaheadMajor ?? 50, this.opts.lookaheadMinor ?? 200, this.backend, true);
+    return this.lookup;
   }
 
   /**
@@ -288,9 +307,9 @@ export class OpenWallet {
 
   /** The index of a spend public key among the wallet's subaddresses and their lookahead (wallet2::get_subaddress_index). */
   subaddressIndexOf(spendPublicKey: Bytes): SubaddressIndex | null {
-    if (!this.lookup) this.lookup = new SubaddressLookahead(this.keys, this.opts.lookaheadMajor ?? 50, this.opts.lookaheadMinor ?? 200, this.backend);
-    this.user.subaddressLabels.forEach((l, major) => this.lookup?.expand(major, Math.max(0, l.length - 1)));
-    return this.lookup.table.get(spendPublicKey);
+    const lookup = this.lookupTable();
+    this.user.subaddressLabels.forEach((l, major) => lookup.expand(major, Math.max(0, l.length - 1)));
+    return lookup.table.get(spendPublicKey);
   }
 
   /** wallet2::expand_subaddresses for the labels: grow to include `index`. */
