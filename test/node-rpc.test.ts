@@ -394,3 +394,24 @@ test("BoundedCache: forgets the oldest past its entry count or its weight; an en
   assert.equal(c.size, 0);
   assert.equal(c.weight, 0);
 });
+
+test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate speak of the next block, as monerod does", async () => {
+  // monerod 0.18.0.0 --regtest --offline --fixed-difficulty 1 on a new data dir answers version 16
+  // and fees [1200000, 4700000, 19000000, 240000000]; the functional test `blockchain` checks the
+  // 1200000 after popping back to genesis
+  const fresh = await startDaemon({
+    network: "regtest", dataDir: tmp(), fixedDifficulty: 1n, offline: true, rpcBindPort: 29023,
+    logFile: "", logToConsole: false, syncMode: "fast", verifyThreads: 1,
+  });
+  try {
+    const url = "http://127.0.0.1:29023";
+    const hf = await rpc(url, "hard_fork_info");
+    assert.equal(hf.result?.version, 16);
+    assert.equal(hf.result?.earliest_height, 1);
+    const fee = await rpc(url, "get_fee_estimate");
+    assert.equal(fee.result?.fee, 1200000);
+    assert.deepEqual(fee.result?.fees, [1200000, 4700000, 19000000, 240000000]);
+  } finally {
+    await fresh.stop();
+  }
+});

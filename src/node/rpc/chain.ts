@@ -360,7 +360,9 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       for (let h = height - window; h < height; h++) votes.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
       const next = hardForkVersionAt(table, height);
       const i = hardForkInfo(table, height, votes, d.now(), p.version > 0 ? p.version : next);
-      return { ...access(), ...i, version: hardForkVersionAt(table, Math.max(0, height - 1)) };
+      // Blockchain::get_current_hard_fork_version: HardFork's current version is the one in force at
+      // the chain's height (the next block's), e.g. 16 on a fresh regtest chain holding only genesis
+      return { ...access(), ...i, version: next };
     },
   });
 
@@ -373,7 +375,8 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       const ctx = nextContext(d.core);
       const weights = store.blockWeights(Math.max(0, height - 100), Math.min(height, 100));
       const lt = store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000));
-      const version = hardForkVersionAt(HARD_FORKS[d.core.network], Math.max(0, height - 1));
+      // get_dynamic_base_fee_estimate_2021_scaling takes get_current_hard_fork_version (the next block's)
+      const version = hardForkVersionAt(HARD_FORKS[d.core.network], height);
       const fees = feeEstimateLevels(Number(p.grace_blocks), weights, lt, ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
       return { ...access(), fee: fees[0], fees, quantization_mask: feeQuantizationMask() };
     },
