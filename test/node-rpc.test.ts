@@ -415,3 +415,20 @@ test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate 
     await fresh.stop();
   }
 });
+
+test("get_bans lists in monerod's order: hosts by text, then subnets by address (first octet lowest) and length", async () => {
+  const u = daemon.rpcUrl;
+  const hosts = ["2.0.0.1", "1.0.0.2", "9.9.9.9", "10.0.0.1"];
+  const subnets = ["9.0.0.0/8", "10.0.0.0/8", "1.2.0.0/16", "1.0.0.0/8", "2.1.0.0/16"];
+  for (const host of [...hosts, ...subnets]) assert.equal((await rpc(u, "set_bans", { bans: [{ host, ban: true, seconds: 100 }] })).result?.status, "OK");
+  const mine = new Set([...hosts, ...subnets]); // an earlier test's ban may still run
+  const bans = ((await rpc(u, "get_bans")).result?.bans as { host: string; ip: number }[]).filter((b) => mine.has(b.host));
+  // monerod 0.18.0.0 given the same calls
+  assert.deepEqual(
+    bans.map((b) => b.host),
+    ["1.0.0.2", "10.0.0.1", "2.0.0.1", "9.9.9.9", "1.0.0.0/8", "9.0.0.0/8", "10.0.0.0/8", "2.1.0.0/16", "1.2.0.0/16"],
+  );
+  assert.equal(bans[0].ip, 33554433);
+  assert.equal(bans[4].ip, 0);
+  await rpc(u, "set_bans", { bans: [...hosts, ...subnets].map((host) => ({ host, ban: false })) });
+});

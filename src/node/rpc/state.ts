@@ -67,10 +67,29 @@ export class DaemonState {
     this.bans.delete(host);
   }
 
-  /** Active bans (expired ones are dropped). */
+  /**
+   * Active bans (expired ones are dropped) in monerod's order: hosts by their text (its
+   * m_blocked_hosts is a std::map keyed by host_str), then subnets by address as monerod's
+   * integer (first octet lowest) and prefix length (m_blocked_subnets, ordered by
+   * ipv4_network_subnet). Measured on monerod 0.18.0.0: 1.0.0.2, 10.0.0.1, 2.0.0.1, 9.9.9.9, then
+   * 1.0.0.0/8, 9.0.0.0/8, 10.0.0.0/8, 2.1.0.0/16, 1.2.0.0/16. The functional test `bans` relies on it.
+   */
   activeBans(now: number): Ban[] {
     for (const [k, b] of this.bans) if (b.until <= now) this.bans.delete(k);
-    return [...this.bans.values()];
+    const all = [...this.bans.values()];
+    const hosts = all.filter((b) => !b.host.includes("/")).sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
+    const subnetKey = (h: string): [number, number] => {
+      const [addr, bits] = h.split("/");
+      return [ipv4ToInt(addr) ?? 0, Number(bits)];
+    };
+    const subnets = all
+      .filter((b) => b.host.includes("/"))
+      .sort((a, b) => {
+        const [ia, ma] = subnetKey(a.host);
+        const [ib, mb] = subnetKey(b.host);
+        return ia - ib || ma - mb;
+      });
+    return [...hosts, ...subnets];
   }
 }
 
