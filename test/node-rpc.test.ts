@@ -151,7 +151,6 @@ test("every JSON-RPC method: mistyped params and mistyped fields answer -32602 n
 test("monerod's semantic errors: codes and messages", async () => {
   const u = daemon.rpcUrl;
   const cases: [string, unknown, number, RegExp][] = [
-    ["get_block_header_by_height", {}, -32602, /params\.height: missing/],
     ["get_block_header_by_height", { height: 5 }, -2, /Requested block height: 5 greater than current top block height: 0/],
     ["get_block_header_by_height", { height: "18446744073709551616" }, -32602, /out of range/],
     ["get_block_header_by_height", { height: "9007199254740993" }, -2, /Requested block height: 9007199254740993 greater/],
@@ -283,7 +282,7 @@ test("mining RPCs on regtest: generateblocks, template, submit, miner data, calc
   assert.equal((await path(u, "/stop_mining")).json?.status, "OK");
   await new Promise((r) => setTimeout(r, 300));
   assert.equal((await path(u, "/mining_status")).json?.active, false);
-  assert.equal((await path(u, "/stop_mining")).json?.status, "Failed, mining not stopped");
+  assert.equal((await path(u, "/stop_mining")).json?.status, "Mining never started");
 });
 
 test("restricted mode: the restricted port hides what monerod hides and blanks get_info's private fields", async () => {
@@ -431,4 +430,36 @@ test("get_bans lists in monerod's order: hosts by text, then subnets by address 
   assert.equal(bans[0].ip, 33554433);
   assert.equal(bans[4].ip, 0);
   await rpc(u, "set_bans", { bans: [...hosts, ...subnets].map((host) => ({ host, ban: false })) });
+});
+
+test("answers that differed from monerod 0.18.0.0 (each recorded from it side by side)", async () => {
+  const u = daemon.rpcUrl;
+  // get_block_header_by_height without height: the request's default 0, the genesis header
+  const g = await rpc(u, "get_block_header_by_height", {});
+  assert.equal((g.result?.block_header as { height: number }).height, 0);
+  // a malformed or empty blob fails tx_sanity_check first (do_sanity_checks defaults to true)
+  for (const tx_as_hex of ["0011", "", "02000102000b"]) {
+    const r = (await path(u, "/send_raw_transaction", { tx_as_hex })).json;
+    assert.equal(r?.status, "Failed");
+    assert.equal(r?.sanity_check_failed, true, tx_as_hex);
+    assert.equal(r?.reason, "Sanity check failed");
+  }
+  // binary_archive reads missing trailing varints as 0: "0200" passes the sanity parse and fails in the pool
+  for (const tx_as_hex of ["0200", "0100", "02"]) {
+    const r = (await path(u, "/send_raw_transaction", { tx_as_hex })).json;
+    assert.equal(r?.status, "Failed");
+    assert.equal(r?.sanity_check_failed, false, tx_as_hex);
+  }
+  const noCheck = (await path(u, "/send_raw_transaction", { tx_as_hex: "0011", do_sanity_checks: false })).json;
+  assert.equal(noCheck?.sanity_check_failed, false);
+  assert.match(String(noCheck?.reason), /not a transaction/); // ours says why (monerod: "")
+  // stop_mining when not mining; set_log_categories with no categories sets none
+  assert.equal((await path(u, "/stop_mining")).json?.status, "Mining never started");
+  assert.deepEqual((await path(u, "/set_log_categories", {})).json, { categories: "", status: "OK", untrusted: false });
+  // the save_graph paths are gone from monerod 0.18
+  assert.equal((await path(u, "/start_save_graph", {})).status, 404);
+  assert.equal((await path(u, "/stop_save_graph", {})).status, 404);
+  // rpc_connections_count counts the RPC server's open connections, the asking one included
+  const info = await rpc(u, "get_info");
+  assert.ok(Number(info.result?.rpc_connections_count) >= 1);
 });

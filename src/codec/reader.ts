@@ -25,6 +25,12 @@ export class Reader {
   /** Current offset in `buf`. */
   pos: number;
   readonly end: number;
+  /**
+   * Read a varint at the very end as 0 instead of failing, as Monero's binary_archive does
+   * (tools::read_varint returns without error on empty input). Off by default: only monerod's
+   * RPC sanity check (tx_sanity_check's parse) needs it; consensus parsing is strict.
+   */
+  eofVarintsAreZero = false;
 
   constructor(
     readonly buf: Uint8Array,
@@ -111,6 +117,7 @@ export class Reader {
   varint(what: string): bigint {
     const b = this.buf;
     const p = this.pos;
+    if (p >= this.end && this.eofVarintsAreZero) return 0n;
     // fast path: up to 4 bytes without bigint
     if (p < this.end && b[p] < 0x80) {
       this.pos = p + 1;
@@ -123,6 +130,7 @@ export class Reader {
   varintNumber(what: string, max: number = Number.MAX_SAFE_INTEGER): number {
     const b = this.buf;
     const p = this.pos;
+    if (p >= this.end && this.eofVarintsAreZero) return 0;
     if (p < this.end && b[p] < 0x80) {
       this.pos = p + 1;
       if (b[p] > max) this.fail(what, `value ${b[p]} exceeds ${max}`, p);

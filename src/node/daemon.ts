@@ -177,7 +177,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
       }
     }),
   };
-  const methods = nodeMethods(deps);
+  const methods = nodeMethods({ ...deps, rpcConnections: () => servers[0]?.connections ?? 0 });
   const login = opts.rpcLogin ? parseLogin(opts.rpcLogin) : undefined;
   const common = {
     methods,

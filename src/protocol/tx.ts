@@ -219,6 +219,18 @@ export function parseTransaction(blob: Uint8Array, opts: ParseTxOptions = {}): T
   return readTransaction(new Reader(blob), opts).tx;
 }
 
+/**
+ * Parses a blob as monerod's tx_sanity_check does (parse_and_validate_tx_from_blob): like
+ * parseTransaction, except that varints missing at the end of the blob read as 0, Monero's
+ * binary_archive quirk. So "0200" parses (a v2 transaction with nothing in it) while "0011" and ""
+ * do not. For the RPC's sanity check only; never for consensus.
+ */
+export function parseTransactionAsSanityCheck(blob: Uint8Array): Transaction {
+  const r = new Reader(blob);
+  r.eofVarintsAreZero = true;
+  return readTransaction(r).tx;
+}
+
 /** Parses a transaction blob and returns its byte layout too. */
 export function parseTransactionWithLayout(blob: Uint8Array, opts: ParseTxOptions = {}): { tx: Transaction; layout: TxLayout } {
   return readTransaction(new Reader(blob), opts);

@@ -99,7 +99,8 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
     offline: core.offline,
     outgoing_connections_count: 0,
     restricted,
-    rpc_connections_count: 0,
+    // core_rpc_server: the RPC server's open connections (the asking one included); 0 when restricted
+    rpc_connections_count: restricted ? 0 : (d.rpcConnections?.() ?? 0),
     stagenet: c.net === "stagenet",
     start_time: restricted ? 0 : state.startTime,
     status: OK,
@@ -272,7 +273,8 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
   t.addJsonRpc({
     name: "get_block_header_by_height",
     aliases: ["getblockheaderbyheight"],
-    params: object({ height: required(u64), ...fillPow }),
+    // no height: monerod's request struct defaults it to 0 and answers the genesis header
+    params: object({ height: u64, ...fillPow }),
     handler: async (p, ctx) => {
       if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
       const h = Number(p.height);

@@ -25,6 +25,8 @@ export interface NodeRpcDeps {
   databaseSize(): number;
   /** Free bytes on the data dir's disk, for get_info. */
   freeSpace(): bigint;
+  /** Open connections of the unrestricted RPC server, for get_info (absent: 0). */
+  rpcConnections?(): number;
 }
 
 export const OK = "OK";

@@ -2,7 +2,7 @@
  * Daemon control and the peer-facing settings kept by DaemonState until node/p2p exists:
  * get_connections, /get_peer_list, /get_public_nodes, set_bans/get_bans/banned, /get_limit,
  * /set_limit, /out_peers, /in_peers, sync_info, /get_net_stats, /set_log_*, /save_bc,
- * /stop_daemon, /update, prune_blockchain, flush_cache, /set_bootstrap_daemon, save_graph.
+ * /stop_daemon, /update, prune_blockchain, flush_cache, /set_bootstrap_daemon.
  * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp.
  */
 import type { JsonWritable } from "../../rpc/json.js";
@@ -164,7 +164,8 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ categories: optional(str) }),
     handler: (p) => {
-      if (p.categories === undefined) state.setLogLevel(state.logLevel);
+      // no categories: monerod sets the empty set (mlog_set_log("")) and answers ""
+      if (p.categories === undefined) state.setLogCategories("");
       else {
         const parts = p.categories.split(",").filter((s) => s !== "");
         // monerod: a leading "+" adds to the current set; anything else replaces it
@@ -271,8 +272,6 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     });
   }
 
-  for (const path of ["/start_save_graph", "/stop_save_graph"]) {
-    t.addJsonPath({ path, restricted: true, params: object({}), handler: () => ({ ...ok }) });
-  }
+  // /start_save_graph and /stop_save_graph: gone from monerod 0.18 (404 there, 404 here)
 }
 

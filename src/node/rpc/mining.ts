@@ -189,6 +189,8 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
         return { status: "Failed, wrong address", untrusted: false };
       }
       if (p.threads_count > 1024n) return { status: "Failed, too many threads relative to CPU cores.", untrusted: false };
+      // core_rpc_server::on_start_mining answers this before trying (not a "Failed, …" status)
+      if (core.minerStatus().active) return { status: "Already mining", untrusted: false };
       try {
         core.startMining(p.miner_address, Number(p.threads_count), { background: p.do_background_mining, ignoreBattery: p.ignore_battery });
       } catch (e) {
@@ -205,7 +207,7 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({}),
     handler: () => {
-      if (!core.minerStatus().active) return { status: "Failed, mining not stopped", untrusted: false };
+      if (!core.minerStatus().active) return { status: "Mining never started", untrusted: false }; // on_stop_mining
       core.stopMining();
       return { status: OK, untrusted: false };
     },

@@ -6,10 +6,10 @@
 import { defaultBackend } from "../../crypto/index.js";
 import { txToJson } from "../../protocol/json.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
-import { type Bytes, parseTransaction, pruneTransaction, type Transaction } from "../../protocol/tx.js";
+import { type Bytes, parseTransaction, parseTransactionAsSanityCheck, pruneTransaction, type Transaction } from "../../protocol/tx.js";
 import type { JsonWritable } from "../../rpc/json.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
-import { array, bool, object, str, u64 } from "../../rpc/schema.js";
+import { array, bool, object, str, u64, withDefault } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
@@ -352,14 +352,27 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
   t.addJsonPath({
     path: "/send_raw_transaction",
     aliases: ["/sendrawtransaction"],
-    params: object({ tx_as_hex: str, do_not_relay: bool, do_sanity_checks: bool }),
+    params: object({ tx_as_hex: str, do_not_relay: bool, do_sanity_checks: withDefault(bool, true) }),
     handler: async (p) => {
       const flagsOut = {
         double_spend: false, fee_too_low: false, invalid_input: false, invalid_output: false, low_mixin: false,
         not_relayed: false, overspend: false, sanity_check_failed: false, too_big: false, too_few_outputs: false,
       };
       const blob = parseHexBuf(p.tx_as_hex);
-      if (!blob || blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is not a hex string of a transaction blob" };
+      if (!blob) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is not a hex string of a transaction blob" };
+      if (p.do_sanity_checks) {
+        // on_send_raw_transaction runs tx_sanity_check (which starts by parsing the blob, with
+        // binary_archive's quirk of reading missing trailing varints as 0) before the pool sees
+        // it: a blob that does not parse gets monerod's flag and words; one that parses only that
+        // way ("0200") fails later in the pool, as there. monerod's ring-spread heuristics are not
+        // applied.
+        try {
+          parseTransactionAsSanityCheck(blob);
+        } catch {
+          return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
+        }
+      }
+      if (blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is empty: send a transaction blob as hex" };
       const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
       if (!r.ok) {
         const f = new Set(r.flags);
