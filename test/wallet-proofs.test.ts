@@ -358,6 +358,19 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
           }
         }
       }
+      // check_tx_key shares the received-amount rule with the tx proofs: same answers, additional keys included
+      for (const t of txs) {
+        const key = String((await call(t.sender, "get_tx_key", { txid: t.txid })).tx_key);
+        for (const [address, amount] of t.paid) {
+          const ans = (await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_tx_key", { txid: t.txid, tx_key: key, address })))).map(n);
+          assert.equal(ans[0].received, amount);
+          assert.deepEqual(ans[1], ans[0]);
+        }
+        if (key.length > 64) {
+          const short = await Promise.all([W.oursB, W.realB].map((u) => rpc(u, "check_tx_key", { txid: t.txid, tx_key: key.slice(0, 128), address: bob })));
+          assert.deepEqual(short.map((x) => [x.error?.code, String(x.error?.message).split(":")[0]]), [[-1, "The size of additional derivations is wrong"], [-1, "The size of additional derivations is wrong"]]);
+        }
+      }
       // not a receipt of that address: both say so
       const none = txs[1]; // paid only bob's subaddress
       for (const u of [W.oursB, W.realB]) {
