@@ -25,12 +25,14 @@ export interface ProofWallet {
 
 export const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 export const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
-/** rct::I as a secret key: the scalar 1 (generate_key_derivation(D, I) = 8·D). */
-export const SCALAR_ONE: Bytes = (() => {
-  const one = new Uint8Array(32);
-  one[0] = 1;
-  return one;
-})();
+/**
+ * The key derivation of a shared secret D, as wallet2 takes it: generate_key_derivation(D, rct::I),
+ * i.e. 8·(1·D) — computed as 8·D (a cofactor multiplication, not a scalar multiplication by 1).
+ * Null when D does not decompress.
+ */
+export function derivationOf(b: CryptoBackend, D: Bytes): Bytes | null {
+  return b.pointMul8(D);
+}
 
 /** keccak(a ‖ b ‖ …). */
 export function hashOf(b: CryptoBackend, ...parts: Bytes[]): Bytes {

@@ -22,7 +22,7 @@ import { extraAdditionalPubKeys, extraTxPubKey, parseTxExtra } from "../../proto
 import { RCT_TYPE, rctCompactEcdh } from "../../protocol/rct.js";
 import { decodeLegacyEcdh, decryptAmount } from "../../crypto/ringct/amounts.js";
 import type { TransferDetails } from "../ledger/ledger.js";
-import { hashOf, hex, outputKeyPair, type ProofWallet, SCALAR_ONE, unhex } from "./context.js";
+import { derivationOf, hashOf, hex, outputKeyPair, type ProofWallet, unhex } from "./context.js";
 import { checkConnection, fetchTxEntries, keyImagesSpent, readTx } from "./daemon.js";
 import { internal } from "./errors.js";
 import { outputKey } from "./received.js";
@@ -210,7 +210,7 @@ export async function checkReserveProof(w: ProofWallet, address: { spendPublicKe
       ok = checkTxProof(b, { prefixHash, R: address.viewPublicKey, A: additional[n], B: null, D: p.sharedSecret }, p.sharedSecretSig, proof.version);
     if (!ok) return { good: false, total, spent };
     if (!b.checkRingSignature(prefixHash, p.keyImage, outKey, p.keyImageSig)) return { good: false, total, spent };
-    const derivation = b.generateKeyDerivation(p.sharedSecret, SCALAR_ONE);
+    const derivation = derivationOf(b, p.sharedSecret);
     if (!derivation) throw internal("Failed to generate key derivation");
     const spendKey = b.deriveSubaddressPublicKey(outKey, derivation, n);
     if (!spendKey) throw internal("Failed to derive subaddress public key");

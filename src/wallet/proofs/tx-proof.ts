@@ -14,7 +14,7 @@ import { checkTxProof, generateTxProof, TxProofInputError, type TxProofStatement
 import { base58Decode, base58Encode } from "../../codec/base58.js";
 import { extraAdditionalPubKeys, extraTxPubKey, parseTxExtra } from "../../protocol/extra.js";
 import type { Transaction } from "../../protocol/tx.js";
-import { hashOf, type ProofWallet, SCALAR_ONE, unhex } from "./context.js";
+import { derivationOf, hashOf, type ProofWallet, unhex } from "./context.js";
 import { chainHeight, type FetchWords, fetchTx, needNode } from "./daemon.js";
 import { internal } from "./errors.js";
 import { receivedBy } from "./received.js";
@@ -94,7 +94,7 @@ export function makeTxProof(w: ProofWallet, tx: Transaction, txid: string, addre
     header = version === 2 ? "InProofV2" : "InProofV1";
   }
   // check that this address actually received something
-  const derivations = shared.map((D) => b.generateKeyDerivation(D, SCALAR_ONE));
+  const derivations = shared.map((D) => derivationOf(b, D));
   if (derivations.some((d) => d === null)) throw internal("Failed to generate key derivation");
   const received = receivedBy(b, tx, derivations[0], derivations.slice(1), address.spendPublicKey);
   if (received === 0n) throw internal("No funds received in this tx.", "The address received nothing in this transaction (check the txid and the address)");
@@ -145,7 +145,7 @@ export function verifyTxProof(b: CryptoBackend, tx: Transaction, txid: string, a
   if (!good.some(Boolean)) return { good: false, received: 0n };
   const derivation = (i: number): Bytes | null => {
     if (!good[i]) return null;
-    const d = b.generateKeyDerivation(shared[i], SCALAR_ONE);
+    const d = derivationOf(b, shared[i]);
     if (!d) throw internal("Failed to generate key derivation");
     return d;
   };
