@@ -18,6 +18,9 @@
  *                            call, median of 5; goal ≤ half the real wallet's time. tsmonero's kernel proves
  *                            Bulletproofs+ on two threads; each send row is repeated with
  *                            TSMONERO_PROVER_THREADS=1 (one core, as wallet2) on a fresh wallet process
+ *   reserve proofs (issue 17's goals): bob's get_reserve_proof over all his outputs (the extra
+ *                            blocks' coinbase outputs, before the sweep row freezes them) and
+ *                            check_reserve_proof of it, ms per call, median of 3; goal ≤ half
  * Each implementation runs alone (the other one is stopped) so they do not share the 2 cores.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -172,6 +175,9 @@ interface Figures {
   sendMs: Record<string, number[]>;
   /** The same rows with TSMONERO_PROVER_THREADS=1 (tsmonero only: its prover then uses one core, as wallet2's). */
   sendMs1?: Record<string, number[]>;
+  /** ms per call of the reserve proof rows, and how many outputs the proof covered. */
+  proofMs: Record<string, number[]>;
+  proofOutputs: number;
   error?: string;
 }
 
@@ -239,10 +245,10 @@ async function latencyDuringRescan(port: number): Promise<{ ms: number[]; second
 async function measureSendsOneThread(impl: Impl, f: Figures): Promise<void> {
   const port = WALLET_PORT[impl];
   const w = startWallet(impl, "tsmonero", { TSMONERO_PROVER_THREADS: "1" });
-  const g: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {} };
+  const g: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {}, proofMs: {}, proofOutputs: 0 };
   try {
     await waitAnswer(w, port, "get_version");
-    await measureSends(port, `${impl} (1 prover thread)`, g, false);
+    await measureSends(port, `${impl} (1 prover thread)`, g, false, false);
     f.sendMs1 = g.sendMs;
   } catch (e) {
     progress(`  ${impl} (1 prover thread): ${e instanceof Error ? e.message : String(e)}`);
@@ -258,7 +264,7 @@ const RPS_ROWS: { method: string; params: unknown }[] = [
 ];
 
 async function measure(impl: Impl, binary: Impl, height: number, repeats: number, seconds: number): Promise<Figures> {
-  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {} };
+  const f: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {}, proofMs: {}, proofOutputs: 0 };
   const port = WALLET_PORT[impl];
   const w = startWallet(impl, binary);
   try {
@@ -307,12 +313,13 @@ const SEND_REPEATS = 5;
  * each send row SEND_REPEATS times, timed per call. For the sweep, all but 50 unlocked outputs are
  * frozen first (freeze, on both implementations).
  */
-async function measureSends(port: number, impl: string, f: Figures, walletOpen = true): Promise<void> {
+async function measureSends(port: number, impl: string, f: Figures, walletOpen = true, withProofs = true): Promise<void> {
   if (walletOpen) await rpc(port, "close_wallet", {});
   progress(`  ${impl}: restoring bob for the send rows`);
   await rpc(port, "restore_deterministic_wallet", { filename: "bob", seed: WALLET_SEEDS.bob, password: "", restore_height: recordedBlocks().length, language: "English" });
   await rpc(port, "auto_refresh", { enable: false });
   await rpc(port, "refresh", {});
+  if (withProofs) await measureReserveProofs(port, impl, f);
   for (const row of SEND_ROWS) {
     if (row.sweep) {
       const inc = (await rpc(port, "incoming_transfers", { transfer_type: "available" })) as { transfers?: { key_image: string; unlocked: boolean }[] };
@@ -331,6 +338,37 @@ async function measureSends(port: number, impl: string, f: Figures, walletOpen =
     }
     f.sendMs[row.label] = times;
   }
+}
+
+const PROOF_ROWS = ["get_reserve_proof, all: true", "check_reserve_proof of it"] as const;
+const PROOF_REPEATS = 3;
+
+/**
+ * Issue 17's reserve proof rows, on bob before anything is frozen: get_reserve_proof over all his
+ * outputs (the --extra-blocks coinbase outputs), then check_reserve_proof of that proof by the same
+ * wallet; PROOF_REPEATS calls each, timed per call. Each check must answer good.
+ */
+async function measureReserveProofs(port: number, impl: string, f: Figures): Promise<void> {
+  const inc = (await rpc(port, "incoming_transfers", { transfer_type: "available" })) as { transfers?: unknown[] };
+  f.proofOutputs = inc.transfers?.length ?? 0;
+  const make: number[] = [];
+  const check: number[] = [];
+  let signature = "";
+  for (let i = 0; i < PROOF_REPEATS; i++) {
+    progress(`  ${impl}: get_reserve_proof over ${f.proofOutputs} outputs ${i + 1}/${PROOF_REPEATS}`);
+    const t0 = performance.now();
+    signature = String((await rpc(port, "get_reserve_proof", { all: true, message: "bench" })).signature);
+    make.push(performance.now() - t0);
+  }
+  for (let i = 0; i < PROOF_REPEATS; i++) {
+    progress(`  ${impl}: check_reserve_proof ${i + 1}/${PROOF_REPEATS}`);
+    const t0 = performance.now();
+    const r = await rpc(port, "check_reserve_proof", { address: BOB, message: "bench", signature });
+    check.push(performance.now() - t0);
+    if (r.good !== true) throw new Error(`check_reserve_proof on ${impl}: not good`);
+  }
+  f.proofMs[PROOF_ROWS[0]] = make;
+  f.proofMs[PROOF_ROWS[1]] = check;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,6 +457,13 @@ async function run(args: ParsedArgs): Promise<void> {
       const r1 = b !== undefined ? a1 / b : undefined;
       rows.push([`  the same, tsmonero's prover on 1 thread (TSMONERO_PROVER_THREADS=1)`, a1.toFixed(0), b === undefined ? "—" : b.toFixed(0), r1 ? formatRatio(r1) : "—", "≤ 0.5× (time)", mark(r1 === undefined ? undefined : r1 <= 0.5)]);
     }
+  }
+
+  for (const label of PROOF_ROWS) {
+    const a = ts.proofMs[label]?.length ? median(ts.proofMs[label]) : undefined;
+    const b = real.proofMs[label]?.length ? median(real.proofMs[label]) : undefined;
+    const r = a !== undefined && b !== undefined ? a / b : undefined;
+    rows.push([`${label} (${ts.proofOutputs || real.proofOutputs} outputs), ms per call (median of ${PROOF_REPEATS})`, a === undefined ? "—" : a.toFixed(0), b === undefined ? "—" : b.toFixed(0), r ? formatRatio(r) : "—", "≤ 0.5× (time)", mark(r === undefined ? (ts.error ? false : undefined) : r <= 0.5)]);
   }
 
   const subjectName = subject === "real" ? "monero-wallet-rpc (as subject)" : "tsmonero-wallet-rpc";

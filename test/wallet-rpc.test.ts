@@ -119,7 +119,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
       assert.deepEqual(await ok(s2.url, "sign_transfer", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
       await err(s2.url, "describe_transfer", {}, -48, /^describe_transfer is not available/);
-      await err(s2.url, "sign", {}, -48, /^sign is not available/);
+      await err(s2.url, "sign_multisig", {}, -48, /^sign_multisig is not available/);
       await err(url, "sign_transfer", {}, -48, /^sign_transfer is not available/);
       await ok(s2.url, "close_wallet");
     } finally {
@@ -254,7 +254,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "set_daemon", { address: "127.0.0.1:1", ssl_support: "enabled" }, -38, /SSL is enabled but no user certificate or fingerprints were provided/);
     await err(url, "set_log_level", { level: 9 }, -44, /^Error: log level not valid$/);
     await err(url, "change_wallet_password", { old_password: "wrong", new_password: "x" }, -22, /^Invalid original password\.$/);
-    for (const m of ["get_tx_proof", "make_multisig", "export_key_images", "sign"])
+    for (const m of ["make_multisig", "export_key_images", "import_outputs"])
       await err(url, m, { destinations: [] }, -48, new RegExp(`^${m} is not available in this version`));
     // spending: validate_transfer and each method's own checks, in monero-wallet-rpc's order and codes
     const own = (await ok(url, "get_address")).address as string;

@@ -7,7 +7,6 @@
  * with monero-wallet-rpc's words and adds what to do.
  */
 import type { Bytes } from "../../crypto/backend.js";
-import { commit, commitmentMask, decryptAmount } from "../../crypto/ringct/amounts.js";
 import { type Address, AddressError, decodeAddress } from "../../protocol/address.js";
 import { addressNetwork } from "../../protocol/network.js";
 import { nonceWithEncryptedPaymentId, serializeTxExtra } from "../../protocol/extra.js";
@@ -16,6 +15,7 @@ import { bool, type JsonWritable, object, str, u32, u64, withDefault } from "../
 import { SendError } from "../send/errors.js";
 import { estimateTxSize, estimateTxWeight, RING_SIZE } from "../send/fee.js";
 import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/sender.js";
+import { receivedBy } from "../proofs/index.js";
 import type { WalletService } from "../service/service.js";
 import { type Def, def, fail, list as listOf, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
@@ -408,7 +408,7 @@ function checkAccount(svc: WalletService, account: number): void {
   if (account >= svc.wallet().accountCount) fail(W.ACCOUNT_INDEX_OUT_OF_BOUNDS, "account index is out of bound: create the account first (create_account) or use an index below get_accounts' count");
 }
 
-/** wallet2::check_tx_key / check_tx_key_helper. */
+/** wallet2::check_tx_key (check_tx_key_helper is ../proofs' receivedBy, shared with the tx proofs). */
 async function checkTxKey(svc: WalletService, txid: string, keys: readonly Bytes[], a: Address): Promise<JsonWritable> {
   const wal = svc.wallet();
   const node = wal.nodeApi();
@@ -421,25 +421,10 @@ async function checkTxKey(svc: WalletService, txid: string, keys: readonly Bytes
   const main = b.generateKeyDerivation(a.viewPublicKey, keys[0]);
   if (!main) return fail(W.UNKNOWN_ERROR, "Failed to generate key derivation from supplied parameters");
   const additional = keys.slice(1).map((k) => b.generateKeyDerivation(a.viewPublicKey, k));
-  let received = 0n;
-  tx.vout.forEach((out, n) => {
-    const t = out.target;
-    if (t.type !== "key" && t.type !== "tagged_key") return;
-    for (const d of [main, additional[n] ?? null]) {
-      if (!d) continue;
-      if (t.type === "tagged_key" && b.deriveViewTag(d, n) !== t.viewTag) continue;
-      const k = b.derivePublicKey(d, n, a.spendPublicKey);
-      if (!k || Buffer.compare(k, t.key) !== 0) continue;
-      if (tx.version === 1 || !tx.rct || tx.rct.type === 0) received += out.amount;
-      else {
-        const s = b.derivationToScalar(d, n);
-        const amount = decryptAmount(b, s, tx.rct.ecdhInfo[n].amount);
-        const mask = commitmentMask(b, s);
-        if (Buffer.compare(commit(b, amount, mask), tx.rct.outPk[n]) === 0) received += amount;
-      }
-      break;
-    }
-  });
+  if (additional.some((d) => d === null)) return fail(W.UNKNOWN_ERROR, "Failed to generate key derivation from supplied parameters");
+  if (additional.length > 0 && additional.length !== tx.vout.length)
+    return fail(W.UNKNOWN_ERROR, `The size of additional derivations is wrong: the tx has ${tx.vout.length} outputs, ${additional.length} additional tx keys were given; pass get_tx_key's whole answer`);
+  const received = receivedBy(b, tx, main, additional, a.spendPublicKey);
   const height = e.in_pool ? 0n : BigInt((await node.getHeight()).height);
   return { confirmations: e.in_pool ? 0n : height - e.block_height, in_pool: e.in_pool, received };
 }

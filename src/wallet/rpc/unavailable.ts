@@ -1,5 +1,5 @@
 /**
- * The methods of later issues (proofs, cold signing, multisig): monero-wallet-rpc has them,
+ * The methods of later issues (cold signing, outputs and key images, multisig): monero-wallet-rpc has them,
  * tsmonero-wallet-rpc answers −48 (WALLET_RPC_ERROR_CODE_DISABLED) after the open-wallet and
  * restricted checks. A real definition of the same name (e.g. from send.ts) replaces its stub in
  * `walletMethods`: nothing here needs editing when a method lands.
@@ -19,14 +19,6 @@ export const UNAVAILABLE: readonly Unavailable[] = [
   { name: "sign_transfer", restricted: true },
   { name: "describe_transfer", restricted: true },
   { name: "submit_transfer", restricted: true },
-  { name: "get_tx_proof", restricted: false },
-  { name: "check_tx_proof", restricted: false },
-  { name: "get_spend_proof", restricted: false },
-  { name: "check_spend_proof", restricted: false },
-  { name: "get_reserve_proof", restricted: false },
-  { name: "check_reserve_proof", restricted: false },
-  { name: "sign", restricted: true },
-  { name: "verify", restricted: true },
   { name: "export_outputs", restricted: true },
   { name: "import_outputs", restricted: true },
   { name: "export_key_images", restricted: false },
@@ -49,6 +41,6 @@ export function unavailableMethod(u: Unavailable): WalletDef {
     restricted: u.restricted,
     params: anyJson,
     handler: () =>
-      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: proofs, messages, cold signing and multisig come in a later release`),
+      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: cold signing, outputs and key images, and multisig come in a later release`),
   });
 }
