@@ -21,6 +21,7 @@
 
 #include "monero.h"
 #include "msm.h"
+#include "napi-glue.h"
 #include "sc.h"
 
 #define BPP_N 64
@@ -449,16 +450,8 @@ done:
 
 /* ---- Node-API glue (registered in addon.c) ---- */
 
-static int get_u8(napi_env env, napi_value v, uint8_t **p, size_t *n) {
-  napi_typedarray_type type;
-  void *data;
-  if (napi_get_typedarray_info(env, v, &type, n, &data, NULL, NULL) != napi_ok || type != napi_uint8_array) return 0;
-  *p = data;
-  return 1;
-}
-
 napi_value tsm_napi_bpp_prove(napi_env env, napi_callback_info info) {
-  napi_value argv[8], res;
+  napi_value argv[8];
   size_t argc = 8, n[7], count, m;
   uint8_t *a[7];
   int32_t threads = 1;
@@ -467,7 +460,7 @@ napi_value tsm_napi_bpp_prove(napi_env env, napi_callback_info info) {
   if (argc < 7) goto bad;
   if (argc >= 8 && napi_get_value_int32(env, argv[7], &threads) != napi_ok) goto bad;
   for (int i = 0; i < 7; i++)
-    if (!get_u8(env, argv[i], &a[i], &n[i])) goto bad;
+    if (!tsm_napi_u8(env, argv[i], &a[i], &n[i])) goto bad;
   if (!tsm_prepared_count(a[0], n[0], &count)) {
     napi_throw_type_error(env, NULL, "tsmonero_crypto: not a prepared point buffer");
     return NULL;
@@ -477,13 +470,7 @@ napi_value tsm_napi_bpp_prove(napi_env env, napi_callback_info info) {
       n[5] != 32 || n[6] != tsm_bpp_proof_size(m) || count < ((size_t)2 << tsm_bpp_log_mn(m)))
     goto bad;
   rc = tsm_bpp_prove(a[6], a[0], count, a[1], a[2], m, a[3], a[4], a[5], threads > 1 ? 2 : 1);
-  if (rc == -1) {
-    napi_throw_error(env, NULL, "tsmonero_crypto: out of memory");
-    return NULL;
-  }
-  if (rc == -2) goto bad;
-  napi_create_int32(env, rc, &res);
-  return res;
+  return tsm_napi_code(env, rc, "tsmonero_crypto: inconsistent bulletproofPlusProve arguments");
 bad:
   napi_throw_type_error(env, NULL, "tsmonero_crypto: inconsistent bulletproofPlusProve arguments");
   return NULL;

@@ -15,6 +15,7 @@
 #include "keccak.h"
 #include "monero.h"
 #include "msm.h"
+#include "napi-glue.h"
 #include "sc.h"
 
 static void domain(uint8_t k[32], const char *tag) {
@@ -170,34 +171,22 @@ done:
 /* ---- Node-API glue (registered in addon.c) ---- */
 
 napi_value tsm_napi_clsag_sign(napi_env env, napi_callback_info info) {
-  napi_value argv[9], res;
+  napi_value argv[9];
   size_t argc = 9, len[9], n;
   uint8_t *a[9];
   uint32_t l;
   int rc;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
   if (argc < 9) goto bad;
-  for (int i = 0; i < 9; i++) {
-    napi_typedarray_type type;
-    void *data;
-    if (i == 6) continue;
-    if (napi_get_typedarray_info(env, argv[i], &type, &len[i], &data, NULL, NULL) != napi_ok || type != napi_uint8_array)
-      goto bad;
-    a[i] = data;
-  }
+  for (int i = 0; i < 9; i++)
+    if (i != 6 && !tsm_napi_u8(env, argv[i], &a[i], &len[i])) goto bad;
   if (napi_get_value_uint32(env, argv[6], &l) != napi_ok) goto bad;
   n = len[1] / 32;
   if (len[0] != 32 || len[1] % 32 != 0 || n == 0 || len[2] != len[1] || len[3] != 32 || len[4] != 32 ||
       len[5] != 32 || l >= n || len[7] != 32 * n || len[8] != 32 * (n + 3))
     goto bad;
   rc = tsm_clsag_sign(a[8], a[0], a[1], a[2], n, a[3], a[4], a[5], l, a[7]);
-  if (rc == -1) {
-    napi_throw_error(env, NULL, "tsmonero_crypto: out of memory");
-    return NULL;
-  }
-  if (rc == -2) goto bad;
-  napi_create_int32(env, rc, &res);
-  return res;
+  return tsm_napi_code(env, rc, "tsmonero_crypto: inconsistent clsagSign arguments");
 bad:
   napi_throw_type_error(env, NULL, "tsmonero_crypto: inconsistent clsagSign arguments");
   return NULL;

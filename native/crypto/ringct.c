@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "napi-glue.h"
+
 static const uint8_t MAGIC[8] = {'T', 'S', 'M', 'P', 'R', 'E', 'P', '1'};
 
 size_t tsm_prepared_size(size_t n) { return TSM_PREPARED_HEADER + n * sizeof(ge_p3); }
@@ -80,13 +82,6 @@ static napi_value fail_type(napi_env env, const char *msg) {
   return NULL;
 }
 
-static int get_bytes(napi_env env, napi_value v, uint8_t **p, size_t *n) {
-  napi_typedarray_type type;
-  void *data;
-  if (napi_get_typedarray_info(env, v, &type, n, &data, NULL, NULL) != napi_ok || type != napi_uint8_array) return 0;
-  *p = data;
-  return 1;
-}
 
 static napi_value boolean(napi_env env, int b) {
   napi_value v;
@@ -110,7 +105,7 @@ napi_value tsm_napi_prepare_points(napi_env env, napi_callback_info info) {
   size_t argc = 2, pn, on;
   uint8_t *p, *o;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
-  if (argc < 2 || !get_bytes(env, argv[0], &p, &pn) || !get_bytes(env, argv[1], &o, &on))
+  if (argc < 2 || !tsm_napi_u8(env, argv[0], &p, &pn) || !tsm_napi_u8(env, argv[1], &o, &on))
     return fail_type(env, "tsmonero_crypto: expected Uint8Array arguments");
   if (pn % 32 != 0 || on != tsm_prepared_size(pn / 32)) return fail_type(env, "tsmonero_crypto: bad prepared buffer size");
   return boolean(env, tsm_prepare_points(o, p, pn / 32) == 0);
@@ -122,8 +117,8 @@ napi_value tsm_napi_msm_prepared(napi_env env, napi_callback_info info) {
   uint8_t *pr, *ps, *s, *p, *o;
   int rc;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
-  if (argc < 5 || !get_bytes(env, argv[0], &pr, &prn) || !get_bytes(env, argv[1], &ps, &psn) ||
-      !get_bytes(env, argv[2], &s, &sn) || !get_bytes(env, argv[3], &p, &pn) || !get_bytes(env, argv[4], &o, &on))
+  if (argc < 5 || !tsm_napi_u8(env, argv[0], &pr, &prn) || !tsm_napi_u8(env, argv[1], &ps, &psn) ||
+      !tsm_napi_u8(env, argv[2], &s, &sn) || !tsm_napi_u8(env, argv[3], &p, &pn) || !tsm_napi_u8(env, argv[4], &o, &on))
     return fail_type(env, "tsmonero_crypto: expected Uint8Array arguments");
   if (!tsm_prepared_count(pr, prn, &count)) return fail_type(env, "tsmonero_crypto: not a prepared point buffer");
   if (on != 32 || psn % 32 != 0 || psn / 32 > count || sn % 32 != 0 || sn != pn)

@@ -57,11 +57,8 @@ export function clsagSign(
   l: number,
   rng: RandomSource = systemRandom,
 ): { signature: ClsagSignature; keyImage: Bytes } {
-  checkRing(P, C);
-  const n = P.length;
-  if (!Number.isInteger(l) || l < 0 || l >= n) throw new RangeError("clsag: signing index out of range");
   const nonces: Bytes[] = [];
-  for (let k = 0; k < n; k++) nonces.push(randomScalar(b, rng)); // α, then the decoys' s from l+1 on
+  for (let k = 0; k < P.length; k++) nonces.push(randomScalar(b, rng)); // α, then the decoys' s from l+1 on
   return clsagSignWith(b, message, P, C, p, z, cOffset, l, nonces);
 }
 
