@@ -739,3 +739,34 @@ test("MiningService on the real node core vs monerod: generateblocks (reserve 1,
   assert.equal(st.difficulty, 1n);
   assert.equal(svc.minerStatus().active, false);
 });
+
+test("Miner: a PoW hasher that keeps failing stops the miner after maxConsecutiveFailures tries in a row (20 by default), every failure and the stop reported", async (t) => {
+  const { store, dir } = storeUpTo(5);
+  const hasher = new PowHasher();
+  await hasher.close(); // a dead hasher: every hash is refused
+  const errors: unknown[] = [];
+  const miner = new Miner(
+    {
+      checkAddress: (a) => void minerAddress(a, "regtest", be),
+      template: async (a) => {
+        const c = nextBlockContext(store, { fixedDifficulty: 4n });
+        return buildBlockTemplate({ ctx: c, prevId: store.topHash(), candidates: [], miner: minerAddress(a, "regtest", be), extraNonce: new Uint8Array(0), now: NOW, seeds: templateSeeds(c.height, idAt(store)), backend: be });
+      },
+      powHash: (hb, tpl) => hasher.hash(tpl.block.majorVersion, tpl.height, hb, tpl.seedHash),
+      submit: async () => false,
+    },
+    { onError: (e) => errors.push(e), maxConsecutiveFailures: 5 },
+  );
+  t.after(async () => {
+    await miner.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await miner.start(ADDRESS, 1);
+  const deadline = Date.now() + 10_000;
+  while (miner.status().active && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(miner.status().active, false, "mining_status no longer says active");
+  const stop = errors.find((e) => e instanceof MiningError && /mining stopped: the PoW hash failed 5 times in a row \(last: PoW hasher is closed\)/.test(e.message));
+  assert.ok(stop, "the stop is reported with its reason");
+  assert.equal(errors.filter((e) => e instanceof Error && e.message === "PoW hasher is closed").length, 5);
+});

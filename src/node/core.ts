@@ -188,6 +188,8 @@ export interface NodeCore {
   /** Subscribe to state changes (for ZMQ pub and wallets' push notifications later). */
   on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   on(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  /** A failure of background work (the built-in miner's template, PoW or submit) that no request saw. */
+  on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   /** A switch to another chain: blocks from `splitHeight` up were replaced; heights are chain lengths before/after. */
   on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
 

@@ -154,6 +154,22 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
   });
   log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
+  // background failures (the miner's) are logged; the same one again within 10 s is counted, not repeated
+  let lastWarning = "";
+  let lastWarningAt = 0;
+  let repeats = 0;
+  core.on("warning", (w) => {
+    const msg = `tsmonerod: ${w.source}: ${w.error instanceof Error ? w.error.message : String(w.error)}`;
+    const now = Date.now();
+    if (msg === lastWarning && now - lastWarningAt < 10_000) {
+      repeats++;
+      return;
+    }
+    log(0, repeats > 0 ? `${msg} (the one before repeated ${repeats} more times)` : msg);
+    lastWarning = msg;
+    lastWarningAt = now;
+    repeats = 0;
+  });
 
   let stopping: Promise<void> | undefined;
   let resolveStopped!: () => void;

@@ -132,6 +132,10 @@ export class Node extends EventEmitter implements NodeCore {
       submit: async (blob) => (await this.submitBlock(blob)).status === "added",
       powHash: (hashingBlob, t) => this.powHash(hashingBlob, t.height, t.seedHash),
       checkAddress: (address) => void minerAddress(address, this.network, this.backend),
+    }, {
+      // the miner's failures (template, PoW, submit, and the stop after repeated PoW failures)
+      // reach the daemon's log through this event; nothing is swallowed
+      onError: (e) => this.emit("warning", { source: "miner", error: e }),
     });
     this.on("block", () => void this.miner.onNewBlock());
     this.pool = TxPool.open({
@@ -621,6 +625,7 @@ export class Node extends EventEmitter implements NodeCore {
 
   override on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   override on(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  override on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   override on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
   override on(event: string, listener: (...args: never[]) => void): this {
     return super.on(event, listener as (...args: unknown[]) => void);

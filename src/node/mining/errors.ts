@@ -10,8 +10,9 @@ export class MiningError extends Error {
     /** monerod's JSON-RPC error code for this failure. */
     readonly code: number,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

@@ -40,8 +40,14 @@ export interface MinerOptions {
   refreshMs?: number;
   /** Hash-rate window in ms (default 10000). */
   speedWindowMs?: number;
-  /** Called with errors the loops hit (template or submit failures); default: ignored. */
+  /**
+   * Called with errors the loops hit (template, PoW or submit failures) and, after
+   * `maxConsecutiveFailures` PoW failures in a row, with the MiningError that stopped the miner.
+   * Default: none (a service should log them: NodeChain emits them as "warning" events).
+   */
   onError?: (e: unknown) => void;
+  /** PoW hash failures in a row after which the miner stops instead of retrying (default 20, ~2 s). */
+  maxConsecutiveFailures?: number;
   /** Random 32-bit starting nonce (monerod: crypto::rand<uint32_t>()). */
   randomNonce?: () => number;
 }
@@ -92,6 +98,8 @@ export class Miner {
   private totalHashes = 0;
   private samples: { t: number; hashes: number }[] = [];
   private found = 0;
+  /** PoW hash failures in a row (reset by a hash that succeeds). */
+  private failures = 0;
   private readonly maxThreads: number;
   private readonly refreshMs: number;
   private readonly speedWindowMs: number;
@@ -259,9 +267,19 @@ export class Miner {
       let h: Bytes;
       try {
         h = await this.host.powHash(input, job.template);
+        this.failures = 0;
       } catch (e) {
         this.opts.onError?.(e);
         if (!this.running) return;
+        // a hasher that keeps failing (no RandomX library, a dead worker) must not leave
+        // mining_status saying "active" while nothing is hashed: stop and say why
+        if (++this.failures >= (this.opts.maxConsecutiveFailures ?? 20)) {
+          const why = e instanceof Error ? e.message : String(e);
+          this.opts.onError?.(new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, `mining stopped: the PoW hash failed ${this.failures} times in a row (last: ${why})`, { cause: e }));
+          this.failures = 0;
+          void this.stop();
+          return;
+        }
         await new Promise((r) => setTimeout(r, 100));
         continue;
       }
