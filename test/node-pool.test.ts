@@ -14,6 +14,7 @@ import { after, before, test } from "node:test";
 import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import type { PoolEntry } from "../src/node/core.js";
 import { compareForTemplate, MEMPOOL_TX_FROM_BLOCK_LIVETIME, MEMPOOL_TX_LIVETIME } from "../src/node/pool/index.js";
+import { ChainStore } from "../src/node/store/chain-store.js";
 import { parseBlock } from "../src/protocol/block.js";
 import { parseTxExtra } from "../src/protocol/extra.js";
 import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
@@ -353,8 +354,22 @@ test("the pool persists across reopen, and txs mined meanwhile are dropped on op
   try {
     assert.equal(third.pool.size(), pending.length - blocks[BASE].tx_hashes.length);
     assert.equal(third.pool.has(fromHex(blocks[BASE].tx_hashes[0])), false);
+    assert.deepEqual(third.pool.droppedAtOpen, []);
   } finally {
     await third.close();
+  }
+  // a stored entry that does not decode is dropped on open and reported (the daemon logs it)
+  const store = ChainStore.open(dir, "regtest");
+  store.auxDb("txpool").putSync(Buffer.alloc(32, 7), Buffer.from([0, 0, 0, 2, 0x7b, 0x7d, 1, 2, 3]));
+  await store.close();
+  const fourth = await openNode(opts(dir));
+  try {
+    assert.equal(fourth.pool.droppedAtOpen.length, 1);
+    assert.equal(fourth.pool.droppedAtOpen[0].id, "07".repeat(32));
+    assert.match(fourth.pool.droppedAtOpen[0].reason, /./);
+    assert.equal(fourth.pool.size(), pending.length - blocks[BASE].tx_hashes.length);
+  } finally {
+    await fourth.close();
   }
 });
 

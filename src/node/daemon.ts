@@ -154,6 +154,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
   });
   log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
+  for (const d of core.pool.droppedAtOpen) log(0, `tsmonerod: pool: stored tx ${d.id} could not be decoded and was dropped (${d.reason})`);
   // background failures (the miner's) are logged; the same one again within 10 s is counted, not repeated
   let lastWarning = "";
   let lastWarningAt = 0;

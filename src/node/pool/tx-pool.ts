@@ -118,6 +118,8 @@ export class TxPool implements PoolView {
   /** id hex → arrival sequence number (persisted). */
   private readonly seqs = new Map<string, number>();
   private nextSeq = 0;
+  /** Stored entries that could not be decoded when the pool opened, dropped (the daemon logs them). */
+  readonly droppedAtOpen: { id: string; reason: string }[] = [];
   private ctxCache: { top: string; height: number; ctx: NextBlockContext } | undefined;
 
   private constructor(opts: TxPoolOptions) {
@@ -157,7 +159,8 @@ export class TxPool implements PoolView {
           maxUsedBlockHeight: meta.maxUsedBlockHeight,
           maxUsedBlockId: unhex(meta.maxUsedBlockId),
         } });
-      } catch {
+      } catch (e) {
+        p.droppedAtOpen.push({ id: Buffer.from(key).toString("hex"), reason: e instanceof Error ? e.message : String(e) });
         p.db.removeSync(key);
       }
     }
