@@ -47,8 +47,6 @@ size_t tsm_bpp_proof_size(size_t m) { return 32 * (m + 6 + 2 * tsm_bpp_log_mn(m)
 
 size_t tsm_bpp_nonce_count(size_t m) { return 1 + 2 * tsm_bpp_log_mn(m) + 4; }
 
-static void p2_to_bytes(uint8_t out[32], const ge_p2 *r) { tsm_ge_p2_tobytes(out, r); }
-
 /* hash_to_scalar(a ‖ b ‖ c) for 2 or 3 keys (the transcript updates) */
 static void hash_keys(uint8_t out[32], const uint8_t *a, const uint8_t *b, const uint8_t *c) {
   uint8_t buf[96];
@@ -188,14 +186,6 @@ static void wip(uint8_t out[32], const sc32 *a, const sc32 *b, const sc32 *ypow,
   memcpy(out, acc, 32);
 }
 
-static int msm_out(uint8_t out[32], const sc32 *scalars, const ge_p3 *pts, size_t n) {
-  ge_p2 r;
-  int rc = tsm_msm_vartime(&r, (const uint8_t *)scalars, pts, n, TSM_MSM_AUTO);
-  if (rc) return rc;
-  p2_to_bytes(out, &r);
-  return 0;
-}
-
 int tsm_bpp_prove(uint8_t *out, const uint8_t *prep, size_t prep_count, const uint8_t *amounts, const uint8_t *gammas,
                   size_t m, const uint8_t *nonces, const uint8_t h_bytes[32], const uint8_t transcript0[32], int threads) {
   size_t log_mn = tsm_bpp_log_mn(m), MN = (size_t)1 << log_mn, M = MN / BPP_N;
@@ -241,7 +231,7 @@ int tsm_bpp_prove(uint8_t *out, const uint8_t *prep, size_t prep_count, const ui
     tsm_sc_mul(t, v, inv8);
     tsm_sc_mul(t2, gammas + 32 * j, inv8);
     tsm_ge_double_scalarmult_base_vartime(&r, t, &H, t2);
-    p2_to_bytes(V + 32 * j, &r);
+    tsm_ge_p2_tobytes(V + 32 * j, &r);
   }
   tsm_hash_to_scalar(t, V, 32 * m);
   hash_keys(transcript, transcript0, t, NULL);
@@ -270,7 +260,7 @@ int tsm_bpp_prove(uint8_t *out, const uint8_t *prep, size_t prep_count, const ui
     }
     tsm_sc_mul(t, alpha, inv8);
     tsm_ge_double_scalarmult_base_vartime(&r, inv8, &acc, t);
-    p2_to_bytes(A, &r);
+    tsm_ge_p2_tobytes(A, &r);
   }
 
   hash_keys(y, transcript, A, NULL);
@@ -409,13 +399,17 @@ int tsm_bpp_prove(uint8_t *out, const uint8_t *prep, size_t prep_count, const ui
     pts[2] = *tsm_ge_base();
     tsm_sc_mul(sc[3], hS, inv8);
     pts[3] = H;
-    if ((rc = msm_out(A1, sc, pts, 4)) != 0) goto done;
+    {
+      msm_job j1 = {A1, sc, pts, 4, 0};
+      msm_run(&j1);
+      if ((rc = j1.rc) != 0) goto done;
+    }
     /* B = (r·y·s/8)·H + (η/8)·G */
     tsm_sc_mul(t, ry, s);
     tsm_sc_mul(t, t, inv8);
     tsm_sc_mul(t2, eta, inv8);
     tsm_ge_double_scalarmult_base_vartime(&bp, t, &H, t2);
-    p2_to_bytes(B, &bp);
+    tsm_ge_p2_tobytes(B, &bp);
     hash_keys(e, transcript, A1, B);
     if (!tsm_sc_isnonzero(e)) goto zero;
     tsm_sc_muladd(r1, aP[0], e, r);
