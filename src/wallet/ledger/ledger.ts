@@ -54,6 +54,12 @@ export interface TransferDetails {
   spentHeight: number;
   spentTxid: string;
   frozen: boolean;
+  /**
+   * wallet2's m_key_image_request: in a view-only wallet, the key image is wanted (export_outputs
+   * sends the output, import_key_images clears it); in a full wallet that imported outputs, it was
+   * requested (export_key_images sends it). Absent means false.
+   */
+  keyImageRequest?: boolean;
 }
 
 /** One incoming payment: a tx's outputs to one subaddress (wallet2::payment_details). */
@@ -130,6 +136,8 @@ export interface LedgerState {
   subaddressCounts: number[];
   /** Keys of the txs this wallet sent (m_tx_keys, m_additional_tx_keys), by txid; absent in older caches. */
   txKeys?: Record<string, { txKey: string; additional: string[] }>;
+  /** One-time output key → key image, from signed tx sets (wallet2's m_cold_key_images): a view-only wallet learns its change's key images. */
+  coldKeyImages?: Record<string, string>;
 }
 
 export function emptyLedgerState(startHeight = 0): LedgerState {
@@ -481,13 +489,16 @@ export class Ledger {
   }
 
   private transferOf(tx: ScannedTx, r: ScannedTx["received"][number], txid: string, height: number): TransferDetails {
+    // a view-only wallet: the key image may be known from a signed tx set (m_cold_key_images), and is wanted
+    const cold = r.keyImage ? undefined : this.state.coldKeyImages?.[hex(r.publicKey)];
     return {
       txid,
       blockHeight: height,
       internalIndex: r.index,
       globalIndex: r.globalIndex ?? -1n,
       amount: r.amount,
-      keyImage: r.keyImage ? hex(r.keyImage) : "",
+      keyImage: r.keyImage ? hex(r.keyImage) : (cold ?? ""),
+      ...(r.keyImage ? {} : { keyImageRequest: true }),
       publicKey: hex(r.publicKey),
       mask: hex(r.mask),
       rct: r.rct,
@@ -800,6 +811,37 @@ export class Ledger {
   }
 
   /** Index of the transfer with this key image, if any. */
+  /** Sets a transfer's key image (import_key_images, import_outputs), keeping the index by key image. */
+  setKeyImage(index: number, keyImage: string, request: boolean): void {
+    const t = this.state.transfers[index];
+    if (t.keyImage && this.byKeyImage.get(t.keyImage) === index) this.byKeyImage.delete(t.keyImage);
+    t.keyImage = keyImage;
+    if (request) t.keyImageRequest = true;
+    else delete t.keyImageRequest;
+    if (keyImage) this.byKeyImage.set(keyImage, index);
+  }
+
+  /**
+   * Replaces the transfers from `offset` on (import_outputs: m_transfers.resize(offset + n) and the
+   * new records), keeping the indices by key image and by output key.
+   */
+  replaceTransfersFrom(offset: number, transfers: readonly TransferDetails[]): void {
+    this.state.transfers.splice(offset, this.state.transfers.length - offset, ...transfers);
+    this.reindex();
+    for (const t of transfers) this.expand(t.subaddress);
+  }
+
+  /** Remembers the key images a signed tx set gave for its outputs to this wallet (m_cold_key_images). */
+  addColdKeyImages(entries: readonly { pubkey: string; keyImage: string }[]): void {
+    const m = (this.state.coldKeyImages ??= {});
+    for (const e of entries) m[e.pubkey] = e.keyImage;
+  }
+
+  /** The index of the transfer with this one-time output key. */
+  transferIndexByPublicKey(publicKey: string): number | undefined {
+    return this.byPubKey.get(publicKey);
+  }
+
   transferIndexByKeyImage(keyImage: string): number | undefined {
     return this.byKeyImage.get(keyImage.toLowerCase());
   }

@@ -16,6 +16,7 @@ import { SendError } from "../send/errors.js";
 import { estimateTxSize, estimateTxWeight, RING_SIZE } from "../send/fee.js";
 import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/sender.js";
 import { receivedBy } from "../proofs/index.js";
+import { exportUnsignedSet } from "../cold/index.js";
 import type { WalletService } from "../service/service.js";
 import { type Def, def, fail, list as listOf, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
@@ -163,6 +164,8 @@ function fromMetadata(svc: WalletService, hexText: string): PendingTx | null {
 }
 
 interface FillOpts {
+  /** A view-only wallet's answer: the set to sign, and nothing of the unsigned drafts (fill_response). */
+  unsignedTxset?: string;
   getTxKey: boolean;
   doNotRelay: boolean;
   getTxHex: boolean;
@@ -173,6 +176,21 @@ const txKeyString = (p: PendingTx) => hex(p.txKey) + p.additionalTxKeys.map(hex)
 
 /** fill_response for the single-tx answers (transfer, sweep_single). */
 function single(p: PendingTx, o: FillOpts): JsonWritable {
+  if (o.unsignedTxset !== undefined) {
+    return {
+      amount: p.amount,
+      amounts_by_dest: { amounts: p.amountsByDest },
+      fee: p.fee,
+      multisig_txset: "",
+      spent_key_images: { key_images: p.keyImages },
+      tx_blob: "",
+      tx_hash: p.txid,
+      tx_key: "",
+      tx_metadata: "",
+      unsigned_txset: o.unsignedTxset,
+      weight: BigInt(p.weight),
+    };
+  }
   return {
     amount: p.amount,
     amounts_by_dest: { amounts: p.amountsByDest },
@@ -190,10 +208,19 @@ function single(p: PendingTx, o: FillOpts): JsonWritable {
 
 /** fill_response for the list answers (transfer_split, sweeps); epee leaves empty lists out. */
 function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
-  const out: Record<string, JsonWritable> = { multisig_txset: "", unsigned_txset: "" };
+  const out: Record<string, JsonWritable> = { multisig_txset: "", unsigned_txset: o.unsignedTxset ?? "" };
   const put = (k: string, v: JsonWritable[]) => {
     if (v.length > 0) out[k] = v;
   };
+  if (o.unsignedTxset !== undefined) {
+    put("amount_list", ps.map((p) => p.amount));
+    put("amounts_by_dest_list", ps.map((p) => ({ amounts: p.amountsByDest })));
+    put("fee_list", ps.map((p) => p.fee));
+    put("spent_key_images_list", ps.map((p) => ({ key_images: p.keyImages })));
+    put("tx_hash_list", ps.map((p) => p.txid));
+    put("weight_list", ps.map((p) => BigInt(p.weight)));
+    return out;
+  }
   put("amount_list", ps.map((p) => p.amount));
   put("amounts_by_dest_list", ps.map((p) => ({ amounts: p.amountsByDest })));
   put("fee_list", ps.map((p) => p.fee));
@@ -222,13 +249,24 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
   const defs: WalletDef[] = [];
   const add = <P>(d: Def<P>) => defs.push(def(d));
 
-  /** Builds under the wallet's spend lock, then relays unless told not to (fill_response). */
-  async function run(doNotRelay: boolean, build: (s: Sender) => Promise<PendingTx[]>, opts: { priority: number; ringSize: bigint; unlockTime: bigint; extra: Bytes }): Promise<PendingTx[]> {
+  /**
+   * Builds under the wallet's spend lock, then relays unless told not to (fill_response); a view-only
+   * wallet relays nothing and answers the set for the full wallet to sign (`unsignedTxset`).
+   */
+  async function run(
+    doNotRelay: boolean,
+    build: (s: Sender) => Promise<PendingTx[]>,
+    opts: { priority: number; ringSize: bigint; unlockTime: bigint; extra: Bytes },
+  ): Promise<PendingTx[] & { unsignedTxset?: string }> {
     const wal = svc.wallet();
     try {
       return await wal.spend(async (ctx) => {
         const sender = new Sender(ctx, { priority: opts.priority, ringSize: Number(opts.ringSize), unlockTime: opts.unlockTime, extra: opts.extra });
-        const ptxs = await build(sender);
+        const ptxs: PendingTx[] & { unsignedTxset?: string } = await build(sender);
+        if (ptxs.some((p) => p.construction)) {
+          ptxs.unsignedTxset = hex(await exportUnsignedSet(ctx, ptxs.flatMap((p) => (p.construction ? [p.construction] : []))));
+          return ptxs;
+        }
         if (!doNotRelay) for (const p of ptxs) await commitTx(ctx, p);
         return ptxs;
       });
@@ -251,7 +289,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
 
   type TransferParams = typeof transferParams extends { parse(v: never, path: string): infer T } ? T : never;
   /** on_transfer / on_transfer_split up to fill_response: validate, plan and build (and relay). */
-  async function transferTxs(p: TransferParams): Promise<PendingTx[]> {
+  async function transferTxs(p: TransferParams): Promise<PendingTx[] & { unsignedTxset?: string }> {
     const v = validateTransfer(svc, p.destinations, p.payment_id);
     checkAccount(svc, p.account_index);
     const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), {
@@ -271,7 +309,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     handler: async (p) => {
       const ptxs = await transferTxs(p);
       if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
-      return single(ptxs[0], { getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 
@@ -279,7 +317,10 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     name: "transfer_split",
     restricted: true,
     params: transferParams,
-    handler: async (p) => list(await transferTxs(p), { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata }),
+    handler: async (p) => {
+      const ptxs = await transferTxs(p);
+      return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+    },
   });
 
   add({
@@ -306,7 +347,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
         unlockTime: p.unlock_time,
         extra: v.extra,
       });
-      return list(ptxs, { getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 
@@ -327,7 +368,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (ptxs.length === 0) fail(W.UNKNOWN_ERROR, "No outputs found: no unspent, unlocked, unfrozen output of this wallet has that key image");
       if (ptxs.length > 1) fail(W.UNKNOWN_ERROR, "Multiple transactions are created, which is not supposed to happen");
       if (ptxs[0].selected.length > 1) fail(W.UNKNOWN_ERROR, "The transaction uses multiple inputs, which is not supposed to happen");
-      return single(ptxs[0], { getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 

@@ -16,6 +16,7 @@ import { constructTx, type ConstructedTx, type Destination, type DestinationKeys
 import { DistributionCache, pickRings, type Ring } from "./decoys.js";
 import type { RctDistribution } from "./distribution.js";
 import { SendError } from "./errors.js";
+import { BP_VERSION_PLUS, RANGE_PROOF_PADDED_BULLETPROOF, type TxConstructionData, type TxDestinationEntry } from "../cold/formats.js";
 import { RandomDraw } from "./random-draw.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
 import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
@@ -64,6 +65,11 @@ export interface PendingTx {
   /** 64 hex chars (the 8-byte id decrypted, zeros after it), zeros when none. */
   paymentId: string;
   unlockTime: bigint;
+  /**
+   * A view-only wallet's tx: what the signing wallet needs to build it (wallet2's
+   * tx_construction_data); `blob` is then the unsigned draft and `txid` its hash, not the final id.
+   */
+  construction?: TxConstructionData;
 }
 
 export interface SendOptions {
@@ -109,7 +115,11 @@ export class Sender {
     private readonly o: SendOptions,
   ) {
     this.rng = o.rng ?? systemRandom;
-    if (!w.keys.spendSecretKey) throw new SendError("watch_only", "This wallet is watch-only and cannot sign transactions");
+  }
+
+  /** A view-only wallet plans and draws rings as any other, then hands the signing to the full wallet. */
+  private get watchOnly(): boolean {
+    return !this.w.keys.spendSecretKey;
   }
 
   private spendable(i: number): boolean {
@@ -253,17 +263,20 @@ export class Sender {
       const rings = await this.ringsFor(p.selected, adjustMixin(this.o.ringSize));
       const { all, changeAddress } = this.changeOrDummy(account, p.dsts, p.change);
       const tx: ConstructedTx = constructTx(this.w.backend, {
-        sources: this.sources(p.selected, rings, true),
+        sources: this.sources(p.selected, rings, !this.watchOnly),
         destinations: all,
         changeAddress,
         viewSecretKey: this.w.keys.viewSecretKey,
         extra: this.o.extra,
         unlockTime: this.o.unlockTime,
         fee: p.fee,
+        shapeOnly: this.watchOnly,
       }, this.rng);
       const t = this.w.ledger.state.transfers;
+      const construction = this.watchOnly ? this.constructionData(account, p, rings, all, changeAddress) : undefined;
       out.push({
-        txid: hex(tx.txid),
+        // a view-only wallet's draft has no signatures: its hash names the draft only
+        txid: construction ? hex(this.w.backend.keccak256(tx.blob)) : hex(tx.txid),
         blob: tx.blob,
         txKey: tx.txKey,
         additionalTxKeys: tx.additionalTxKeys,
@@ -283,9 +296,60 @@ export class Sender {
         subaddrIndices: [...new Set(p.selected.map((i) => t[i].subaddress.minor))].sort((a, b) => a - b),
         paymentId: paymentIdOf(this.o.extra),
         unlockTime: this.o.unlockTime,
+        ...(construction ? { construction } : {}),
       });
     }
     return out;
+  }
+
+  /** transfer_selected_rct's tx_construction_data: sources with their rings, destinations with the change, the request's extra. */
+  private constructionData(account: number, p: PlannedTx, rings: readonly Ring[], all: readonly Destination[], change: DestinationKeys | null): TxConstructionData {
+    const t = this.w.ledger.state.transfers;
+    const entry = (d: Destination): TxDestinationEntry => ({
+      original: d.original,
+      amount: d.amount,
+      spendPublicKey: d.spendPublicKey,
+      viewPublicKey: d.viewPublicKey,
+      isSubaddress: d.isSubaddress,
+      isIntegrated: false,
+    });
+    const zero = new Uint8Array(32);
+    return {
+      sources: p.selected.map((i, k) => {
+        const td = t[i];
+        if (!td.txPubKey) throw new SendError("internal", `the wallet's record of output ${td.txid}:${td.internalIndex} predates sending; rescan_blockchain once to spend it`);
+        return {
+          outputs: rings[k].members.map((m) => ({ globalIndex: m.globalIndex, key: m.key, commitment: m.mask })),
+          realOutput: rings[k].realIndex,
+          realOutTxKey: unhex(td.txPubKey),
+          realOutAdditionalTxKeys: [],
+          realOutputInTxIndex: td.internalIndex,
+          amount: td.amount,
+          rct: true,
+          mask: unhex(td.mask),
+          multisigKLRki: new Uint8Array(128),
+        };
+      }),
+      changeDts: {
+        original: "",
+        amount: p.change,
+        spendPublicKey: change?.spendPublicKey ?? zero,
+        viewPublicKey: change?.viewPublicKey ?? zero,
+        isSubaddress: change?.isSubaddress ?? false,
+        isIntegrated: false,
+      },
+      splittedDsts: all.map(entry),
+      selectedTransfers: [...p.selected],
+      extra: this.o.extra,
+      unlockTime: this.o.unlockTime,
+      useRct: true,
+      useViewTags: true,
+      rangeProofType: RANGE_PROOF_PADDED_BULLETPROOF,
+      bpVersion: BP_VERSION_PLUS,
+      dests: p.dsts.map(entry),
+      subaddrAccount: account,
+      subaddrIndices: [...new Set(p.selected.map((i) => t[i].subaddress.minor))].sort((a, b) => a - b),
+    };
   }
 
   /** create_transactions_2 (transfer, transfer_split). */

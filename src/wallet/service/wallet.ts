@@ -30,6 +30,7 @@ import type { KeyWallet } from "../keys/rpc.js";
 import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
 import { ScanWorker } from "../scan/pool.js";
+import type { ColdContext } from "../cold/context.js";
 import type { SpendContext } from "../send/sender.js";
 import { type RefreshResult, WalletSync } from "../sync/index.js";
 
@@ -599,6 +600,35 @@ export class OpenWallet {
         return await f(ctx);
       } finally {
         if (this.ledger.state.pending.length !== pendingBefore) this.persistAfterSend();
+      }
+    });
+  }
+
+  /**
+   * Runs an export, import or signing with the ledger held still, with or without a node (an offline
+   * signing wallet has none), and stores the cache afterwards when `f` changed the ledger (`changes`).
+   */
+  exclusive<T>(changes: boolean, f: (ctx: ColdContext) => Promise<T>): Promise<T> {
+    return this.serial(async () => {
+      if (this.closed) throw new Error("wallet closed");
+      const ctx: ColdContext = {
+        node: this.node,
+        ledger: this.ledger,
+        keys: this.keys,
+        deriver: this.deriver,
+        network: this.network,
+        backend: this.backend,
+        now: BigInt(Math.floor(Date.now() / 1000)),
+        address: (i) => this.address(i),
+        subaddressIndexOf: (k) => this.subaddressIndexOf(k),
+      };
+      try {
+        return await f(ctx);
+      } finally {
+        if (changes) {
+          this.syncLabels();
+          this.storeCacheOnly();
+        }
       }
     });
   }

@@ -1,0 +1,261 @@
+/**
+ * monero-wallet-rpc's outputs, key images and cold-signing methods (wallet_rpc_server.cpp v0.18:
+ * on_export_outputs, on_import_outputs, on_export_key_images, on_import_key_images,
+ * on_describe_transfer, on_sign_transfer, on_submit_transfer) over ../cold. The view-only side of
+ * transfer / sweep_all (unsigned_txset) is in send.ts. Each ColdError kind maps to the code
+ * monero-wallet-rpc answers for it, here and nowhere else.
+ */
+import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
+import type { Bytes } from "../../crypto/backend.js";
+import {
+  ColdError,
+  describeTransfers,
+  exportKeyImages,
+  exportOutputs,
+  importKeyImages,
+  importOutputs,
+  paymentIdOfExtra,
+  readOutputsExport,
+  readSignedSet,
+  readUnsignedSet,
+  type SignedKeyImage,
+  signUnsignedSet,
+} from "../cold/index.js";
+import { encodeAddress } from "../../protocol/address.js";
+import { serializeTransaction } from "../../protocol/tx.js";
+import { txHash } from "../../protocol/tx-hash.js";
+import { SendError } from "../send/errors.js";
+import { commitTx, type PendingTx } from "../send/sender.js";
+import { type Def, def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
+
+/** Codes of wallet_rpc_server_error_codes.h used here. */
+export const WC = {
+  BAD_HEX: -26,
+  BAD_UNSIGNED_TX_DATA: -39,
+  BAD_SIGNED_TX_DATA: -40,
+  SIGNED_SUBMISSION: -41,
+  SIGN_UNSIGNED: -42,
+} as const;
+
+/** handle_rpc_exception for the cold operations: signature failures are −9, the rest the method's default. */
+function coldToRpc(e: unknown, defaultCode: number, prefix = ""): never {
+  if (e instanceof ColdError) {
+    if (e.kind === "bad_signature") fail(W.WRONG_SIGNATURE, e.message);
+    if (e.kind === "watch_only") fail(W.WATCH_ONLY, e.message);
+    if (e.kind === "no_daemon") fail(W.NO_DAEMON_CONNECTION, e.message);
+    fail(defaultCode, prefix + e.message);
+  }
+  throw e;
+}
+
+/** The cold-signing methods of tsmonero-wallet-rpc. */
+export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
+  const defs: WalletDef[] = [];
+  const add = <P>(d: Def<P>) => defs.push(def(d));
+
+  add({
+    name: "export_outputs",
+    restricted: true,
+    params: obj({ all: withDefault(bool, false), start: withDefault(u32, 0), count: withDefault(u32, 0xffffffff) }),
+    handler: async (p) => {
+      try {
+        const data = await w().exclusive(false, (ctx) => exportOutputs(ctx, p.all, p.start, p.count));
+        return { outputs_data_hex: hex(data) };
+      } catch (e) {
+        return coldToRpc(e, W.UNKNOWN_ERROR);
+      }
+    },
+  });
+
+  add({
+    name: "import_outputs",
+    restricted: true,
+    params: obj({ outputs_data_hex: str }),
+    handler: async (p) => {
+      if (!isHex(p.outputs_data_hex)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      try {
+        const n = await w().exclusive(true, async (ctx) => importOutputs(ctx, await readOutputsExport(ctx, unhex(p.outputs_data_hex))));
+        return { num_imported: BigInt(n) };
+      } catch (e) {
+        return coldToRpc(e, W.UNKNOWN_ERROR, "Failed to import outputs: ");
+      }
+    },
+  });
+
+  add({
+    name: "export_key_images",
+    params: obj({ all: withDefault(bool, false) }),
+    handler: async (p) => {
+      try {
+        const r = await w().exclusive(false, async (ctx) => exportKeyImages(ctx, p.all));
+        return withList({ offset: BigInt(r.offset) } as Record<string, JsonWritable>, "signed_key_images", r.signed.map((s) => ({ key_image: hex(s.keyImage), signature: hex(s.signature) })));
+      } catch (e) {
+        return coldToRpc(e, W.UNKNOWN_ERROR);
+      }
+    },
+  });
+
+  add({
+    name: "import_key_images",
+    restricted: true,
+    params: obj({ offset: withDefault(u32, 0), signed_key_images: list(obj({ key_image: str, signature: str })) }),
+    handler: async (p) => {
+      if (!svc.trusted) fail(W.UNKNOWN_ERROR, "This command requires a trusted daemon.");
+      const ski: SignedKeyImage[] = [];
+      for (const s of p.signed_key_images) {
+        if (s.key_image.length !== 64 || !isHex(s.key_image)) fail(W.WRONG_KEY_IMAGE, "failed to parse key image");
+        if (s.signature.length !== 128 || !isHex(s.signature)) fail(W.WRONG_SIGNATURE, "failed to parse signature");
+        ski.push({ keyImage: unhex(s.key_image), signature: unhex(s.signature) });
+      }
+      try {
+        const r = await w().exclusive(true, (ctx) => importKeyImages(ctx, ski, p.offset, true));
+        return { height: BigInt(r.height), spent: r.spent, unspent: r.unspent };
+      } catch (e) {
+        return coldToRpc(e, W.UNKNOWN_ERROR);
+      }
+    },
+  });
+
+  add({
+    name: "describe_transfer",
+    restricted: true,
+    params: obj({ unsigned_txset: str, multisig_txset: str }),
+    handler: async (p) => {
+      const wal = w();
+      if (wal.watchOnly) fail(W.WATCH_ONLY, "command not supported by watch-only wallet: describe the set in the full wallet that will sign it");
+      if (p.unsigned_txset === "" && p.multisig_txset === "") fail(W.UNKNOWN_ERROR, "no txset provided");
+      if (p.unsigned_txset === "") fail(W.NOT_MULTISIG, "This wallet is not multisig: a multisig_txset is described by a multisig wallet");
+      if (!isHex(p.unsigned_txset)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      try {
+        const r = await wal.exclusive(false, async (ctx) => describeTransfers(ctx, (await readUnsignedSet(ctx, unhex(p.unsigned_txset))).txes));
+        const recipient = (x: { address: string; amount: bigint }) => ({ address: x.address, amount: x.amount });
+        return {
+          desc: r.desc.map((d) => ({
+            amount_in: d.amountIn,
+            amount_out: d.amountOut,
+            ring_size: d.ringSize,
+            unlock_time: d.unlockTime,
+            recipients: d.recipients.map(recipient),
+            payment_id: d.paymentId,
+            change_amount: d.changeAmount,
+            change_address: d.changeAddress,
+            fee: d.fee,
+            dummy_outputs: d.dummyOutputs,
+            extra: d.extra,
+          })),
+          summary: {
+            amount_in: r.summary.amountIn,
+            amount_out: r.summary.amountOut,
+            recipients: r.summary.recipients.map(recipient),
+            change_amount: r.summary.changeAmount,
+            change_address: r.summary.changeAddress,
+            fee: r.summary.fee,
+          },
+        };
+      } catch (e) {
+        if (e instanceof ColdError && e.kind === "bad_data" && /^Claimed|^Change goes/.test(e.message)) fail(WC.BAD_UNSIGNED_TX_DATA, e.message);
+        if (e instanceof ColdError) fail(WC.BAD_UNSIGNED_TX_DATA, `cannot load unsigned_txset: ${e.message}`);
+        throw e;
+      }
+    },
+  });
+
+  add({
+    name: "sign_transfer",
+    restricted: true,
+    params: obj({ unsigned_txset: str, export_raw: withDefault(bool, false), get_tx_keys: withDefault(bool, false) }),
+    handler: async (p) => {
+      const wal = w();
+      if (wal.watchOnly) fail(W.WATCH_ONLY, "command not supported by watch-only wallet: sign in the full wallet that holds the spend key");
+      if (!isHex(p.unsigned_txset)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      try {
+        const r = await wal.exclusive(true, async (ctx) => {
+          let set;
+          try {
+            set = await readUnsignedSet(ctx, unhex(p.unsigned_txset));
+          } catch (e) {
+            if (e instanceof ColdError) fail(WC.BAD_UNSIGNED_TX_DATA, `cannot load unsigned_txset: ${e.message}`);
+            throw e;
+          }
+          return signUnsignedSet(ctx, set);
+        });
+        const out: Record<string, JsonWritable> = { signed_txset: hex(r.data) };
+        withList(out, "tx_hash_list", r.txs.map((t) => t.txid));
+        if (p.get_tx_keys) withList(out, "tx_key_list", r.txs.map((t) => hex(t.txKey) + t.additionalTxKeys.map(hex).join("")));
+        if (p.export_raw) withList(out, "tx_raw_list", r.txs.map((t) => hex(t.blob)));
+        return out;
+      } catch (e) {
+        if (e instanceof ColdError) fail(WC.SIGN_UNSIGNED, `Failed to sign unsigned tx: ${e.message}`);
+        throw e;
+      }
+    },
+  });
+
+  add({
+    name: "submit_transfer",
+    restricted: true,
+    params: obj({ tx_data_hex: str }),
+    handler: async (p) => {
+      if (!isHex(p.tx_data_hex)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      const wal = w();
+      const ids: string[] = [];
+      try {
+        await wal.spend(async (ctx) => {
+          let ptxs;
+          try {
+            ptxs = await readSignedSet(ctx, unhex(p.tx_data_hex));
+          } catch (e) {
+            if (e instanceof ColdError) fail(WC.BAD_SIGNED_TX_DATA, `Failed to parse signed tx data: ${e.message}`);
+            throw e;
+          }
+          for (const r of ptxs) {
+            const blob = serializeTransaction(r.tx);
+            const keyImages = r.tx.vin.flatMap((i) => (i.type === "key" ? [hex(i.keyImage)] : []));
+            const byImage = keyImages.map((k) => ctx.ledger.transferIndexByKeyImage(k));
+            const selected = byImage.every((i) => i !== undefined) ? (byImage as number[]) : r.selectedTransfers.filter((i) => i < ctx.ledger.state.transfers.length);
+            const dests = r.dests.map((d) => ({
+              amount: d.amount,
+              address: d.original || encodeAddress(ctx.network, d.isSubaddress ? "subaddress" : "standard", d.spendPublicKey, d.viewPublicKey, null, ctx.backend),
+            }));
+            const cd = r.constructionData;
+            const ptx: PendingTx = {
+              txid: hex(txHash(r.tx, ctx.backend)),
+              blob,
+              txKey: r.txKey,
+              additionalTxKeys: r.additionalTxKeys,
+              fee: r.fee,
+              amount: r.dests.reduce((s, d) => s + d.amount, 0n),
+              amountsByDest: r.dests.map((d) => d.amount),
+              weight: blob.length,
+              keyImages,
+              selected,
+              dests,
+              selfDests: r.dests.flatMap((d) => {
+                const i = ctx.subaddressIndexOf(d.spendPublicKey);
+                return i ? [{ major: i.major, minor: i.minor, amount: d.amount }] : [];
+              }),
+              change: r.changeDts.amount,
+              account: cd.subaddrAccount,
+              subaddrIndices: cd.subaddrIndices,
+              paymentId: paymentIdOfExtra(cd.extra),
+              unlockTime: r.tx.unlockTime,
+            };
+            await commitTx(ctx, ptx);
+            ids.push(ptx.txid);
+          }
+        });
+      } catch (e) {
+        if (e instanceof SendError) fail(WC.SIGNED_SUBMISSION, `Failed to submit signed tx: ${e.message}`);
+        if (e instanceof ColdError) fail(WC.SIGNED_SUBMISSION, `Failed to submit signed tx: ${e.message}`);
+        if (e instanceof Error && e.name === "NoDaemonError") fail(W.NO_DAEMON_CONNECTION, e.message);
+        throw e;
+      }
+      return withList({} as Record<string, JsonWritable>, "tx_hash_list", ids);
+    },
+  });
+
+  return defs;
+}
