@@ -66,7 +66,7 @@ export async function importKeyImages(ctx: ColdContext, signed: readonly SignedK
     const ki = hex(keyImage);
     if (td.keyImage === ki) continue;
     const where = `${n + offset}/${signed.length}, key image ${ki}`;
-    if (!inMainSubgroup(b, keyImage)) throw new ColdError("bad_signature", `Key image out of validity domain: input ${where}`);
+    if (!inMainSubgroup(b, keyImage)) throw new ColdError("bad_data", `Key image out of validity domain: input ${where}`);
     if (!b.checkRingSignature(keyImage, keyImage, unhex(td.publicKey), signature))
       throw new ColdError("bad_signature", `Signature check failed ${where}, signature ${hex(signature)}, pubkey ${td.publicKey}: the key images were not signed by this wallet's outputs at this offset`);
   }
