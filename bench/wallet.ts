@@ -21,6 +21,8 @@
  *   reserve proofs (issue 17's goals): bob's get_reserve_proof over all his outputs (the extra
  *                            blocks' coinbase outputs, before the sweep row freezes them) and
  *                            check_reserve_proof of it, ms per call, median of 3; goal ≤ half
+ *   key images (issue 17): bob's export_key_images (all), then import_key_images of them into a
+ *                            fresh view-only wallet of bob, ms per call, median of 3; goal ≤ half for the import
  * Each implementation runs alone (the other one is stopped) so they do not share the 2 cores.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -175,8 +177,10 @@ interface Figures {
   sendMs: Record<string, number[]>;
   /** The same rows with TSMONERO_PROVER_THREADS=1 (tsmonero only: its prover then uses one core, as wallet2's). */
   sendMs1?: Record<string, number[]>;
-  /** ms per call of the reserve proof rows, and how many outputs the proof covered. */
+  /** ms per call of the reserve proof and key image rows, and how many outputs the proof covered. */
   proofMs: Record<string, number[]>;
+  /** How many key images the key image rows moved. */
+  keyImages?: number;
   proofOutputs: number;
   error?: string;
 }
@@ -320,6 +324,7 @@ async function measureSends(port: number, impl: string, f: Figures, walletOpen =
   await rpc(port, "auto_refresh", { enable: false });
   await rpc(port, "refresh", {});
   if (withProofs) await measureReserveProofs(port, impl, f);
+  if (withProofs) await measureKeyImages(port, impl, f);
   for (const row of SEND_ROWS) {
     if (row.sweep) {
       const inc = (await rpc(port, "incoming_transfers", { transfer_type: "available" })) as { transfers?: { key_image: string; unlocked: boolean }[] };
@@ -345,6 +350,45 @@ async function measureSends(port: number, impl: string, f: Figures, walletOpen =
 }
 
 const PROOF_ROWS = ["get_reserve_proof, all: true", "check_reserve_proof of it"] as const;
+const KEY_IMAGE_ROWS = ["export_key_images, all: true (full wallet)", "import_key_images of them (fresh view-only wallet)"] as const;
+
+/**
+ * Issue 17's key image rows: bob's full wallet exports all its signed key images (PROOF_REPEATS
+ * calls); then, PROOF_REPEATS times, a fresh view-only wallet of bob (generate_from_keys at the
+ * recorded top, refreshed, not timed) imports them: every signature checked, one is_key_image_spent
+ * for all. bob's full wallet is restored again afterwards for the send rows.
+ */
+async function measureKeyImages(port: number, impl: string, f: Figures): Promise<void> {
+  const exp: number[] = [];
+  let ski: unknown[] = [];
+  for (let i = 0; i < PROOF_REPEATS; i++) {
+    progress(`  ${impl}: export_key_images ${i + 1}/${PROOF_REPEATS}`);
+    const t0 = performance.now();
+    const r = (await rpc(port, "export_key_images", { all: true })) as { signed_key_images?: unknown[] };
+    exp.push(performance.now() - t0);
+    ski = r.signed_key_images ?? [];
+  }
+  f.keyImages = ski.length;
+  const viewkey = String((await rpc(port, "query_key", { key_type: "view_key" })).key);
+  const imp: number[] = [];
+  for (let i = 0; i < PROOF_REPEATS; i++) {
+    await rpc(port, "close_wallet", {});
+    await rpc(port, "generate_from_keys", { filename: `bob-view-${i}`, address: BOB, viewkey, password: "", restore_height: recordedBlocks().length });
+    await rpc(port, "auto_refresh", { enable: false });
+    await rpc(port, "refresh", {});
+    progress(`  ${impl}: import_key_images of ${ski.length} ${i + 1}/${PROOF_REPEATS}`);
+    const t0 = performance.now();
+    const r = await rpc(port, "import_key_images", { offset: 0, signed_key_images: ski });
+    imp.push(performance.now() - t0);
+    if (r.spent === undefined) throw new Error(`import_key_images on ${impl}: no answer`);
+  }
+  f.proofMs[KEY_IMAGE_ROWS[0]] = exp;
+  f.proofMs[KEY_IMAGE_ROWS[1]] = imp;
+  await rpc(port, "close_wallet", {});
+  await rpc(port, "restore_deterministic_wallet", { filename: "bob-2", seed: WALLET_SEEDS.bob, password: "", restore_height: recordedBlocks().length, language: "English" });
+  await rpc(port, "auto_refresh", { enable: false });
+  await rpc(port, "refresh", {});
+}
 const PROOF_REPEATS = 3;
 
 /**
@@ -468,6 +512,15 @@ async function run(args: ParsedArgs): Promise<void> {
     const b = real.proofMs[label]?.length ? median(real.proofMs[label]) : undefined;
     const r = a !== undefined && b !== undefined ? a / b : undefined;
     rows.push([`${label} (${ts.proofOutputs || real.proofOutputs} outputs), ms per call (median of ${PROOF_REPEATS})`, a === undefined ? "—" : a.toFixed(0), b === undefined ? "—" : b.toFixed(0), r ? formatRatio(r) : "—", "≤ 0.5× (time)", mark(r === undefined ? (ts.error ? false : undefined) : r <= 0.5)]);
+  }
+
+  for (const label of KEY_IMAGE_ROWS) {
+    const a = ts.proofMs[label]?.length ? median(ts.proofMs[label]) : undefined;
+    const b = real.proofMs[label]?.length ? median(real.proofMs[label]) : undefined;
+    const r = a !== undefined && b !== undefined ? a / b : undefined;
+    const goal = label.startsWith("import") ? "≤ 0.5× (time)" : "—";
+    const met = label.startsWith("import") ? mark(r === undefined ? (ts.error ? false : undefined) : r <= 0.5) : "—";
+    rows.push([`${label} (${ts.keyImages ?? real.keyImages ?? 0} images), ms per call (median of ${PROOF_REPEATS})`, a === undefined ? "—" : a.toFixed(0), b === undefined ? "—" : b.toFixed(0), r ? formatRatio(r) : "—", goal, met]);
   }
 
   const subjectName = subject === "real" ? "monero-wallet-rpc (as subject)" : "tsmonero-wallet-rpc";

@@ -467,6 +467,19 @@ static napi_value f_check_ring_signature(napi_env env, napi_callback_info info) 
   return ret_bool(env, tsm_check_ring_signature(prefix.p, image.p, pubs.p, pubs.n / 32, sigs.p));
 }
 
+static napi_value f_check_key_image_signatures(napi_env env, napi_callback_info info) {
+  napi_value v;
+  ARGS(4);
+  BYTES(kis, 0, ANY);
+  BYTES(pubs, 1, ANY);
+  BYTES(sigs, 2, ANY);
+  INDEX(threads, 3);
+  if (kis.n % 32 != 0 || pubs.n != kis.n || sigs.n != 2 * kis.n)
+    return throw_type(env, "tsmonero_crypto: key images and keys must be n*32 bytes, signatures n*64");
+  napi_create_int64(env, tsm_check_key_image_signatures(kis.p, pubs.p, sigs.p, kis.n / 32, (int)threads), &v);
+  return v;
+}
+
 /* ---- registration ---- */
 
 static napi_value Init(napi_env env, napi_value exports) {
@@ -509,6 +522,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"checkSignature", f_check_signature},
       {"generateRingSignature", f_generate_ring_signature},
       {"checkRingSignature", f_check_ring_signature},
+      {"checkKeyImageSignatures", f_check_key_image_signatures},
       {"preparedSize", tsm_napi_prepared_size},
       {"preparePoints", tsm_napi_prepare_points},
       {"multiScalarMultPrepared", tsm_napi_msm_prepared},

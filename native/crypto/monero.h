@@ -24,5 +24,11 @@ int tsm_generate_ring_signature(uint8_t *sigs, const uint8_t prefix[32], const u
                                 const uint8_t *nonces);
 int tsm_check_ring_signature(const uint8_t prefix[32], const uint8_t image[32], const uint8_t *pubs, size_t n,
                              const uint8_t *sigs);
+/* wallet2::import_key_images' checks of n signed key images (32-byte kis, 32-byte output keys,
+ * 64-byte one-member ring signatures over the key image): each image in the prime-order subgroup,
+ * each signature good; on `threads` > 1 the second half runs on a second thread. −1 when all hold,
+ * else 4·index + 1 (image outside the subgroup) or + 2 (bad signature) for the first that fails. */
+int64_t tsm_check_key_image_signatures(const uint8_t *kis, const uint8_t *pubs, const uint8_t *sigs, size_t n,
+                                       int threads);
 
 #endif

@@ -104,6 +104,13 @@ export interface CryptoBackend {
    * pseudo output; i ≥ 0: ring member i). `ringct/clsag.ts` gives the same bytes without it.
    */
   clsagSign?(message: Bytes, P: Bytes, C: Bytes, p: Bytes, z: Bytes, cOffset: Bytes, l: number, nonces: Bytes): Bytes | number;
+  /**
+   * Optional accelerator (the C kernel has it, on two threads when allowed): import_key_images'
+   * checks of n signed key images (`keyImages`, `pubs` n × 32, `sigs` n × 64): each key image in the
+   * prime-order subgroup and each one-member ring signature over the key image good. null when all
+   * hold, else the first that fails and why. Without it, callers loop over `checkRingSignature`.
+   */
+  checkKeyImageSignatures?(keyImages: Bytes, pubs: Bytes, sigs: Bytes): { index: number; why: "domain" | "signature" } | null;
   /** Monero's raw map of 32 bytes to a point, without hashing or cofactor (`ge_fromfe_frombytes_vartime`). */
   hashToPoint(h: Bytes, out?: Bytes): Bytes;
   /** Monero's `hash_to_ec`: 8 · map(keccak256(p)). Accepts any 32 bytes. */

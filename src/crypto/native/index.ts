@@ -60,6 +60,7 @@ interface Addon {
   multiScalarMultPrepared(prepared: Bytes, preparedScalars: Bytes, scalars: Bytes, points: Bytes, out: Bytes): boolean;
   bulletproofPlusProve(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes, out: Bytes, threads: number): number;
   clsagSign(message: Bytes, P: Bytes, C: Bytes, p: Bytes, z: Bytes, cOffset: Bytes, l: number, nonces: Bytes, out: Bytes): number;
+  checkKeyImageSignatures(kis: Bytes, pubs: Bytes, sigs: Bytes, threads: number): number;
 }
 
 /** Forces one multi-scalar algorithm (tests and benchmarks); the backend itself picks by size. */
@@ -69,7 +70,7 @@ export const MSM_PIPPENGER = 2;
 
 let threads: number | undefined;
 /**
- * Threads the kernel's Bulletproofs+ prover uses: 2 (each round's L/R and G/H folds in parallel)
+ * Threads the kernel's Bulletproofs+ prover (and its batch of key image checks) uses: 2 (each round's L/R and G/H folds in parallel)
  * where the machine has two cores or more, 1 otherwise or with TSMONERO_PROVER_THREADS=1.
  */
 export function proverThreads(): number {
@@ -268,6 +269,13 @@ export function wrapAddon(a: Addon): NativeBackend {
       const o = new Uint8Array(32 * (n + 3));
       const rc = a.clsagSign(message, P, C, p, z, cOffset, l, nonces, o);
       return rc === 0 ? o : rc === 1 ? -1 : rc - 10;
+    },
+    checkKeyImageSignatures(keyImages: Bytes, pubs: Bytes, sigs: Bytes): { index: number; why: "domain" | "signature" } | null {
+      const n = needMultiple("checkKeyImageSignatures", "keyImages", keyImages, 32);
+      need("checkKeyImageSignatures", "pubs", pubs, 32 * n);
+      need("checkKeyImageSignatures", "sigs", sigs, 64 * n);
+      const r = a.checkKeyImageSignatures(keyImages, pubs, sigs, proverThreads());
+      return r < 0 ? null : { index: Math.floor(r / 4), why: r % 4 === 1 ? "domain" : "signature" };
     },
     bulletproofPlusProve(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes): Bytes | null {
       const m = needMultiple("bulletproofPlusProve", "amounts", amounts, 8);

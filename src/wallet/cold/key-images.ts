@@ -40,6 +40,58 @@ export function exportKeyImages(ctx: ColdContext, all: boolean): { offset: numbe
   return { offset, signed };
 }
 
+/** The checks of import_key_images: the key images not already known, in the subgroup, each signed by its output's key. */
+function checkSignatures(ctx: ColdContext, signed: readonly SignedKeyImage[], offset: number): void {
+  const b = ctx.backend;
+  const t = ctx.ledger.state.transfers;
+  const todo: number[] = [];
+  for (let n = 0; n < signed.length; n++) if (t[n + offset].keyImage !== hex(signed[n].keyImage)) todo.push(n);
+  const fail = (n: number, why: "domain" | "signature"): never => {
+    const { keyImage, signature } = signed[n];
+    const where = `${n + offset}/${signed.length}, key image ${hex(keyImage)}`;
+    if (why === "domain") throw new ColdError("bad_data", `Key image out of validity domain: input ${where}`);
+    throw new ColdError(
+      "bad_signature",
+      `Signature check failed ${where}, signature ${hex(signature)}, pubkey ${t[n + offset].publicKey}: the key images were not signed by this wallet's outputs at this offset`,
+    );
+  };
+  if (b.checkKeyImageSignatures && todo.length > 0) {
+    const kis = new Uint8Array(32 * todo.length);
+    const pubs = new Uint8Array(32 * todo.length);
+    const sigs = new Uint8Array(64 * todo.length);
+    todo.forEach((n, j) => {
+      kis.set(signed[n].keyImage, 32 * j);
+      pubs.set(unhex(t[n + offset].publicKey), 32 * j);
+      sigs.set(signed[n].signature, 64 * j);
+    });
+    const bad = b.checkKeyImageSignatures(kis, pubs, sigs);
+    if (bad) fail(todo[bad.index], bad.why);
+    return;
+  }
+  for (const n of todo) {
+    const { keyImage, signature } = signed[n];
+    if (!inMainSubgroup(b, keyImage)) fail(n, "domain");
+    if (!b.checkRingSignature(keyImage, keyImage, unhex(t[n + offset].publicKey), signature)) fail(n, "signature");
+  }
+}
+
+/** /is_key_image_spent for the imported key images: per image, 0 unspent, 1 spent in the chain, 2 in the pool. */
+async function querySpent(ctx: ColdContext, signed: readonly SignedKeyImage[]): Promise<number[]> {
+  if (!ctx.node) throw new ColdError("no_daemon", "no connection to daemon: import_key_images asks the daemon which key images are spent");
+  let v: unknown;
+  try {
+    v = await ctx.node.json("/is_key_image_spent", { key_images: signed.map((s) => hex(s.keyImage)) });
+  } catch (e) {
+    throw new ColdError("daemon", `is_key_image_spent failed: ${e instanceof Error ? e.message : String(e)}; check the daemon connection (set_daemon)`, { cause: e });
+  }
+  const st = typeof v === "object" && v !== null ? (v as { status?: unknown; spent_status?: unknown }) : {};
+  const list = Array.isArray(st.spent_status) ? st.spent_status : [];
+  if (st.status !== "OK") throw new ColdError("daemon", `is_key_image_spent failed: the daemon answered ${typeof st.status === "string" ? st.status : "nothing usable"}`);
+  if (list.length !== signed.length)
+    throw new ColdError("daemon", `daemon returned wrong response for is_key_image_spent, wrong amounts count = ${list.length}, expected ${signed.length}`);
+  return list.map(Number);
+}
+
 /** What import_key_images answers. */
 export interface ImportKeyImagesResult {
   height: number;
@@ -54,38 +106,20 @@ export interface ImportKeyImagesResult {
  * to the last imported one, frozen ones excepted.
  */
 export async function importKeyImages(ctx: ColdContext, signed: readonly SignedKeyImage[], offset: number, checkSpent: boolean): Promise<ImportKeyImagesResult> {
-  const b = ctx.backend;
   const t = ctx.ledger.state.transfers;
   if (offset > t.length) throw new ColdError("out_of_range", `Offset larger than known outputs (offset ${offset}, this wallet knows ${t.length}): export the key images again from the full wallet with all=true, or refresh this wallet first`);
   if (signed.length > t.length - offset)
     throw new ColdError("out_of_range", `The blockchain is out of date compared to the signed key images (${signed.length} from offset ${offset}, this wallet knows ${t.length} outputs): refresh this wallet, then import again`);
   if (signed.length === 0 && offset === 0) return { height: 0, spent: 0n, unspent: 0n };
-  for (let n = 0; n < signed.length; n++) {
-    const td = t[n + offset];
-    const { keyImage, signature } = signed[n];
-    const ki = hex(keyImage);
-    if (td.keyImage === ki) continue;
-    const where = `${n + offset}/${signed.length}, key image ${ki}`;
-    if (!inMainSubgroup(b, keyImage)) throw new ColdError("bad_data", `Key image out of validity domain: input ${where}`);
-    if (!b.checkRingSignature(keyImage, keyImage, unhex(td.publicKey), signature))
-      throw new ColdError("bad_signature", `Signature check failed ${where}, signature ${hex(signature)}, pubkey ${td.publicKey}: the key images were not signed by this wallet's outputs at this offset`);
+  // the daemon's answer is asked for while the signatures are checked (wallet2 asks after); it is
+  // used only when every check holds
+  const spentStatus = checkSpent ? querySpent(ctx, signed) : null;
+  if (spentStatus) {
+    spentStatus.catch(() => undefined); // awaited below, after the checks
+    await new Promise((r) => setImmediate(r)); // let the request leave before the checks take the thread
   }
-  let status: number[] | null = null;
-  if (checkSpent) {
-    if (!ctx.node) throw new ColdError("no_daemon", "no connection to daemon: import_key_images asks the daemon which key images are spent");
-    let v: unknown;
-    try {
-      v = await ctx.node.json("/is_key_image_spent", { key_images: signed.map((s) => hex(s.keyImage)) });
-    } catch (e) {
-      throw new ColdError("daemon", `is_key_image_spent failed: ${e instanceof Error ? e.message : String(e)}; check the daemon connection (set_daemon)`, { cause: e });
-    }
-    const st = typeof v === "object" && v !== null ? (v as { status?: unknown; spent_status?: unknown }) : {};
-    const list = Array.isArray(st.spent_status) ? st.spent_status : [];
-    if (st.status !== "OK") throw new ColdError("daemon", `is_key_image_spent failed: the daemon answered ${typeof st.status === "string" ? st.status : "nothing usable"}`);
-    if (list.length !== signed.length)
-      throw new ColdError("daemon", `daemon returned wrong response for is_key_image_spent, wrong amounts count = ${list.length}, expected ${signed.length}`);
-    status = list.map(Number);
-  }
+  checkSignatures(ctx, signed, offset);
+  const status = spentStatus ? await spentStatus : null;
   for (let n = 0; n < signed.length; n++) ctx.ledger.setKeyImage(n + offset, hex(signed[n].keyImage), false);
   if (status) {
     for (let n = 0; n < status.length; n++) {
