@@ -6,6 +6,8 @@ import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { defaultDataDir, type DaemonOptions } from "../node/daemon.js";
+import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
+import { applyLogSpec, LogSpecError } from "../os/log.js";
 import type { Network } from "../protocol/network.js";
 import { argInt, argString as str, type ParsedArgs, UsageError } from "./args.js";
 import { sslFlags } from "./ssl-flags.js";
@@ -94,6 +96,14 @@ export interface LogFlags {
 
 export function logFlags(args: ParsedArgs): LogFlags {
   const level = str(args, "log-level");
+  if (level !== undefined) {
+    try {
+      applyLogSpec(level, DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES);
+    } catch (e) {
+      if (e instanceof LogSpecError) throw new UsageError(`--log-level ${level}: ${e.message} (write 0-4, or categories such as *:WARNING,net:DEBUG)`);
+      throw e;
+    }
+  }
   return {
     ...(level !== undefined ? { logLevel: level } : {}),
     maxLogFileSize: argInt(args, "max-log-file-size", 0, Number.MAX_SAFE_INTEGER) ?? 104850000,
@@ -174,8 +184,10 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     ...(login !== undefined ? { rpcLogin: login } : {}),
     rpcMaxConnections: rpc.maxConnections,
     rpcMaxConnectionsPerIp: Math.max(rpc.maxConnectionsPerPrivateIp, rpc.maxConnectionsPerPublicIp),
-    ...(log.logLevel !== undefined && /^[0-4]$/.test(log.logLevel) ? { logLevel: Number(log.logLevel) } : {}),
+    ...(log.logLevel !== undefined && /^[0-4]$/.test(log.logLevel) ? { logLevel: Number(log.logLevel) } : log.logLevel !== undefined ? { logCategories: log.logLevel } : {}),
     logFile,
+    maxLogFileSize: log.maxLogFileSize,
+    maxLogFiles: log.maxLogFiles,
     ...(maxPool !== undefined ? { maxTxpoolWeight: maxPool } : {}),
     ...(syncMode ? { syncMode } : {}),
     ...(maxConcurrency !== undefined && maxConcurrency > 0 ? { verifyThreads: maxConcurrency } : {}),

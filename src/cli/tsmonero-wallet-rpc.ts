@@ -6,7 +6,7 @@
  * held open while we run and removed at exit; one left by a killed run is replaced (os/lockfile). SIGTERM/SIGINT and stop_wallet store the open wallet and exit.
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -18,8 +18,11 @@ import { checkDaemonSsl, parseLogin, ServerTls, SslConfigError, type SslOptions,
 import { DEFAULT_KDF } from "../wallet/files/index.js";
 import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
+import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
+import { applyLogSpec, Logger } from "../os/log.js";
 import { inactiveNotes, type ParsedArgs, runCli, UsageError } from "./args.js";
-import { ipFlag, isLoopbackIp, rpcServerFlags } from "./node-config.js";
+import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js";
+import { ipFlag, isLoopbackIp, logFlags, rpcServerFlags } from "./node-config.js";
 import { sslFlags } from "./ssl-flags.js";
 import { WALLET_FLAGS } from "./wallet-flags.js";
 import { VERSION } from "./version.js";
@@ -47,21 +50,14 @@ function isLocalHost(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\./.test(h);
 }
 
+/** The service's log: category "global" at INFO, filtered by --log-level, to stdout and --log-file (rotated). */
 class Log {
-  constructor(
-    readonly file: string | undefined,
-    readonly level: number,
-  ) {}
+  /** The last line, handed to the launcher when a detached start fails. */
+  last = "";
+  constructor(readonly logger: Logger) {}
   line(msg: string): void {
-    const text = `${new Date().toISOString()} ${msg}`;
-    console.log(text);
-    if (this.file) {
-      try {
-        appendFileSync(this.file, text + "\n");
-      } catch {
-        // the log file is best effort
-      }
-    }
+    this.last = msg;
+    this.logger.write("global", "INFO", msg);
   }
 }
 
@@ -81,6 +77,20 @@ function promptPassword(prompt: string): Promise<string> {
 }
 
 async function main(a: ParsedArgs): Promise<number> {
+  const out = { log: undefined as Log | undefined };
+  let code: number;
+  try {
+    code = await serve(a, out);
+  } catch (e) {
+    if (isDetachedChild()) reportStart({ ok: false, message: e instanceof Error ? e.message : String(e) });
+    throw e;
+  }
+  // a detached start that ended before serving: the launcher prints why
+  if (isDetachedChild()) reportStart({ ok: false, message: out.log?.last || `exited with code ${code}` });
+  return code;
+}
+
+async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<number> {
   if (has(a, "version")) {
     console.log(`tsmonero-wallet-rpc ${VERSION}`);
     return 0;
@@ -105,8 +115,25 @@ async function main(a: ParsedArgs): Promise<number> {
     throw new UsageError("--rpc-bind-ipv6-address permits inbound unencrypted external connections. Consider --rpc-ssl instead. Override with --confirm-external-bind");
   const rpcSsl = sslFlags(a, "rpc-ssl");
   if (has(a, "disable-rpc-login") && get(a, "rpc-login") !== undefined) throw new UsageError("Cannot specify --disable-rpc-login and --rpc-login");
-  const logLevel = intFlag(a, "log-level", 0, 0, 4);
-  const log = new Log(get(a, "log-file"), logLevel);
+  const logOpts = logFlags(a);
+  const detached = isDetachedChild();
+  const logFile = get(a, "log-file");
+  const log = new Log(
+    new Logger({
+      ...(logFile !== undefined ? { file: resolve(logFile) } : {}),
+      maxFileSize: logOpts.maxLogFileSize,
+      maxFiles: logOpts.maxLogFiles,
+      console: !detached,
+      categories: logOpts.logLevel !== undefined ? applyLogSpec(logOpts.logLevel, DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES) : DEFAULT_LOG_CATEGORIES,
+    }),
+  );
+  out.log = log;
+  const pidfile = get(a, "pidfile");
+  if (pidfile !== undefined && !has(a, "detach")) log.line("--pidfile without --detach: no pid file is written (monero-wallet-rpc writes it only when detaching)");
+  if (has(a, "detach") && !detached) {
+    if (logFile === undefined) log.line("--detach without --log-file: the detached service's log goes nowhere");
+    return detach("tsmonero-wallet-rpc");
+  }
   const maxConcurrency = intFlag(a, "max-concurrency", 0, 0, 1024) || availableParallelism();
   const rpcFlags = rpcServerFlags(a);
   for (const n of inactiveNotes(a, WALLET_FLAGS)) log.line(n);
@@ -260,6 +287,19 @@ async function main(a: ParsedArgs): Promise<number> {
   }
   service.start();
   log.line(`Starting wallet RPC server on ${rpc.url}`);
+  let removePid: (() => void) | undefined;
+  if (detached && pidfile !== undefined) {
+    try {
+      removePid = writePidFile(resolve(pidfile));
+    } catch (e) {
+      log.line(e instanceof Error ? e.message : String(e));
+      await rpc.close();
+      await service.stop();
+      loginFile?.release();
+      return 1;
+    }
+  }
+  reportStart({ ok: true, message: `wallet RPC server on ${rpc.url}` });
 
   return new Promise<number>((done) => {
     let stopping = false;
@@ -283,6 +323,8 @@ async function main(a: ParsedArgs): Promise<number> {
         node?.close();
         loginFile?.release();
         log.line("Stopped wallet RPC server");
+        removePid?.();
+        log.logger.close();
         done(code);
         // worker threads and keep-alive sockets must not keep the process up
         setImmediate(() => process.exit(code));

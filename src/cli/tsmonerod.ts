@@ -8,6 +8,7 @@
 import { release, type } from "node:os";
 import { startDaemon } from "../node/daemon.js";
 import { inactiveNotes, runCli } from "./args.js";
+import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js";
 import { defaultNodeConfigFile, nodeConfig } from "./node-config.js";
 import { NODE_FLAGS } from "./node-flags.js";
 import { VERSION } from "./version.js";
@@ -28,19 +29,30 @@ await runCli(
       return 0;
     }
     const config = nodeConfig(args);
-    const cfg = config.daemon;
+    // the flags are checked above, in the terminal; the detached copy runs the same command line
+    if (config.detach && !isDetachedChild()) return detach("tsmonerod");
+    const detached = isDetachedChild();
+    const cfg = { ...config.daemon, ...(detached ? { logToConsole: false } : {}) };
+    let removePid: (() => void) | undefined;
     let daemon: Awaited<ReturnType<typeof startDaemon>>;
     try {
+      if (detached && config.pidfile !== undefined) removePid = writePidFile(config.pidfile);
       daemon = await startDaemon(cfg);
     } catch (e) {
+      removePid?.();
       const err = e as NodeJS.ErrnoException & { port?: number };
+      let msg: string;
       if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL")
-        console.error(`tsmonerod: cannot serve RPC on ${cfg.rpcBindIp}:${err.port ?? cfg.rpcBindPort} (${err.code}): another process uses the port, or choose another with --rpc-bind-port / --rpc-restricted-bind-port`);
-      else console.error(`tsmonerod: cannot start: ${err.message ?? String(e)}`);
+        msg = `cannot serve RPC on ${cfg.rpcBindIp}:${err.port ?? cfg.rpcBindPort} (${err.code}): another process uses the port, or choose another with --rpc-bind-port / --rpc-restricted-bind-port`;
+      else msg = `cannot start: ${err.message ?? String(e)}`;
+      console.error(`tsmonerod: ${msg}`);
+      reportStart({ ok: false, message: msg });
       return 1;
     }
     for (const n of [...inactiveNotes(args, NODE_FLAGS), ...config.notes]) daemon.log(0, `tsmonerod: ${n}`);
-    console.log(`tsmonerod: RPC listening on ${daemon.rpcUrl}${daemon.restrictedRpcUrl ? ` (restricted RPC on ${daemon.restrictedRpcUrl})` : ""}`);
+    const listening = `RPC listening on ${daemon.rpcUrl}${daemon.restrictedRpcUrl ? ` (restricted RPC on ${daemon.restrictedRpcUrl})` : ""}`;
+    console.log(`tsmonerod: ${listening}`);
+    reportStart({ ok: true, message: listening });
     let signals = 0;
     const onSignal = (sig: string): void => {
       signals++;
@@ -53,6 +65,7 @@ await runCli(
     process.on("SIGTERM", () => onSignal("SIGTERM"));
     process.on("SIGINT", () => onSignal("SIGINT"));
     await daemon.stopped;
+    removePid?.();
     return 0;
   },
   { defaultPath: defaultNodeConfigFile },

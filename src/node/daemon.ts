@@ -3,11 +3,12 @@
  * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
  * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
  */
-import { appendFileSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Network } from "../protocol/network.js";
 import { acquirePidLock, LockHeldError } from "../os/lockfile.js";
+import { applyLogSpec, Logger } from "../os/log.js";
 import { parseLogin } from "../rpc/digest.js";
 import { RpcServer } from "../rpc/server.js";
 import { ServerTls, SSL_AUTODETECT, type SslOptions } from "../rpc/tls.js";
@@ -15,6 +16,7 @@ import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
 import { DaemonState, nodeMethods } from "./rpc/index.js";
+import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
 
 export interface DaemonOptions {
   network: Network;
@@ -35,8 +37,14 @@ export interface DaemonOptions {
   /** --rpc-ssl*: TLS of both RPC servers. Default autodetect (TLS and plain HTTP on one port), as monerod. */
   rpcSsl?: SslOptions;
   logLevel?: number;
+  /** --log-level given as categories (mlog_set_log's syntax: "2", "*:WARNING,net:DEBUG", "+rpc:INFO"); wins over logLevel. */
+  logCategories?: string;
   /** Log file; default <dataDir>/tsmonerod.log; "" disables the file. */
   logFile?: string;
+  /** --max-log-file-size: the log file is rotated past this many bytes (0: never). Default 104850000. */
+  maxLogFileSize?: number;
+  /** --max-log-files: rotated files kept (0: all). Default 50. */
+  maxLogFiles?: number;
   /** Also print log lines on stdout (default true). */
   logToConsole?: boolean;
   maxTxpoolWeight?: number;
@@ -123,18 +131,24 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   const logFile = opts.logFile === undefined ? join(opts.dataDir, "tsmonerod.log") : opts.logFile;
   if (logFile !== "") mkdirSync(dirname(logFile), { recursive: true });
   const state = new DaemonState({ startTime: Math.floor(Date.now() / 1000), logLevel: opts.logLevel ?? 0 });
-  const log = (level: number, msg: string): void => {
-    if (level > state.logLevel) return;
-    const line = `${new Date().toISOString().replace("T", " ").replace("Z", "")}\t${level === 0 ? "INFO" : "DEBUG"}\t${msg}`;
-    if (opts.logToConsole !== false) console.log(line);
-    if (logFile !== "") {
-      try {
-        appendFileSync(logFile, line + "\n");
-      } catch {
-        // a log file we cannot write must not stop the daemon
-      }
+  if (opts.logCategories !== undefined) state.logCategories = applyLogSpec(opts.logCategories, state.logCategories, LOG_LEVEL_CATEGORIES);
+  const logger = new Logger({
+    file: logFile,
+    ...(opts.maxLogFileSize !== undefined ? { maxFileSize: opts.maxLogFileSize } : {}),
+    ...(opts.maxLogFiles !== undefined ? { maxFiles: opts.maxLogFiles } : {}),
+    console: opts.logToConsole !== false,
+    categories: state.logCategories,
+  });
+  // set_log_level / set_log_categories change what is written from the next line on
+  state.onLogChange = (_level, categories) => {
+    try {
+      logger.setCategories(categories);
+    } catch {
+      // a category string the RPC accepted but we cannot match keeps the previous filter
     }
   };
+  // our level 0 lines are monerod's global:INFO, 1 DEBUG, 2 and up TRACE
+  const log = (level: number, msg: string): void => logger.write("global", level <= 0 ? "INFO" : level === 1 ? "DEBUG" : "TRACE", msg);
 
   // certificate files are read (and a missing one reported) before the chain is touched
   const tls = ServerTls.create(opts.rpcSsl ?? SSL_AUTODETECT, { log: (m) => log(0, m) });
@@ -240,6 +254,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
         await core.close();
         unlock();
         log(0, "tsmonerod: stopped, database closed");
+        logger.close();
         resolveStopped();
       })();
       return stopping;
