@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { defaultDataDir, type DaemonOptions } from "../node/daemon.js";
 import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
 import { applyLogSpec, LogSpecError } from "../os/log.js";
+import { Notify, NotifySpecError } from "../os/notify.js";
 import type { Network } from "../protocol/network.js";
 import { argInt, argString as str, type ParsedArgs, UsageError } from "./args.js";
 import { sslFlags } from "./ssl-flags.js";
@@ -171,7 +172,20 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
   if (args.has("pidfile") && !args.has("detach")) notes.push("--pidfile without --detach: no pid file is written (monerod writes it only when detaching)");
   if (fixed !== undefined && network !== "regtest") notes.push("--fixed-difficulty only applies with --regtest; ignored");
   if (args.has("disable-dns-checkpoints")) notes.push("--disable-dns-checkpoints: tsmonerod never retrieves DNS checkpoints");
+  const hooks: Partial<Record<"blockNotify" | "reorgNotify" | "blockRateNotify", string>> = {};
+  for (const [flag, key] of [["block-notify", "blockNotify"], ["reorg-notify", "reorgNotify"], ["block-rate-notify", "blockRateNotify"]] as const) {
+    const spec = str(args, flag);
+    if (spec === undefined) continue;
+    try {
+      new Notify(spec);
+    } catch (e) {
+      if (e instanceof NotifySpecError) throw new UsageError(`--${flag} '${spec}': ${e.message}`);
+      throw e;
+    }
+    hooks[key] = spec;
+  }
   const daemon: DaemonOptions = {
+    ...hooks,
     network,
     dataDir,
     ...(fixed !== undefined ? { fixedDifficulty: BigInt(fixed) } : {}),

@@ -20,6 +20,7 @@ import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
 import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
 import { applyLogSpec, Logger } from "../os/log.js";
+import { Notify, NotifySpecError } from "../os/notify.js";
 import { inactiveNotes, type ParsedArgs, runCli, UsageError } from "./args.js";
 import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js";
 import { ipFlag, isLoopbackIp, logFlags, rpcServerFlags } from "./node-config.js";
@@ -136,6 +137,15 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
   }
   const maxConcurrency = intFlag(a, "max-concurrency", 0, 0, 1024) || availableParallelism();
   const rpcFlags = rpcServerFlags(a);
+  const txNotify = get(a, "tx-notify");
+  if (txNotify !== undefined) {
+    try {
+      new Notify(txNotify);
+    } catch (e) {
+      if (e instanceof NotifySpecError) throw new UsageError(`--tx-notify '${txNotify}': ${e.message}`);
+      throw e;
+    }
+  }
   for (const n of inactiveNotes(a, WALLET_FLAGS)) log.line(n);
   // wallet2's kdf_rounds: more rounds, a costlier key derivation; here scrypt's N doubles per doubling of the rounds
   const kdfRounds = intFlag(a, "kdf-rounds", 1, 1, 128);

@@ -9,9 +9,11 @@ import { dirname, join } from "node:path";
 import type { Network } from "../protocol/network.js";
 import { acquirePidLock, LockHeldError } from "../os/lockfile.js";
 import { applyLogSpec, Logger } from "../os/log.js";
+import { Notify } from "../os/notify.js";
 import { parseLogin } from "../rpc/digest.js";
 import { RpcServer } from "../rpc/server.js";
 import { ServerTls, SSL_AUTODETECT, type SslOptions } from "../rpc/tls.js";
+import { BLOCK_RATE_BLOCKS, BLOCK_RATE_INTERVAL_MS, checkBlockRate } from "./block-rate.js";
 import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
@@ -50,6 +52,12 @@ export interface DaemonOptions {
   maxTxpoolWeight?: number;
   syncMode?: "safe" | "fast";
   verifyThreads?: number;
+  /** --block-notify: run for each block added to the main chain, %s = its hash. */
+  blockNotify?: string;
+  /** --reorg-notify: run for each reorg, %s split height, %h new height, %n new blocks, %d discarded blocks. */
+  reorgNotify?: string;
+  /** --block-rate-notify: run when the block rate is improbable, %t minutes, %b blocks, %e expected (block-rate.ts). */
+  blockRateNotify?: string;
 }
 
 export interface Daemon {
@@ -186,6 +194,46 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     repeats = 0;
   });
 
+  // the notify hooks (core::init's block/reorg/block-rate notify): a spec that cannot run is logged, as monerod does
+  const hook = (name: string, spec: string | undefined): Notify | undefined => {
+    if (spec === undefined) return undefined;
+    try {
+      return new Notify(spec, (m) => log(0, `tsmonerod: --${name}: ${m}`));
+    } catch (e) {
+      log(0, `tsmonerod: Failed to parse ${name.replace("-", " ")} spec: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+  };
+  const blockNotify = hook("block-notify", opts.blockNotify);
+  const reorgNotify = hook("reorg-notify", opts.reorgNotify);
+  const blockRateNotify = hook("block-rate-notify", opts.blockRateNotify);
+  if (blockNotify) core.on("block", (b) => blockNotify.run([["%s", Buffer.from(b.id).toString("hex")]]));
+  if (reorgNotify)
+    core.on("reorg", (r) =>
+      reorgNotify.run([
+        ["%s", String(r.splitHeight)],
+        ["%h", String(r.newHeight)],
+        ["%n", String(r.newHeight - r.splitHeight)],
+        ["%d", String(r.oldHeight - r.splitHeight)],
+      ]),
+    );
+  // monerod checks the block rate only online, off regtest, with a sync target from its peers: without
+  // P2P there is no target yet, so the check (block-rate.ts) is not scheduled
+  const syncTarget: number | undefined = undefined;
+  let rateTimer: NodeJS.Timeout | undefined;
+  if (!opts.offline && opts.network !== "regtest" && syncTarget !== undefined) {
+    rateTimer = setInterval(() => {
+      const h = core.store.height();
+      const ts: number[] = [];
+      for (let i = Math.max(0, h - BLOCK_RATE_BLOCKS); i < h; i++) ts.push(Number(core.store.meta(i).timestamp));
+      const alert = checkBlockRate(ts, Math.floor(Date.now() / 1000));
+      if (!alert) return;
+      log(0, `tsmonerod: There were ${alert.blocks}${alert.blocks === BLOCK_RATE_BLOCKS ? " or more" : ""} blocks in the last ${alert.minutes} minutes, there might be large hash rate changes, or we might be partitioned, cut off from the Monero network or under attack, or your computer's time is off. Or it could be just sheer bad luck.`);
+      blockRateNotify?.run([["%t", String(alert.minutes)], ["%b", String(alert.blocks)], ["%e", String(alert.expected)]]);
+    }, BLOCK_RATE_INTERVAL_MS);
+    rateTimer.unref();
+  }
+
   let stopping: Promise<void> | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -250,6 +298,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     stop(reason = "stop requested") {
       stopping ??= (async () => {
         log(0, `tsmonerod: stopping (${reason})`);
+        if (rateTimer) clearInterval(rateTimer);
         await Promise.all(servers.map((s) => s.close()));
         await core.close();
         unlock();
