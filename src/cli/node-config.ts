@@ -9,6 +9,7 @@ import { defaultDataDir, type DaemonOptions } from "../node/daemon.js";
 import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
 import { applyLogSpec, LogSpecError } from "../os/log.js";
 import { Notify, NotifySpecError } from "../os/notify.js";
+import { decodeAddress } from "../protocol/address.js";
 import type { Network } from "../protocol/network.js";
 import { argInt, argString as str, type ParsedArgs, UsageError } from "./args.js";
 import { sslFlags } from "./ssl-flags.js";
@@ -184,8 +185,24 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     }
     hooks[key] = spec;
   }
+  // --start-mining (miner::init): a bad address stops the start, as monerod's "starting daemon canceled"
+  let startMining: DaemonOptions["startMining"];
+  const mineTo = str(args, "start-mining");
+  if (mineTo !== undefined) {
+    let kind: string;
+    try {
+      kind = decodeAddress(mineTo, network).kind;
+    } catch (e) {
+      throw new UsageError(`--start-mining: target account address ${mineTo} has wrong format for ${network} (${e instanceof Error ? e.message : String(e)}); starting daemon canceled`);
+    }
+    if (kind === "subaddress") throw new UsageError("--start-mining: mining to a subaddress is not supported; give the wallet's main address");
+    const threads = argInt(args, "mining-threads", 1, 1024) ?? 1;
+    startMining = { address: mineTo, threads, background: args.has("bg-mining-enable"), ignoreBattery: args.has("bg-mining-ignore-battery") };
+  } else if (args.has("mining-threads")) notes.push("--mining-threads without --start-mining: nothing is mined");
+  for (const f of ["bg-mining-min-idle-interval", "bg-mining-idle-threshold", "bg-mining-miner-target"]) argInt(args, f, 0, 1_000_000);
   const daemon: DaemonOptions = {
     ...hooks,
+    ...(startMining ? { startMining } : {}),
     network,
     dataDir,
     ...(fixed !== undefined ? { fixedDifficulty: BigInt(fixed) } : {}),
@@ -197,7 +214,16 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     ...(restrictedPort !== undefined ? { rpcRestrictedBindPort: restrictedPort } : {}),
     ...(login !== undefined ? { rpcLogin: login } : {}),
     rpcMaxConnections: rpc.maxConnections,
-    rpcMaxConnectionsPerIp: Math.max(rpc.maxConnectionsPerPrivateIp, rpc.maxConnectionsPerPublicIp),
+    rpcMaxConnectionsPerIp: rpc.maxConnectionsPerPrivateIp,
+    rpcMaxConnectionsPerPublicIp: rpc.maxConnectionsPerPublicIp,
+    rpcAccessControlOrigins: rpc.accessControlOrigins,
+    rpcResponseSoftLimit: rpc.responseSoftLimit,
+    disableRpcBan: rpc.disableRpcBan,
+    rpcUseIpv6: rpc.useIpv6,
+    rpcRequireIpv4: rpc.requireIpv4,
+    rpcBindIpv6: bindIpv6,
+    rpcRestrictedBindIp: restrictedIp,
+    rpcRestrictedBindIpv6: restrictedIpv6,
     ...(log.logLevel !== undefined && /^[0-4]$/.test(log.logLevel) ? { logLevel: Number(log.logLevel) } : log.logLevel !== undefined ? { logCategories: log.logLevel } : {}),
     logFile,
     maxLogFileSize: log.maxLogFileSize,
@@ -207,8 +233,5 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     ...(maxConcurrency !== undefined && maxConcurrency > 0 ? { verifyThreads: maxConcurrency } : {}),
     rpcSsl,
   };
-  void bindIpv6;
-  void restrictedIp;
-  void restrictedIpv6;
   return { daemon, notes, detach: args.has("detach"), ...(str(args, "pidfile") !== undefined ? { pidfile: resolve(str(args, "pidfile") ?? "") } : {}) };
 }

@@ -289,7 +289,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
 
   let rpc: Awaited<ReturnType<typeof startWalletRpc>>;
   try {
-    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections: rpcFlags.maxConnections, maxConnectionsPerIp: Math.max(rpcFlags.maxConnectionsPerPrivateIp, rpcFlags.maxConnectionsPerPublicIp), maxConcurrency, log: (m) => log.line(m), tls: serverTls });
+    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections: rpcFlags.maxConnections, maxConnectionsPerIp: rpcFlags.maxConnectionsPerPrivateIp, maxConnectionsPerPublicIp: rpcFlags.maxConnectionsPerPublicIp, accessControlOrigins: rpcFlags.accessControlOrigins, responseSoftLimit: rpcFlags.responseSoftLimit, ...(rpcFlags.useIpv6 ? { ipv6Host: bindIpv6, requireIpv4: rpcFlags.requireIpv4 } : {}), maxConcurrency, log: (m) => log.line(m), tls: serverTls });
   } catch (e) {
     loginFile?.release();
     log.line(`Failed to initialize wallet RPC server: ${e instanceof Error ? e.message : String(e)}`);

@@ -35,7 +35,26 @@ export interface DaemonOptions {
   /** "user:pass" for HTTP digest auth. */
   rpcLogin?: string;
   rpcMaxConnections?: number;
+  /** Per loopback/private IP (monerod's --rpc-max-connections-per-private-ip; default 100 here, 25 in the launcher as monerod). */
   rpcMaxConnectionsPerIp?: number;
+  /** --rpc-max-connections-per-public-ip; default rpcMaxConnectionsPerIp. */
+  rpcMaxConnectionsPerPublicIp?: number;
+  /** --rpc-access-control-origins: CORS for these origins ("*": any). */
+  rpcAccessControlOrigins?: readonly string[];
+  /** --rpc-response-soft-limit, bytes queued per connection before its next request waits. */
+  rpcResponseSoftLimit?: number;
+  /** --disable-rpc-ban: failed get_blocks.bin / get_hashes.bin never ban the client. */
+  disableRpcBan?: boolean;
+  /** --rpc-use-ipv6: also listen on rpcBindIpv6 (default ::1) and, for the restricted port, rpcRestrictedBindIpv6. */
+  rpcUseIpv6?: boolean;
+  rpcBindIpv6?: string;
+  /** --rpc-restricted-bind-ip (the launcher's default 127.0.0.1, as monerod); default here: rpcBindIp. */
+  rpcRestrictedBindIp?: string;
+  rpcRestrictedBindIpv6?: string;
+  /** false (--rpc-ignore-ipv4): an IPv4 address that cannot be bound is logged, not fatal, when IPv6 is served. */
+  rpcRequireIpv4?: boolean;
+  /** --start-mining / --mining-threads / --bg-mining-*: mine to this address from the start. */
+  startMining?: { address: string; threads: number; background?: boolean; ignoreBattery?: boolean };
   /** --rpc-ssl*: TLS of both RPC servers. Default autodetect (TLS and plain HTTP on one port), as monerod. */
   rpcSsl?: SslOptions;
   logLevel?: number;
@@ -258,28 +277,57 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   };
   const methods = nodeMethods({ ...deps, rpcConnections: () => servers[0]?.connections ?? 0 });
   const login = opts.rpcLogin ? parseLogin(opts.rpcLogin) : undefined;
+  state.rpcBanDisabled = opts.disableRpcBan ?? false;
   const common = {
     methods,
     ...(login ? { login } : {}),
     ...(opts.rpcMaxConnections !== undefined ? { maxConnections: opts.rpcMaxConnections } : {}),
     ...(opts.rpcMaxConnectionsPerIp !== undefined ? { maxConnectionsPerIp: opts.rpcMaxConnectionsPerIp } : {}),
+    ...(opts.rpcMaxConnectionsPerPublicIp !== undefined ? { maxConnectionsPerPublicIp: opts.rpcMaxConnectionsPerPublicIp } : {}),
+    ...(opts.rpcAccessControlOrigins ? { accessControlOrigins: opts.rpcAccessControlOrigins } : {}),
+    ...(opts.rpcResponseSoftLimit !== undefined ? { responseSoftLimit: opts.rpcResponseSoftLimit } : {}),
+    // monerod's RPC servers take the P2P layer's filter: banned hosts and subnets are refused
+    allowConnection: (ip: string) => state.isAllowed(ip, Math.floor(Date.now() / 1000)),
     log: (m: string) => log(0, m),
     tls,
   };
   const host = opts.rpcBindIp ?? "127.0.0.1";
-  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const urlOf = (h: string, port: number): string => `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+  /** boosted_tcp_server::init_server: IPv4, then IPv6 with --rpc-use-ipv6; --rpc-ignore-ipv4 lets a failed IPv4 bind pass when IPv6 binds. */
+  const listenAll = async (server: RpcServer, port: number, ipv4: string, ipv6: string): Promise<string> => {
+    let url: string | undefined;
+    let bound = port;
+    try {
+      const a = await server.listen(port, ipv4);
+      bound = a.port;
+      url = urlOf(ipv4, a.port);
+    } catch (e) {
+      if (opts.rpcRequireIpv4 !== false || !opts.rpcUseIpv6) throw e;
+      log(0, `tsmonerod: cannot bind RPC on ${ipv4}:${port} (${(e as Error).message}); continuing on IPv6 (--rpc-ignore-ipv4)`);
+    }
+    if (opts.rpcUseIpv6) {
+      try {
+        const a = await server.listen(bound, ipv6);
+        url ??= urlOf(ipv6, a.port);
+        if (url !== urlOf(ipv6, a.port)) log(0, `tsmonerod: RPC also listening on ${urlOf(ipv6, a.port)}`);
+      } catch (e) {
+        if (url === undefined) throw e;
+        log(0, `tsmonerod: cannot bind RPC on [${ipv6}]:${bound} (${(e as Error).message}); serving IPv4 only`);
+      }
+    }
+    if (url === undefined) throw new Error(`no RPC address could be bound on port ${port}`);
+    return url;
+  };
   let rpcUrl: string;
   let restrictedUrl: string | undefined;
   try {
     const main = new RpcServer({ ...common, restricted: opts.restrictedRpc ?? false });
-    const a = await main.listen(opts.rpcBindPort, host);
     servers.push(main);
-    rpcUrl = `http://${urlHost}:${a.port}`;
+    rpcUrl = await listenAll(main, opts.rpcBindPort, host, opts.rpcBindIpv6 ?? "::1");
     if (opts.rpcRestrictedBindPort !== undefined) {
       const r = new RpcServer({ ...common, restricted: true });
-      const ra = await r.listen(opts.rpcRestrictedBindPort, host);
       servers.push(r);
-      restrictedUrl = `http://${urlHost}:${ra.port}`;
+      restrictedUrl = await listenAll(r, opts.rpcRestrictedBindPort, opts.rpcRestrictedBindIp ?? host, opts.rpcRestrictedBindIpv6 ?? opts.rpcBindIpv6 ?? "::1");
     }
   } catch (e) {
     for (const s of servers) await s.close();
@@ -287,6 +335,16 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     throw e;
   }
   log(0, `tsmonerod: RPC listening on ${rpcUrl}${opts.restrictedRpc ? " (restricted)" : ""}${restrictedUrl ? `, restricted RPC on ${restrictedUrl}` : ""}`);
+  // --start-mining (core::init's miner start): a failure is logged, the node keeps serving, as monerod
+  if (opts.startMining) {
+    const m = opts.startMining;
+    try {
+      core.startMining(m.address, m.threads, { background: m.background ?? false, ignoreBattery: m.ignoreBattery ?? false });
+      log(0, `tsmonerod: mining to ${m.address} with ${m.threads} thread${m.threads === 1 ? "" : "s"}${m.background ? " (background)" : ""}`);
+    } catch (e) {
+      log(0, `tsmonerod: --start-mining failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 
   const daemon: Daemon = {
     core,
