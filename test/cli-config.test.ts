@@ -30,13 +30,13 @@ test("a config file in monerod's format: name=value, # comments, switches as 1/0
 });
 
 test("config file errors say what is wrong: unknown names, command-line-only flags, lines without =, bad switch values, duplicates", () => {
-  assert.throws(() => parseConfigFile("bogus=1\n", NODE_FLAGS, "x.conf"), /Unrecognized option 'bogus' in config file x.conf/);
+  assert.throws(() => parseConfigFile("bogus=1\n", NODE_FLAGS, "x.conf"), /Error parsing config file x.conf: unrecognised option 'bogus'/);
   // no prefix guessing in a config file (boost's parse_config_file has none)
-  assert.throws(() => parseConfigFile("data-d=/x\n", NODE_FLAGS, "x.conf"), /Unrecognized option 'data-d'/);
-  assert.throws(() => parseConfigFile("detach=1\n", NODE_FLAGS, "x.conf"), /Option 'detach' is not allowed in the config file, please use it as a command line flag/);
-  assert.throws(() => parseConfigFile("offline\n", NODE_FLAGS, "x.conf"), /x.conf:1: 'offline' is not a 'name=value' line/);
+  assert.throws(() => parseConfigFile("data-d=/x\n", NODE_FLAGS, "x.conf"), /unrecognised option 'data-d'/);
+  assert.throws(() => parseConfigFile("detach=1\n", NODE_FLAGS, "x.conf"), /unrecognised option 'detach' \(line 1; it is allowed on the command line only/);
+  assert.throws(() => parseConfigFile("offline\n", NODE_FLAGS, "x.conf"), /the options configuration file contains an invalid line 'offline'/);
   assert.throws(() => parseConfigFile("offline=maybe\n", NODE_FLAGS, "x.conf"), /offline=1 or offline=0/);
-  assert.throws(() => parseConfigFile("data-dir=/a\ndata-dir=/b\n", NODE_FLAGS, "x.conf"), /--data-dir is given more than once in config file x.conf/);
+  assert.throws(() => parseConfigFile("data-dir=/a\ndata-dir=/b\n", NODE_FLAGS, "x.conf"), /option '--data-dir' cannot be specified more than once in config file x.conf/);
   // the wallet allows --detach in its config file (wallet_args adds it to its parameters)
   assert.equal(parseConfigFile("detach=1\n", WALLET_FLAGS, "w.conf").get("detach"), true);
 });
@@ -64,7 +64,7 @@ test("monerod's default config file is ~/.bitmonero[/testnet|/stagenet]/bitmoner
 test("command-line syntax as boost's: unambiguous prefixes stand for a flag, ambiguous ones and repeats are errors", () => {
   assert.equal(parseArgs(["--data-d", "/x"], NODE_FLAGS).get("data-dir"), "/x");
   assert.throws(() => parseArgs(["--rpc-ssl-allow", ""], NODE_FLAGS), /ambiguous.*--rpc-ssl-allow-chained/);
-  assert.throws(() => parseArgs(["--data-dir", "/a", "--data-dir=/b"], NODE_FLAGS), /given more than once/);
+  assert.throws(() => parseArgs(["--data-dir", "/a", "--data-dir=/b"], NODE_FLAGS), /cannot be specified more than once/);
   // an exact name wins over longer names it prefixes
   assert.equal(parseArgs(["--rpc-ssl", "disabled"], NODE_FLAGS).get("rpc-ssl"), "disabled");
 });

@@ -85,7 +85,7 @@ function store(out: ParsedArgs, spec: FlagSpec, value: string | true, where: str
     out.set(spec.name, Array.isArray(prev) ? [...prev, value] : [value]);
     return;
   }
-  if (out.has(spec.name)) throw new UsageError(`--${spec.name} is given more than once${where}; give it once`);
+  if (out.has(spec.name)) throw new UsageError(`option '--${spec.name}' cannot be specified more than once${where}; give it once`);
   out.set(spec.name, value);
 }
 
@@ -136,7 +136,8 @@ function configBool(name: string, text: string): boolean {
  * names without dashes, `#` starting a comment anywhere, blanks around names and values ignored,
  * `[section]` prefixing the names after it with `section.`, switches as `name=1` (or true/yes/on;
  * 0/false/no/off leave them off). Flags of monerod's "Options" group (commandLineOnly) are refused
- * with monerod's message. `file` names the file in messages.
+ * as monerod 0.18 refuses them (unrecognised there). Messages start with monerod's words. `file`
+ * names the file in messages.
  */
 export function parseConfigFile(text: string, specs: readonly FlagSpec[], file: string): ParsedArgs {
   const out: ParsedArgs = new Map();
@@ -153,11 +154,12 @@ export function parseConfigFile(text: string, specs: readonly FlagSpec[], file: 
     const eq = line.indexOf("=");
     const name = prefix + (eq === -1 ? line : line.slice(0, eq)).trim();
     if (eq === -1 || name === prefix)
-      throw new UsageError(`${file}:${n + 1}: '${line}' is not a 'name=value' line (switches are written name=1)`);
+      throw new UsageError(`Error parsing config file ${file}: the options configuration file contains an invalid line '${line}' (line ${n + 1}; write name=value, switches as name=1)`);
     const value = line.slice(eq + 1).trim();
     const spec = findSpec(name, specs, false);
-    if (!spec) throw new UsageError(`Unrecognized option '${name}' in config file ${file} (line ${n + 1})`);
-    if (spec.commandLineOnly) throw new UsageError(`Option '${name}' is not allowed in the config file, please use it as a command line flag.`);
+    if (!spec) throw new UsageError(`Error parsing config file ${file}: unrecognised option '${name}' (line ${n + 1}; see --help for the flags, written without dashes)`);
+    // monerod 0.18 reads only its "Settings" from the file: the others are unrecognised there
+    if (spec.commandLineOnly) throw new UsageError(`Error parsing config file ${file}: unrecognised option '${name}' (line ${n + 1}; it is allowed on the command line only, please use it as a command line flag)`);
     if (!spec.takesValue) {
       if (configBool(name, value)) store(out, spec, true, ` in config file ${file}`);
       continue;
