@@ -6,55 +6,29 @@
  * held open while we run and removed at exit; one left by a killed run is replaced (os/lockfile). SIGTERM/SIGINT and stop_wallet store the open wallet and exit.
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { NodeClient } from "../client/node-client.js";
 import type { Network } from "../protocol/network.js";
 import { createOwnedFile, type HeldFile, LockHeldError } from "../os/lockfile.js";
 import type { Login } from "../rpc/index.js";
 import { checkDaemonSsl, parseLogin, ServerTls, SslConfigError, type SslOptions, SSL_AUTODETECT } from "../rpc/index.js";
+import { DEFAULT_KDF } from "../wallet/files/index.js";
 import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
-import { type FlagSpec, flag as s, type ParsedArgs, option as v, runCli, UsageError } from "./args.js";
-import { sslFlags, sslFlagSpecs } from "./ssl-flags.js";
+import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
+import { applyLogSpec, Logger } from "../os/log.js";
+import { Notify, NotifySpecError } from "../os/notify.js";
+import { inactiveNotes, type ParsedArgs, runCli, UsageError } from "./args.js";
+import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js";
+import { ipFlag, isLoopbackIp, logFlags, rpcServerFlags } from "./node-config.js";
+import { sslFlags } from "./ssl-flags.js";
+import { WALLET_FLAGS } from "./wallet-flags.js";
 import { VERSION } from "./version.js";
 
-/** monero-wallet-rpc's flags that tsmonero-wallet-rpc accepts. */
-export const WALLET_FLAGS: readonly FlagSpec[] = [
-  s("version", "Print the version and exit"),
-  v("rpc-bind-ip", "IP to bind the RPC server to", "127.0.0.1"),
-  v("rpc-bind-port", "Port for the RPC server (required)"),
-  v("rpc-login", "Require HTTP digest auth, as username:password"),
-  s("disable-rpc-login", "Disable HTTP authentication for RPC connections"),
-  s("restricted-rpc", "Restricts to view-only commands"),
-  v("wallet-dir", "Directory for newly created wallets"),
-  v("wallet-file", "Use this wallet file"),
-  v("password", "Wallet password"),
-  v("password-file", "Wallet password file"),
-  v("daemon-address", "Use daemon instance at host:port"),
-  v("daemon-host", "Use daemon instance at host", "localhost"),
-  v("daemon-port", "Use daemon instance at port", "18081"),
-  v("daemon-login", "Daemon RPC login, as username:password"),
-  s("trusted-daemon", "Treat the daemon as trusted"),
-  s("untrusted-daemon", "Treat the daemon as untrusted"),
-  ...sslFlagSpecs("daemon-ssl", true),
-  ...sslFlagSpecs("rpc-ssl", false),
-  s("offline", "Do not connect to a daemon"),
-  s("testnet", "For testnet"),
-  s("stagenet", "For stagenet"),
-  s("non-interactive", "Run non-interactive"),
-  v("log-level", "Log level (0-4)", "0"),
-  v("log-file", "Log file path"),
-  s("allow-mismatched-daemon-version", "Allow communicating with a daemon of another version"),
-  s("confirm-external-bind", "Confirm binding the RPC server to a non-loopback address"),
-  v("max-concurrency", "Maximum worker threads (0 = all cores)", "0"),
-  v("tx-notify", "Run a program for each new incoming transaction, %s replaced by the txid"),
-  s("no-initial-sync", "Skip the initial sync before the RPC server starts"),
-  v("shared-ringdb-dir", "Directory for the shared ring database"),
-  v("rpc-max-connections", "Maximum simultaneous RPC connections", "100"),
-  v("rpc-max-connections-per-private-ip", "Maximum RPC connections per private IP", "100"),
-];
+export { WALLET_FLAGS };
 
 const get = (a: ParsedArgs, name: string): string | undefined => {
   const x = a.get(name);
@@ -77,25 +51,47 @@ function isLocalHost(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\./.test(h);
 }
 
+/** The service's log: category "global" at INFO, filtered by --log-level, to stdout and --log-file (rotated). */
 class Log {
-  constructor(
-    readonly file: string | undefined,
-    readonly level: number,
-  ) {}
+  /** The last line, handed to the launcher when a detached start fails. */
+  last = "";
+  constructor(readonly logger: Logger) {}
   line(msg: string): void {
-    const text = `${new Date().toISOString()} ${msg}`;
-    console.log(text);
-    if (this.file) {
-      try {
-        appendFileSync(this.file, text + "\n");
-      } catch {
-        // the log file is best effort
-      }
-    }
+    this.last = msg;
+    this.logger.write("global", "INFO", msg);
   }
 }
 
+/** --prompt-for-password: one line from the terminal (not echoed) or from piped stdin. */
+function promptPassword(prompt: string): Promise<string> {
+  return new Promise((done) => {
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+    const out = rl as unknown as { _writeToOutput?: (s: string) => void };
+    rl.question(prompt, (answer) => {
+      rl.close();
+      if (process.stdin.isTTY) process.stdout.write("\n");
+      done(answer);
+    });
+    // after the prompt is shown, typed characters are not echoed
+    out._writeToOutput = () => undefined;
+  });
+}
+
 async function main(a: ParsedArgs): Promise<number> {
+  const out = { log: undefined as Log | undefined };
+  let code: number;
+  try {
+    code = await serve(a, out);
+  } catch (e) {
+    if (isDetachedChild()) reportStart({ ok: false, message: e instanceof Error ? e.message : String(e) });
+    throw e;
+  }
+  // a detached start that ended before serving: the launcher prints why
+  if (isDetachedChild()) reportStart({ ok: false, message: out.log?.last || `exited with code ${code}` });
+  return code;
+}
+
+async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<number> {
   if (has(a, "version")) {
     console.log(`tsmonero-wallet-rpc ${VERSION}`);
     return 0;
@@ -110,16 +106,60 @@ async function main(a: ParsedArgs): Promise<number> {
   const portText = get(a, "rpc-bind-port");
   if (portText === undefined) throw new UsageError("the option '--rpc-bind-port' is required but missing");
   const port = intFlag(a, "rpc-bind-port", 0, 0, 65535);
-  const bindIp = get(a, "rpc-bind-ip") ?? "127.0.0.1";
-  if (!isLocalHost(bindIp) && !has(a, "confirm-external-bind"))
+  const bindIp = ipFlag(a, "rpc-bind-ip", "127.0.0.1", 4);
+  const bindIpv6 = ipFlag(a, "rpc-bind-ipv6-address", "::1", 6);
+  ipFlag(a, "rpc-restricted-bind-ip", "127.0.0.1", 4);
+  ipFlag(a, "rpc-restricted-bind-ipv6-address", "::1", 6);
+  if (!isLoopbackIp(bindIp) && !has(a, "confirm-external-bind"))
     throw new UsageError("--rpc-bind-ip permits inbound unencrypted external connections. Consider --rpc-ssl instead. Override with --confirm-external-bind");
+  if (!isLoopbackIp(bindIpv6) && !has(a, "confirm-external-bind"))
+    throw new UsageError("--rpc-bind-ipv6-address permits inbound unencrypted external connections. Consider --rpc-ssl instead. Override with --confirm-external-bind");
   const rpcSsl = sslFlags(a, "rpc-ssl");
   if (has(a, "disable-rpc-login") && get(a, "rpc-login") !== undefined) throw new UsageError("Cannot specify --disable-rpc-login and --rpc-login");
-  const logLevel = intFlag(a, "log-level", 0, 0, 4);
-  const log = new Log(get(a, "log-file"), logLevel);
+  const logOpts = logFlags(a);
+  const detached = isDetachedChild();
+  const logFile = get(a, "log-file");
+  const log = new Log(
+    new Logger({
+      ...(logFile !== undefined ? { file: resolve(logFile) } : {}),
+      maxFileSize: logOpts.maxLogFileSize,
+      maxFiles: logOpts.maxLogFiles,
+      console: !detached,
+      categories: logOpts.logLevel !== undefined ? applyLogSpec(logOpts.logLevel, DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES) : DEFAULT_LOG_CATEGORIES,
+    }),
+  );
+  out.log = log;
+  const pidfile = get(a, "pidfile");
+  if (pidfile !== undefined && !has(a, "detach")) log.line("--pidfile without --detach: no pid file is written (monero-wallet-rpc writes it only when detaching)");
+  if (has(a, "detach") && !detached) {
+    if (logFile === undefined) log.line("--detach without --log-file: the detached service's log goes nowhere");
+    return detach("tsmonero-wallet-rpc");
+  }
   const maxConcurrency = intFlag(a, "max-concurrency", 0, 0, 1024) || availableParallelism();
-  const maxConnections = intFlag(a, "rpc-max-connections", 100, 1, 100000);
-  const maxPerIp = intFlag(a, "rpc-max-connections-per-private-ip", 100, 1, 100000);
+  const rpcFlags = rpcServerFlags(a);
+  const txNotify = get(a, "tx-notify");
+  if (txNotify !== undefined) {
+    try {
+      new Notify(txNotify);
+    } catch (e) {
+      if (e instanceof NotifySpecError) throw new UsageError(`--tx-notify '${txNotify}': ${e.message}`);
+      throw e;
+    }
+  }
+  for (const n of inactiveNotes(a, WALLET_FLAGS)) log.line(n);
+  // wallet2's kdf_rounds: more rounds, a costlier key derivation; here scrypt's N doubles per doubling of the rounds
+  const kdfRounds = intFlag(a, "kdf-rounds", 1, 1, 128);
+  const kdf = kdfRounds > 1 ? { ...DEFAULT_KDF, log2N: DEFAULT_KDF.log2N + Math.ceil(Math.log2(kdfRounds)) } : undefined;
+  const entropy = get(a, "extra-entropy");
+  if (entropy !== undefined) {
+    let n: number;
+    try {
+      n = readFileSync(entropy).length;
+    } catch (e) {
+      throw new UsageError(`cannot read --extra-entropy ${entropy}: ${(e as Error).message}`);
+    }
+    log.line(`--extra-entropy: read ${n} bytes from ${entropy}; keys come from the OS CSPRNG, which needs no seeding, so they are not mixed in`);
+  }
 
   // the node
   const offline = has(a, "offline");
@@ -127,7 +167,8 @@ async function main(a: ParsedArgs): Promise<number> {
   let address = get(a, "daemon-address");
   if (address === undefined) {
     const host = get(a, "daemon-host") ?? "localhost";
-    const dport = intFlag(a, "daemon-port", DEFAULT_DAEMON_PORT[network], 1, 65535);
+    // 0 (monero-wallet-rpc's shown default) means the network's port
+    const dport = intFlag(a, "daemon-port", 0, 0, 65535) || DEFAULT_DAEMON_PORT[network];
     address = `${host}:${dport}`;
   }
   const url = daemonUrl(address, network);
@@ -166,12 +207,14 @@ async function main(a: ParsedArgs): Promise<number> {
     trusted,
     connect,
     txNotify: get(a, "tx-notify"),
+    ...(kdf ? { kdf } : {}),
     log: (m) => log.line(m),
   });
 
   // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does
   if (walletFile !== undefined) {
     let password = get(a, "password") ?? "";
+    if (get(a, "password") === undefined && get(a, "password-file") === undefined && has(a, "prompt-for-password")) password = await promptPassword("Wallet password: ");
     const pf = get(a, "password-file");
     if (pf !== undefined) {
       if (get(a, "password") !== undefined) throw new UsageError("can't specify more than one of --password and --password-file");
@@ -246,7 +289,7 @@ async function main(a: ParsedArgs): Promise<number> {
 
   let rpc: Awaited<ReturnType<typeof startWalletRpc>>;
   try {
-    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections, maxConnectionsPerIp: maxPerIp, maxConcurrency, log: (m) => log.line(m), tls: serverTls });
+    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections: rpcFlags.maxConnections, maxConnectionsPerIp: rpcFlags.maxConnectionsPerPrivateIp, maxConnectionsPerPublicIp: rpcFlags.maxConnectionsPerPublicIp, accessControlOrigins: rpcFlags.accessControlOrigins, responseSoftLimit: rpcFlags.responseSoftLimit, ...(rpcFlags.useIpv6 ? { ipv6Host: bindIpv6, requireIpv4: rpcFlags.requireIpv4 } : {}), maxConcurrency, log: (m) => log.line(m), tls: serverTls });
   } catch (e) {
     loginFile?.release();
     log.line(`Failed to initialize wallet RPC server: ${e instanceof Error ? e.message : String(e)}`);
@@ -254,6 +297,19 @@ async function main(a: ParsedArgs): Promise<number> {
   }
   service.start();
   log.line(`Starting wallet RPC server on ${rpc.url}`);
+  let removePid: (() => void) | undefined;
+  if (detached && pidfile !== undefined) {
+    try {
+      removePid = writePidFile(resolve(pidfile));
+    } catch (e) {
+      log.line(e instanceof Error ? e.message : String(e));
+      await rpc.close();
+      await service.stop();
+      loginFile?.release();
+      return 1;
+    }
+  }
+  reportStart({ ok: true, message: `wallet RPC server on ${rpc.url}` });
 
   return new Promise<number>((done) => {
     let stopping = false;
@@ -277,6 +333,8 @@ async function main(a: ParsedArgs): Promise<number> {
         node?.close();
         loginFile?.release();
         log.line("Stopped wallet RPC server");
+        removePid?.();
+        log.logger.close();
         done(code);
         // worker threads and keep-alive sockets must not keep the process up
         setImmediate(() => process.exit(code));

@@ -3,18 +3,22 @@
  * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
  * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
  */
-import { appendFileSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Network } from "../protocol/network.js";
 import { acquirePidLock, LockHeldError } from "../os/lockfile.js";
+import { applyLogSpec, Logger } from "../os/log.js";
+import { Notify } from "../os/notify.js";
 import { parseLogin } from "../rpc/digest.js";
 import { RpcServer } from "../rpc/server.js";
 import { ServerTls, SSL_AUTODETECT, type SslOptions } from "../rpc/tls.js";
+import { BLOCK_RATE_BLOCKS, BLOCK_RATE_INTERVAL_MS, checkBlockRate } from "./block-rate.js";
 import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
 import { DaemonState, nodeMethods } from "./rpc/index.js";
+import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
 
 export interface DaemonOptions {
   network: Network;
@@ -31,17 +35,48 @@ export interface DaemonOptions {
   /** "user:pass" for HTTP digest auth. */
   rpcLogin?: string;
   rpcMaxConnections?: number;
+  /** Per loopback/private IP (monerod's --rpc-max-connections-per-private-ip; default 100 here, 25 in the launcher as monerod). */
   rpcMaxConnectionsPerIp?: number;
+  /** --rpc-max-connections-per-public-ip; default rpcMaxConnectionsPerIp. */
+  rpcMaxConnectionsPerPublicIp?: number;
+  /** --rpc-access-control-origins: CORS for these origins ("*": any). */
+  rpcAccessControlOrigins?: readonly string[];
+  /** --rpc-response-soft-limit, bytes queued per connection before its next request waits. */
+  rpcResponseSoftLimit?: number;
+  /** --disable-rpc-ban: failed get_blocks.bin / get_hashes.bin never ban the client. */
+  disableRpcBan?: boolean;
+  /** --rpc-use-ipv6: also listen on rpcBindIpv6 (default ::1) and, for the restricted port, rpcRestrictedBindIpv6. */
+  rpcUseIpv6?: boolean;
+  rpcBindIpv6?: string;
+  /** --rpc-restricted-bind-ip (the launcher's default 127.0.0.1, as monerod); default here: rpcBindIp. */
+  rpcRestrictedBindIp?: string;
+  rpcRestrictedBindIpv6?: string;
+  /** false (--rpc-ignore-ipv4): an IPv4 address that cannot be bound is logged, not fatal, when IPv6 is served. */
+  rpcRequireIpv4?: boolean;
+  /** --start-mining / --mining-threads / --bg-mining-*: mine to this address from the start. */
+  startMining?: { address: string; threads: number; background?: boolean; ignoreBattery?: boolean };
   /** --rpc-ssl*: TLS of both RPC servers. Default autodetect (TLS and plain HTTP on one port), as monerod. */
   rpcSsl?: SslOptions;
   logLevel?: number;
+  /** --log-level given as categories (mlog_set_log's syntax: "2", "*:WARNING,net:DEBUG", "+rpc:INFO"); wins over logLevel. */
+  logCategories?: string;
   /** Log file; default <dataDir>/tsmonerod.log; "" disables the file. */
   logFile?: string;
+  /** --max-log-file-size: the log file is rotated past this many bytes (0: never). Default 104850000. */
+  maxLogFileSize?: number;
+  /** --max-log-files: rotated files kept (0: all). Default 50. */
+  maxLogFiles?: number;
   /** Also print log lines on stdout (default true). */
   logToConsole?: boolean;
   maxTxpoolWeight?: number;
   syncMode?: "safe" | "fast";
   verifyThreads?: number;
+  /** --block-notify: run for each block added to the main chain, %s = its hash. */
+  blockNotify?: string;
+  /** --reorg-notify: run for each reorg, %s split height, %h new height, %n new blocks, %d discarded blocks. */
+  reorgNotify?: string;
+  /** --block-rate-notify: run when the block rate is improbable, %t minutes, %b blocks, %e expected (block-rate.ts). */
+  blockRateNotify?: string;
 }
 
 export interface Daemon {
@@ -123,18 +158,24 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   const logFile = opts.logFile === undefined ? join(opts.dataDir, "tsmonerod.log") : opts.logFile;
   if (logFile !== "") mkdirSync(dirname(logFile), { recursive: true });
   const state = new DaemonState({ startTime: Math.floor(Date.now() / 1000), logLevel: opts.logLevel ?? 0 });
-  const log = (level: number, msg: string): void => {
-    if (level > state.logLevel) return;
-    const line = `${new Date().toISOString().replace("T", " ").replace("Z", "")}\t${level === 0 ? "INFO" : "DEBUG"}\t${msg}`;
-    if (opts.logToConsole !== false) console.log(line);
-    if (logFile !== "") {
-      try {
-        appendFileSync(logFile, line + "\n");
-      } catch {
-        // a log file we cannot write must not stop the daemon
-      }
+  if (opts.logCategories !== undefined) state.logCategories = applyLogSpec(opts.logCategories, state.logCategories, LOG_LEVEL_CATEGORIES);
+  const logger = new Logger({
+    file: logFile,
+    ...(opts.maxLogFileSize !== undefined ? { maxFileSize: opts.maxLogFileSize } : {}),
+    ...(opts.maxLogFiles !== undefined ? { maxFiles: opts.maxLogFiles } : {}),
+    console: opts.logToConsole !== false,
+    categories: state.logCategories,
+  });
+  // set_log_level / set_log_categories change what is written from the next line on
+  state.onLogChange = (_level, categories) => {
+    try {
+      logger.setCategories(categories);
+    } catch {
+      // a category string the RPC accepted but we cannot match keeps the previous filter
     }
   };
+  // our level 0 lines are monerod's global:INFO, 1 DEBUG, 2 and up TRACE
+  const log = (level: number, msg: string): void => logger.write("global", level <= 0 ? "INFO" : level === 1 ? "DEBUG" : "TRACE", msg);
 
   // certificate files are read (and a missing one reported) before the chain is touched
   const tls = ServerTls.create(opts.rpcSsl ?? SSL_AUTODETECT, { log: (m) => log(0, m) });
@@ -172,6 +213,46 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     repeats = 0;
   });
 
+  // the notify hooks (core::init's block/reorg/block-rate notify): a spec that cannot run is logged, as monerod does
+  const hook = (name: string, spec: string | undefined): Notify | undefined => {
+    if (spec === undefined) return undefined;
+    try {
+      return new Notify(spec, (m) => log(0, `tsmonerod: --${name}: ${m}`));
+    } catch (e) {
+      log(0, `tsmonerod: Failed to parse ${name.replace("-", " ")} spec: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+  };
+  const blockNotify = hook("block-notify", opts.blockNotify);
+  const reorgNotify = hook("reorg-notify", opts.reorgNotify);
+  const blockRateNotify = hook("block-rate-notify", opts.blockRateNotify);
+  if (blockNotify) core.on("block", (b) => blockNotify.run([["%s", Buffer.from(b.id).toString("hex")]]));
+  if (reorgNotify)
+    core.on("reorg", (r) =>
+      reorgNotify.run([
+        ["%s", String(r.splitHeight)],
+        ["%h", String(r.newHeight)],
+        ["%n", String(r.newHeight - r.splitHeight)],
+        ["%d", String(r.oldHeight - r.splitHeight)],
+      ]),
+    );
+  // monerod checks the block rate only online, off regtest, with a sync target from its peers: without
+  // P2P there is no target yet, so the check (block-rate.ts) is not scheduled
+  const syncTarget: number | undefined = undefined;
+  let rateTimer: NodeJS.Timeout | undefined;
+  if (!opts.offline && opts.network !== "regtest" && syncTarget !== undefined) {
+    rateTimer = setInterval(() => {
+      const h = core.store.height();
+      const ts: number[] = [];
+      for (let i = Math.max(0, h - BLOCK_RATE_BLOCKS); i < h; i++) ts.push(Number(core.store.meta(i).timestamp));
+      const alert = checkBlockRate(ts, Math.floor(Date.now() / 1000));
+      if (!alert) return;
+      log(0, `tsmonerod: There were ${alert.blocks}${alert.blocks === BLOCK_RATE_BLOCKS ? " or more" : ""} blocks in the last ${alert.minutes} minutes, there might be large hash rate changes, or we might be partitioned, cut off from the Monero network or under attack, or your computer's time is off. Or it could be just sheer bad luck.`);
+      blockRateNotify?.run([["%t", String(alert.minutes)], ["%b", String(alert.blocks)], ["%e", String(alert.expected)]]);
+    }, BLOCK_RATE_INTERVAL_MS);
+    rateTimer.unref();
+  }
+
   let stopping: Promise<void> | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -196,28 +277,57 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   };
   const methods = nodeMethods({ ...deps, rpcConnections: () => servers[0]?.connections ?? 0 });
   const login = opts.rpcLogin ? parseLogin(opts.rpcLogin) : undefined;
+  state.rpcBanDisabled = opts.disableRpcBan ?? false;
   const common = {
     methods,
     ...(login ? { login } : {}),
     ...(opts.rpcMaxConnections !== undefined ? { maxConnections: opts.rpcMaxConnections } : {}),
     ...(opts.rpcMaxConnectionsPerIp !== undefined ? { maxConnectionsPerIp: opts.rpcMaxConnectionsPerIp } : {}),
+    ...(opts.rpcMaxConnectionsPerPublicIp !== undefined ? { maxConnectionsPerPublicIp: opts.rpcMaxConnectionsPerPublicIp } : {}),
+    ...(opts.rpcAccessControlOrigins ? { accessControlOrigins: opts.rpcAccessControlOrigins } : {}),
+    ...(opts.rpcResponseSoftLimit !== undefined ? { responseSoftLimit: opts.rpcResponseSoftLimit } : {}),
+    // monerod's RPC servers take the P2P layer's filter: banned hosts and subnets are refused
+    allowConnection: (ip: string) => state.isAllowed(ip, Math.floor(Date.now() / 1000)),
     log: (m: string) => log(0, m),
     tls,
   };
   const host = opts.rpcBindIp ?? "127.0.0.1";
-  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const urlOf = (h: string, port: number): string => `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+  /** boosted_tcp_server::init_server: IPv4, then IPv6 with --rpc-use-ipv6; --rpc-ignore-ipv4 lets a failed IPv4 bind pass when IPv6 binds. */
+  const listenAll = async (server: RpcServer, port: number, ipv4: string, ipv6: string): Promise<string> => {
+    let url: string | undefined;
+    let bound = port;
+    try {
+      const a = await server.listen(port, ipv4);
+      bound = a.port;
+      url = urlOf(ipv4, a.port);
+    } catch (e) {
+      if (opts.rpcRequireIpv4 !== false || !opts.rpcUseIpv6) throw e;
+      log(0, `tsmonerod: cannot bind RPC on ${ipv4}:${port} (${(e as Error).message}); continuing on IPv6 (--rpc-ignore-ipv4)`);
+    }
+    if (opts.rpcUseIpv6) {
+      try {
+        const a = await server.listen(bound, ipv6);
+        url ??= urlOf(ipv6, a.port);
+        if (url !== urlOf(ipv6, a.port)) log(0, `tsmonerod: RPC also listening on ${urlOf(ipv6, a.port)}`);
+      } catch (e) {
+        if (url === undefined) throw e;
+        log(0, `tsmonerod: cannot bind RPC on [${ipv6}]:${bound} (${(e as Error).message}); serving IPv4 only`);
+      }
+    }
+    if (url === undefined) throw new Error(`no RPC address could be bound on port ${port}`);
+    return url;
+  };
   let rpcUrl: string;
   let restrictedUrl: string | undefined;
   try {
     const main = new RpcServer({ ...common, restricted: opts.restrictedRpc ?? false });
-    const a = await main.listen(opts.rpcBindPort, host);
     servers.push(main);
-    rpcUrl = `http://${urlHost}:${a.port}`;
+    rpcUrl = await listenAll(main, opts.rpcBindPort, host, opts.rpcBindIpv6 ?? "::1");
     if (opts.rpcRestrictedBindPort !== undefined) {
       const r = new RpcServer({ ...common, restricted: true });
-      const ra = await r.listen(opts.rpcRestrictedBindPort, host);
       servers.push(r);
-      restrictedUrl = `http://${urlHost}:${ra.port}`;
+      restrictedUrl = await listenAll(r, opts.rpcRestrictedBindPort, opts.rpcRestrictedBindIp ?? host, opts.rpcRestrictedBindIpv6 ?? opts.rpcBindIpv6 ?? "::1");
     }
   } catch (e) {
     for (const s of servers) await s.close();
@@ -225,6 +335,16 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     throw e;
   }
   log(0, `tsmonerod: RPC listening on ${rpcUrl}${opts.restrictedRpc ? " (restricted)" : ""}${restrictedUrl ? `, restricted RPC on ${restrictedUrl}` : ""}`);
+  // --start-mining (core::init's miner start): a failure is logged, the node keeps serving, as monerod
+  if (opts.startMining) {
+    const m = opts.startMining;
+    try {
+      core.startMining(m.address, m.threads, { background: m.background ?? false, ignoreBattery: m.ignoreBattery ?? false });
+      log(0, `tsmonerod: mining to ${m.address} with ${m.threads} thread${m.threads === 1 ? "" : "s"}${m.background ? " (background)" : ""}`);
+    } catch (e) {
+      log(0, `tsmonerod: --start-mining failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 
   const daemon: Daemon = {
     core,
@@ -236,10 +356,12 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     stop(reason = "stop requested") {
       stopping ??= (async () => {
         log(0, `tsmonerod: stopping (${reason})`);
+        if (rateTimer) clearInterval(rateTimer);
         await Promise.all(servers.map((s) => s.close()));
         await core.close();
         unlock();
         log(0, "tsmonerod: stopped, database closed");
+        logger.close();
         resolveStopped();
       })();
       return stopping;

@@ -51,10 +51,12 @@ export interface HttpRequest {
 
 export interface HttpAnswer {
   status: number;
-  /** Content-Type. */
+  /** Content-Type; "" writes none (epee's OPTIONS answer). */
   type: string;
   body: Uint8Array | string;
   headers?: Record<string, string | string[]>;
+  /** Reason phrase instead of epee's usual one for the status (epee answers OPTIONS "200 OK", others "200 Ok"). */
+  reason?: string;
   /** Close the connection after this answer. */
   close?: boolean;
 }
@@ -77,7 +79,12 @@ export interface HttpServerOptions {
    */
   idleTimeoutLocalMs?: number;
   maxConnections: number;
+  /** Open connections from one loopback or private-network address (epee's per-private-IP limit). */
   maxConnectionsPerIp: number;
+  /** Open connections from one public address (epee's per-public-IP limit); default maxConnectionsPerIp. */
+  maxConnectionsPerPublicIp?: number;
+  /** A connection from an address this refuses is closed at once (monerod: banned hosts, through its P2P layer's filter). */
+  allowConnection?: (ip: string) => boolean;
   /**
    * Answers written to a connection but not yet taken by its socket, by count and bytes: past
    * either bound the connection reads and parses nothing more until they are down to half.
@@ -314,6 +321,11 @@ export function isLocalAddress(address: string): boolean {
   }
   const v6 = a.toLowerCase();
   return v6 === "::1" || /^f[cd][0-9a-f]{2}:/.test(v6) || /^fe[89ab][0-9a-f]:/.test(v6);
+}
+
+/** The per-IP connection bound for `ip`: epee's private limit for loopback and private networks, else the public one. */
+export function connectionLimitFor(ip: string, perPrivateIp: number, perPublicIp: number): number {
+  return isLocalAddress(ip) ? perPrivateIp : perPublicIp;
 }
 
 class Connection {
@@ -612,7 +624,8 @@ class Connection {
     const length = text ? Buffer.byteLength(a.body as string, "utf8") : a.body.length;
     // epee closes the connection after every 500
     const close = a.close === true || a.status === 500;
-    let head = `HTTP/1.1 ${a.status} ${REASONS[a.status] ?? "Unknown"}\r\nServer: Epee-based\r\nContent-Length: ${length}\r\nContent-Type: ${a.type}\r\nLast-Modified: ${httpDate()}\r\nAccept-Ranges: bytes\r\n`;
+    const type = a.type === "" ? "" : `Content-Type: ${a.type}\r\n`;
+    let head = `HTTP/1.1 ${a.status} ${a.reason ?? REASONS[a.status] ?? "Unknown"}\r\nServer: Epee-based\r\nContent-Length: ${length}\r\n${type}Last-Modified: ${httpDate()}\r\nAccept-Ranges: bytes\r\n`;
     if (close) head += "Connection: close\r\n";
     if (a.headers) {
       for (const [k, v] of Object.entries(a.headers)) {
@@ -684,7 +697,8 @@ class Connection {
 }
 
 export class HttpServer {
-  private readonly net: Server;
+  /** One listening socket per address (IPv4, IPv6), all feeding the same connections and limits. */
+  private readonly nets: Server[] = [];
   private readonly perIp = new Map<string, number>();
   private readonly sockets = new Set<Socket>();
   private readonly conns = new Set<Connection>();
@@ -692,14 +706,13 @@ export class HttpServer {
   constructor(
     readonly options: HttpServerOptions,
     readonly handler: HttpHandler,
-  ) {
-    this.net = createServer({ noDelay: true }, (s) => this.onConnection(s));
-  }
+  ) {}
 
   private onConnection(s: Socket): void {
     const ip = s.remoteAddress ?? "?";
     const mine = this.perIp.get(ip) ?? 0;
-    if (this.sockets.size >= this.options.maxConnections || mine >= this.options.maxConnectionsPerIp) {
+    const perIp = connectionLimitFor(ip, this.options.maxConnectionsPerIp, this.options.maxConnectionsPerPublicIp ?? this.options.maxConnectionsPerIp);
+    if (this.sockets.size >= this.options.maxConnections || mine >= perIp || (this.options.allowConnection && !this.options.allowConnection(ip))) {
       s.destroy();
       return;
     }
@@ -722,24 +735,26 @@ export class HttpServer {
     else start(s);
   }
 
+  /** Listens on one more address; may be called once per address (e.g. 127.0.0.1 and ::1). */
   listen(port: number, host: string): Promise<AddressInfo> {
+    const net = createServer({ noDelay: true }, (s) => this.onConnection(s));
     return new Promise((resolve, reject) => {
-      this.net.once("error", reject);
-      this.net.listen(port, host, () => {
-        this.net.off("error", reject);
-        resolve(this.net.address() as AddressInfo);
+      net.once("error", reject);
+      net.listen(port, host, () => {
+        net.off("error", reject);
+        this.nets.push(net);
+        resolve(net.address() as AddressInfo);
       });
     });
   }
 
   /** Stops listening and closes every connection (running handlers see their signal aborted). */
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.net.close(() => resolve());
-      for (const c of this.conns) c.destroy();
-      // sockets still in a TLS handshake have no Connection yet
-      for (const s of this.sockets) s.destroy();
-    });
+  async close(): Promise<void> {
+    const closing = this.nets.map((n) => new Promise<void>((resolve) => n.close(() => resolve())));
+    for (const c of this.conns) c.destroy();
+    // sockets still in a TLS handshake have no Connection yet
+    for (const s of this.sockets) s.destroy();
+    await Promise.all(closing);
   }
 
   get connections(): number {

@@ -45,8 +45,19 @@ export interface RpcServerOptions {
   idleTimeoutMs?: number;
   /** Open connections at once, all clients. Default 100. */
   maxConnections?: number;
-  /** Open connections at once from one IP. Default 100 (loopback included). */
+  /** Open connections at once from one IP. Default 100 (loopback included); the per-private-IP limit when maxConnectionsPerPublicIp is given. */
   maxConnectionsPerIp?: number;
+  /** Open connections at once from one public IP (--rpc-max-connections-per-public-ip); default maxConnectionsPerIp. */
+  maxConnectionsPerPublicIp?: number;
+  /** A new connection from an address this refuses is closed at once (monerod: banned hosts). */
+  allowConnection?: (ip: string) => boolean;
+  /**
+   * --rpc-access-control-origins: a request with an Origin header among these (or any, with "*")
+   * gets epee's CORS headers on its answer; preflights (OPTIONS) are answered 200 without auth.
+   */
+  accessControlOrigins?: readonly string[];
+  /** --rpc-response-soft-limit: answers queued for a connection past this many bytes hold its next request until the client reads. Default 1 MiB. */
+  responseSoftLimit?: number;
   /**
    * How JSON answers are written: "epee" (default) byte for byte as monerod writes them (sorted
    * keys, CRLF, 2-space indent, inline arrays); "compact" for RFC 8259 text without whitespace.
@@ -69,7 +80,8 @@ export const IDLE_TIMEOUT_LOCAL_MS = 1_800_000;
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
-  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls">> & { idleTimeoutLocalMs: number };
+  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls" | "maxConnectionsPerPublicIp" | "allowConnection" | "accessControlOrigins" | "responseSoftLimit">> & { idleTimeoutLocalMs: number };
+  private readonly origins: ReadonlySet<string>;
 
   constructor(opts: RpcServerOptions) {
     this.o = {
@@ -85,6 +97,7 @@ export class RpcServer {
       log: opts.log ?? ((m) => console.error(m)),
     };
     this.auth = opts.login ? new DigestAuthenticator(opts.login, opts.realm ?? DEFAULT_REALM) : undefined;
+    this.origins = new Set(opts.accessControlOrigins ?? []);
     this.http = new HttpServer(
       {
         maxBodyBytes: this.o.maxBodyBytes,
@@ -93,6 +106,9 @@ export class RpcServer {
         idleTimeoutLocalMs: this.o.idleTimeoutLocalMs,
         maxConnections: this.o.maxConnections,
         maxConnectionsPerIp: this.o.maxConnectionsPerIp,
+        ...(opts.maxConnectionsPerPublicIp !== undefined ? { maxConnectionsPerPublicIp: opts.maxConnectionsPerPublicIp } : {}),
+        ...(opts.allowConnection ? { allowConnection: opts.allowConnection } : {}),
+        ...(opts.responseSoftLimit !== undefined ? { maxQueuedBytes: opts.responseSoftLimit } : {}),
         tooLargeText: (limit) => `request body larger than the limit of ${limit} bytes\n`,
         log: this.o.log,
         ...(opts.tls ? { accept: (s, ready) => opts.tls?.accept(s, ready) } : {}),
@@ -101,6 +117,7 @@ export class RpcServer {
     );
   }
 
+  /** Listens on one more address (call again for an IPv6 one). */
   listen(port: number, host = "127.0.0.1"): Promise<AddressInfo> {
     return this.http.listen(port, host);
   }
@@ -125,7 +142,24 @@ export class RpcServer {
   }
 
   private onRequest(req: HttpRequest): Promise<Reply> | Reply {
+    const origin = req.headers.get("origin");
+    // epee's get_response_header: the CORS headers go on every answer to an allowed Origin
+    if (origin !== undefined && origin !== "" && (this.origins.has("*") || this.origins.has(origin))) {
+      const cors: Record<string, string> = { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "www-authenticate" };
+      if (req.method === "OPTIONS") cors["Access-Control-Allow-Headers"] = "Content-Type, Authorization, X-Requested-With";
+      cors["Access-Control-Allow-Methods"] = "POST, PUT, GET, OPTIONS";
+      const withCors = (r: Reply): Reply => ({ ...r, headers: { ...(r.headers ?? {}), ...cors } });
+      const r = this.answer(req);
+      return r instanceof Promise ? r.then(withCors) : withCors(r);
+    }
+    return this.answer(req);
+  }
+
+  private answer(req: HttpRequest): Promise<Reply> | Reply {
     const url = req.url;
+    // epee answers every OPTIONS (a browser's CORS preflight) "200 OK" with no body and no type,
+    // before any handler, so before the digest check too
+    if (req.method === "OPTIONS") return { status: 200, reason: "OK", type: "", body: "" };
     if (this.auth) {
       const a = this.auth.check(req.method, url, req.headers.get("authorization"));
       if (!a.ok) {
@@ -137,8 +171,6 @@ export class RpcServer {
         };
       }
     }
-    // epee answers every OPTIONS (a browser's CORS preflight) 200 with no body
-    if (req.method === "OPTIONS") return { status: 200, type: "text/plain", body: "" };
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const ctx: RpcContext = {

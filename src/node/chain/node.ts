@@ -448,11 +448,12 @@ export class Node extends EventEmitter implements NodeCore {
     for (let i = popped.length - 1; i >= 0; i--) returned.push(...popped[i].txs);
     await this.pool.returnFromBlock(returned);
     await this.pool.revalidate();
+    // monerod runs --reorg-notify, then the block notifiers for each block of the new chain
+    this.emit("reorg", { splitHeight: forkHeight + 1, newHeight: this.store.height(), oldHeight });
     for (const x of applied) {
       const height = this.store.heightOf(x.p.hash) ?? -1;
       this.emit("block", { height, id: x.p.hash, block: x.p.block });
     }
-    this.emit("reorg", { splitHeight: forkHeight + 1, newHeight: this.store.height(), oldHeight });
     return { ok: true };
   }
 

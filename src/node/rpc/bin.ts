@@ -168,7 +168,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     aliases: ["/getblocks.bin"],
     request: getBlocksBinRequest,
     response: getBlocksBinResponse,
-    handler: (req) => {
+    handler: (req, ctx) => {
       const empty = { ...access(), blocks: [], start_height: 0n, current_height: 0n, output_indices: [] };
       const height = store.height();
       if (req.block_ids.length > 0 && Buffer.compare(req.block_ids[0], store.topHash()) === 0)
@@ -176,7 +176,10 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
       let start: number | undefined;
       if (req.start_height > 0n) start = req.start_height >= BigInt(height) ? undefined : Number(req.start_height);
       else start = splitHeight(d, req.block_ids);
-      if (start === undefined) return { ...empty, status: "Failed" };
+      if (start === undefined) {
+        d.state.hostFail(ctx.remoteAddress, d.now());
+        return { ...empty, status: "Failed" };
+      }
       const blocks: BlockCompleteEntry[] = [];
       const output_indices: BlockOutputIndices[] = [];
       let size = 0;
@@ -215,9 +218,12 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     aliases: ["/gethashes.bin"],
     request: getHashesRequest,
     response: getHashesResponse,
-    handler: (req) => {
+    handler: (req, ctx) => {
       const start = splitHeight(d, req.block_ids);
-      if (start === undefined) return { ...access("Failed"), m_block_ids: [], start_height: req.start_height, current_height: 0n };
+      if (start === undefined) {
+        d.state.hostFail(ctx.remoteAddress, d.now());
+        return { ...access("Failed"), m_block_ids: [], start_height: req.start_height, current_height: 0n };
+      }
       const height = store.height();
       const ids: Bytes[] = [];
       for (let h = start; h < height && ids.length < BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT; h++) ids.push(store.meta(h).hash);

@@ -11,7 +11,7 @@ import { addMiningMethods } from "./mining.js";
 import { addTxMethods } from "./txs.js";
 
 export type { NodeRpcDeps } from "./common.js";
-export { DaemonState, DEFAULT_LOG_CATEGORIES } from "./state.js";
+export { DaemonState, DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "./state.js";
 export { CORE_RPC_VERSION, MONERO_VERSION_FULL, getInfo, outputDistribution } from "./chain.js";
 
 /** The node's method table (monerod's error policy: restricted methods are hidden on restricted servers). */

@@ -39,6 +39,10 @@ export class DaemonState {
   bootstrapDaemon = "";
   logHashRate = false;
   private readonly bans = new Map<string, Ban>();
+  /** --disable-rpc-ban: RPC failures never ban their host. */
+  rpcBanDisabled = false;
+  /** core_rpc_server::m_host_fails_score: RPC failure score per host. */
+  private readonly hostFails = new Map<string, number>();
   /** Called when the log level or categories change (the daemon's logger). */
   onLogChange: ((level: number, categories: string) => void) | undefined;
 
@@ -68,6 +72,45 @@ export class DaemonState {
   }
 
   /**
+   * core_rpc_server::add_host_fail: a failed request (get_blocks.bin, get_hashes.bin with a chain
+   * we do not share) scores one; past RPC_IP_FAILS_BEFORE_BLOCK (3) the host is banned for
+   * P2P_IP_BLOCKTIME (a day) and its score drops to 1. Returns whether the host is banned now.
+   */
+  hostFail(address: string, now: number): boolean {
+    if (this.rpcBanDisabled) return false;
+    const host = plainHost(address);
+    const fails = (this.hostFails.get(host) ?? 0) + 1;
+    if (fails > RPC_IP_FAILS_BEFORE_BLOCK) {
+      this.hostFails.set(host, Math.floor(RPC_IP_FAILS_BEFORE_BLOCK / 2));
+      this.ban(host, ipv4ToInt(host) ?? 0, P2P_IP_BLOCKTIME, now);
+      return true;
+    }
+    this.hostFails.set(host, fails);
+    return false;
+  }
+
+  /** node_server::is_remote_host_allowed: not banned, alone or by a subnet (monerod's RPC servers refuse such connections). */
+  isAllowed(address: string, now: number): boolean {
+    if (this.bans.size === 0) return true;
+    const host = plainHost(address);
+    const b = this.bans.get(host);
+    if (b && b.until > now) return false;
+    const ip = ipv4ToInt(host);
+    if (ip === undefined) return true;
+    for (const x of this.bans.values()) {
+      if (x.until <= now || !x.host.includes("/")) continue;
+      const [net, bits] = x.host.split("/");
+      const n = ipv4ToInt(net);
+      const m = Number(bits);
+      if (n === undefined || !(m >= 0 && m <= 32)) continue;
+      // monerod's integer has the first octet in the low byte: compare in network order
+      const mask = m === 0 ? 0 : (~0 << (32 - m)) >>> 0;
+      if ((swap(ip) & mask) >>> 0 === (swap(n) & mask) >>> 0) return false;
+    }
+    return true;
+  }
+
+  /**
    * Active bans (expired ones are dropped) in monerod's order: hosts by their text (its
    * m_blocked_hosts is a std::map keyed by host_str), then subnets by address as monerod's
    * integer (first octet lowest) and prefix length (m_blocked_subnets, ordered by
@@ -91,6 +134,19 @@ export class DaemonState {
       });
     return [...hosts, ...subnets];
   }
+}
+
+/** RPC_IP_FAILS_BEFORE_BLOCK and P2P_IP_BLOCKTIME (cryptonote_config.h). */
+export const RPC_IP_FAILS_BEFORE_BLOCK = 3;
+export const P2P_IP_BLOCKTIME = 86400;
+
+/** An address as node:net reports it, IPv4-mapped IPv6 unwrapped. */
+function plainHost(address: string): string {
+  return address.startsWith("::ffff:") ? address.slice(7) : address;
+}
+
+function swap(x: number): number {
+  return (((x & 255) << 24) | (((x >>> 8) & 255) << 16) | (((x >>> 16) & 255) << 8) | ((x >>> 24) & 255)) >>> 0;
 }
 
 /** A.B.C.D → the integer monerod uses (first octet in the lowest byte). */

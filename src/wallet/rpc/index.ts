@@ -18,7 +18,16 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   /** --restricted-rpc. */
   readonly restricted?: boolean;
   readonly maxConnections?: number;
+  /** Per loopback/private IP; per public IP with maxConnectionsPerPublicIp. */
   readonly maxConnectionsPerIp?: number;
+  readonly maxConnectionsPerPublicIp?: number;
+  /** --rpc-access-control-origins: CORS for these origins ("*": any). */
+  readonly accessControlOrigins?: readonly string[];
+  /** --rpc-response-soft-limit (bytes). */
+  readonly responseSoftLimit?: number;
+  /** --rpc-use-ipv6: also listen on this IPv6 address; --rpc-ignore-ipv4 (requireIpv4 false) lets a failed IPv4 bind pass. */
+  readonly ipv6Host?: string;
+  readonly requireIpv4?: boolean;
   /** Time allowed to receive a whole request (head + body) from its first byte, ms. Default 30 s, as the node. */
   readonly requestTimeoutMs?: number;
   /** Idle keep-alive connections close after this, ms. Default: epee's (30 min local, 5 min remote), as the node. */
@@ -51,11 +60,24 @@ export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
     ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}), // default: epee's, as the node
     maxConnections: o.maxConnections,
     maxConnectionsPerIp: o.maxConnectionsPerIp,
+    ...(o.maxConnectionsPerPublicIp !== undefined ? { maxConnectionsPerPublicIp: o.maxConnectionsPerPublicIp } : {}),
+    ...(o.accessControlOrigins ? { accessControlOrigins: o.accessControlOrigins } : {}),
+    ...(o.responseSoftLimit !== undefined ? { responseSoftLimit: o.responseSoftLimit } : {}),
     jsonStyle: o.jsonStyle,
     log: o.log,
     ...(o.tls ? { tls: o.tls } : {}),
   });
-  const address = await server.listen(o.port, o.host ?? "127.0.0.1");
+  let address: AddressInfo;
+  try {
+    address = await server.listen(o.port, o.host ?? "127.0.0.1");
+    if (o.ipv6Host !== undefined) await server.listen(address.port, o.ipv6Host);
+  } catch (e) {
+    if (o.ipv6Host === undefined || o.requireIpv4 !== false) {
+      await server.close();
+      throw e;
+    }
+    address = await server.listen(o.port, o.ipv6Host);
+  }
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return { server, address, url: `http://${host}:${address.port}`, close: () => server.close() };
 }

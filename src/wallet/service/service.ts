@@ -8,13 +8,13 @@
  * Failures are thrown as `WalletRpcError` with monero-wallet-rpc's code and message (where Monero's
  * message hides the reason, the reason is appended after a colon).
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type NodeApi, NodeClient } from "../../client/node-client.js";
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { randomScalar } from "../../crypto/random.js";
+import { Notify } from "../../os/notify.js";
 import type { Network } from "../../protocol/network.js";
 import type { SslOptions } from "../../rpc/tls.js";
 import { DEFAULT_KDF, type KdfParams, WalletFileError, WrongPasswordError } from "../files/index.js";
@@ -90,6 +90,8 @@ export class WalletService {
   private readonly log: (msg: string) => void;
   /** Called once stop_wallet has stored the wallet (the CLI exits). */
   onStop: (() => void) | null = null;
+
+  private txNotifier: Notify | undefined;
 
   constructor(readonly opts: WalletServiceOptions) {
     this.node = opts.node;
@@ -178,18 +180,14 @@ export class WalletService {
     }
   }
 
-  /** tools::Notify: the spec split on blanks, "%s" replaced, run detached. */
+  /** tools::Notify (os/notify.ts): the spec split on blanks, "%s" replaced by the txid, run without a shell nor waiting. */
   private notify(txid: string): void {
     const spec = this.opts.txNotify ?? "";
-    const args = spec.split(/[ \t]+/).filter((a) => a !== "");
-    if (args.length === 0) return;
-    const [file, ...rest] = args.map((a) => a.split("%s").join(txid));
     try {
-      const child = spawn(file, rest, { stdio: "ignore", detached: true });
-      child.on("error", (e) => this.log(`tx-notify ${file}: ${e.message}`));
-      child.unref();
+      this.txNotifier ??= new Notify(spec, (m) => this.log(`tx-notify: ${m}`));
+      this.txNotifier.run([["%s", txid]]);
     } catch (e) {
-      this.log(`tx-notify ${file}: ${e instanceof Error ? e.message : String(e)}`);
+      this.log(`tx-notify: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
