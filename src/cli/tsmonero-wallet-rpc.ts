@@ -16,6 +16,7 @@ import type { Login } from "../rpc/index.js";
 import { checkDaemonSsl, parseLogin, ServerTls, SslConfigError, type SslOptions, SSL_AUTODETECT } from "../rpc/index.js";
 import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
+import { stderrTerminal, walletProgress } from "./progress.js";
 import { type FlagSpec, flag as s, type ParsedArgs, option as v, runCli, UsageError } from "./args.js";
 import { sslFlags, sslFlagSpecs } from "./ssl-flags.js";
 import { VERSION } from "./version.js";
@@ -167,6 +168,8 @@ async function main(a: ParsedArgs): Promise<number> {
     connect,
     txNotify: get(a, "tx-notify"),
     log: (m) => log.line(m),
+    // refresh and rescan: an updating line on a terminal, a log line every 10 s otherwise
+    progress: walletProgress({ terminal: stderrTerminal(), log: (m) => log.line(m) }),
   });
 
   // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does

@@ -51,6 +51,17 @@ export interface WalletSyncOptions {
    * monero-wallet-rpc answers 6 for "pop 5, mine 7"; the wallet service passes false.
    */
   readonly countSplitBlock?: boolean;
+  /**
+   * Called after each chunk of blocks is applied: the ledger's height and the node's height (the
+   * target) at the last fetch. For progress displays; it must not throw.
+   */
+  readonly onProgress?: (p: SyncProgress) => void;
+}
+
+/** Where a refresh is: the ledger's height and the node's height at the last fetch. */
+export interface SyncProgress {
+  readonly height: number;
+  readonly target: number;
 }
 
 /** wallet2's reorg_depth_error: the node's chain forks further back than the wallet follows. */
@@ -198,6 +209,7 @@ export class WalletSync {
             break;
           }
         }
+        this.opts.onProgress?.({ height: ledger.height, target: Math.max(ledger.height, Number(res.current_height)) });
       }
       if (!progressed) break;
       if (ledger.height >= Number(res.current_height)) break;
