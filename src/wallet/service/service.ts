@@ -304,7 +304,8 @@ export class WalletService {
       const why =
         e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError || e instanceof WalletRpcError ? e.message : String(e);
       this.log(`open_wallet ${JSON.stringify(p.filename)}: Failed to open wallet: ${why}`);
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet");
+      // the answer says no more (clients match it); in-process callers find the reason in `cause`
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet", new Error(why));
     }
     await this.install(w);
   }
