@@ -52,8 +52,9 @@ export interface WalletSyncOptions {
    */
   readonly countSplitBlock?: boolean;
   /**
-   * Called after each chunk of blocks is applied: the ledger's height and the node's height (the
-   * target) at the last fetch. For progress displays; it must not throw.
+   * Called when a refresh starts (target = height: not known yet) and after each chunk of blocks
+   * is applied: the ledger's height and the node's height (the target) at the last fetch. For
+   * progress displays; it must not throw.
    */
   readonly onProgress?: (p: SyncProgress) => void;
 }
@@ -170,6 +171,8 @@ export class WalletSync {
       st.height = restore;
       st.hashTailStart = restore;
     }
+    // where this refresh starts (the target is not known before the first fetch)
+    this.opts.onProgress?.({ height: ledger.height, target: ledger.height });
     let fetched = 0;
     let received = false;
     for (;;) {
