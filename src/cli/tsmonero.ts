@@ -249,4 +249,4 @@ async function main(args: ParsedArgs): Promise<number> {
   return 0;
 }
 
-await runCli("tsmonero", `tsmonero ${VERSION}: a private Monero regtest devnet (node + wallet RPC in one process).`, DEVNET_FLAGS, main);
+await runCli("tsmonero", `tsmonero ${VERSION}: a private Monero regtest devnet (node + wallet RPC in one process), ready to use: funded dev wallets\n(deterministic seeds), dev0 open on the wallet RPC; the chain and wallets are kept between runs in --data-dir.`, DEVNET_FLAGS, main);
