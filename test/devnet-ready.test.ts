@@ -187,12 +187,15 @@ test("npm start: funded dev wallets, the printed transfer works at once, funds a
   second.proc.kill("SIGTERM");
   assert.equal(await second.exited, 0);
 
-  // ---- --reset: a new chain and new wallet files with the same keys
-  const third = await start("--reset", "--wallets", "2");
+  // ---- --reset: a new chain and new wallet files with the same keys; and a block every 0.5 s
+  const third = await start("--reset", "--wallets", "2", "--mine-interval", "0.5");
   const p3 = third.printed;
   assert.match(p3.text, /reset: deleted the chain and the wallets/);
-  assert.match(p3.text, /2 dev wallets funded \(mined 99 blocks now\)/);
-  assert.equal(await height(), 100);
+  assert.match(p3.text, /chain height 100, 2 dev wallets funded \(mined 99 blocks now\)/);
+  assert.match(p3.text, /auto-mining: a block every 0\.5 s \(to dev0\)/);
+  const t0 = Date.now();
+  await waitFor("3 blocks mined on the timer", async () => (await height()) >= 103, 15_000);
+  t.diagnostic(`--mine-interval 0.5: 3 blocks in ${Date.now() - t0} ms`);
   assert.deepEqual(
     p3.wallets.map((w) => [w.name, w.address]),
     p1.wallets.slice(0, 2).map((w) => [w.name, w.address]),
