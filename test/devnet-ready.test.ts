@@ -110,10 +110,12 @@ async function waitFor(what: string, f: () => Promise<boolean>, ms = 20_000): Pr
   }
 }
 
-/** dev1's incoming transfer `txid` once it is in a block, and dev1's balance then (the wallet RPC switched to dev1). */
+/**
+ * dev1's incoming transfer `txid` once it is in a block, and dev1's balance then (the wallet RPC
+ * switched to dev1 with the printed open_wallet; no refresh call: the devnet's open_wallet syncs).
+ */
 async function dev1Receipt(p: Printed, txid: string): Promise<{ amount: bigint; confirmations: number; balance: bigint }> {
   await printedCall(p, "open_wallet");
-  await call(WALLET_PORT, "refresh");
   const t = await call<{ transfer: { amount: number; confirmations: number; type: string } }>(WALLET_PORT, "get_transfer_by_txid", { txid });
   const b = await call<{ balance: number }>(WALLET_PORT, "get_balance");
   assert.equal(t.transfer.type, "in");

@@ -49,6 +49,22 @@ function port(args: ParsedArgs, name: string): number {
   return n;
 }
 
+/**
+ * The devnet's wallet service: open_wallet answers once the wallet has caught up with the chain, so
+ * a dev wallet opened after blocks were mined shows them at once (monero-wallet-rpc leaves that to
+ * the next auto refresh, up to 20 s later, or to a `refresh` call).
+ */
+class DevnetWalletService extends WalletService {
+  override async openWallet(p: { filename: string; password: string; autosave_current: boolean }): Promise<void> {
+    await super.openWallet(p);
+    try {
+      await this.refresh();
+    } catch (e) {
+      this.opts.log?.(`refresh after open_wallet ${JSON.stringify(p.filename)}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
 /** Deletes the devnet's chain (<data-dir>/fake) and wallets (<data-dir>/wallets); refuses while a devnet runs on them. */
 function reset(dataDir: string): void {
   const fake = dirname(chainDir(dataDir, "regtest"));
@@ -166,7 +182,7 @@ async function main(args: ParsedArgs): Promise<number> {
   // regtest uses mainnet addresses (as monerod --regtest); the wallet talks to the node over its RPC
   const node = new NodeClient({ url: daemon.rpcUrl });
   const makeService = (): WalletService =>
-    new WalletService({
+    new DevnetWalletService({
       network: "mainnet",
       walletDir,
       node,
