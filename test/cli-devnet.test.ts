@@ -1,5 +1,5 @@
 /**
- * `tsmonero` (what `npm start` runs) as a real child process: a regtest node and a wallet RPC in one
+ * `tsmonero --wallets 0` (what `npm start` runs, without its dev wallets) as a real child process: a regtest node and a wallet RPC in one
  * process. A wallet created over the wallet RPC receives the coinbase of blocks mined with the
  * node's generateblocks; SIGTERM stores the wallet and closes the chain; a restart keeps both.
  */
@@ -23,7 +23,7 @@ after(() => {
 });
 
 async function start(): Promise<{ proc: ChildProcess; out: string[]; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT)], {
+  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), "--wallets", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   procs.push(proc);

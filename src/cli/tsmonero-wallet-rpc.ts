@@ -26,6 +26,7 @@ import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js"
 import { ipFlag, isLoopbackIp, logFlags, rpcServerFlags } from "./node-config.js";
 import { sslFlags } from "./ssl-flags.js";
 import { WALLET_FLAGS } from "./wallet-flags.js";
+import { stderrTerminal, walletProgress } from "./progress.js";
 import { VERSION } from "./version.js";
 
 export { WALLET_FLAGS };
@@ -209,6 +210,8 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
     txNotify: get(a, "tx-notify"),
     ...(kdf ? { kdf } : {}),
     log: (m) => log.line(m),
+    // refresh and rescan: an updating line on a terminal, a log line every 10 s otherwise
+    progress: walletProgress({ terminal: stderrTerminal(), log: (m) => log.line(m) }),
   });
 
   // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does

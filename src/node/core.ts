@@ -192,6 +192,9 @@ export interface NodeCore {
   on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   /** A switch to another chain: blocks from `splitHeight` up were replaced; heights are chain lengths before/after. */
   on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
+  /** Removes a listener added with on(). */
+  off(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  off(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
 
   /** Stops the miner and the workers, waits for the writer, closes the store. */
   close(): Promise<void>;

@@ -27,7 +27,7 @@ import {
   WalletRpcMessages,
 } from "../keys/rpc.js";
 import type { RefreshResult } from "../sync/index.js";
-import { InMemoryWalletError, OpenWallet, WalletNetworkError } from "./wallet.js";
+import { InMemoryWalletError, OpenWallet, WalletNetworkError, type WalletProgress } from "./wallet.js";
 
 /** monero-wallet-rpc's codes the service raises (wallet_rpc_server_error_codes.h). */
 export const CODE = {
@@ -62,6 +62,8 @@ export interface WalletServiceOptions {
   readonly lookaheadMajor?: number;
   readonly lookaheadMinor?: number;
   readonly log?: (msg: string) => void;
+  /** Told how each refresh and rescan advances (the command-line tools show progress); must not throw. */
+  readonly progress?: (p: WalletProgress) => void;
 }
 
 const DEFAULT_DAEMON_PORT: Record<Network, number> = { mainnet: 18081, testnet: 28081, stagenet: 38081, regtest: 18081 };
@@ -219,6 +221,7 @@ export class WalletService {
       lookaheadMajor: this.opts.lookaheadMajor,
       lookaheadMinor: this.opts.lookaheadMinor,
       log: this.log,
+      ...(this.opts.progress ? { progress: this.opts.progress } : {}),
     };
   }
 
@@ -299,7 +302,8 @@ export class WalletService {
       const why =
         e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError || e instanceof WalletRpcError ? e.message : String(e);
       this.log(`open_wallet ${JSON.stringify(p.filename)}: Failed to open wallet: ${why}`);
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet");
+      // the answer says no more (clients match it); in-process callers find the reason in `cause`
+      throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet", new Error(why));
     }
     await this.install(w);
   }
@@ -397,6 +401,7 @@ export class WalletService {
       lookaheadMajor: this.opts.lookaheadMajor,
       lookaheadMinor: this.opts.lookaheadMinor,
       log: this.log,
+      ...(this.opts.progress ? { progress: this.opts.progress } : {}),
       password,
     });
     await this.install(w);

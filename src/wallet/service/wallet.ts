@@ -32,7 +32,7 @@ import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js"
 import { ScanWorker } from "../scan/pool.js";
 import type { ColdContext } from "../cold/context.js";
 import type { SpendContext } from "../send/sender.js";
-import { type RefreshResult, WalletSync } from "../sync/index.js";
+import { type RefreshResult, type SyncProgress, WalletSync } from "../sync/index.js";
 
 /** What the cache file (NAME) holds. */
 export interface WalletCache {
@@ -53,6 +53,21 @@ export interface OpenWalletOptions {
   readonly lookaheadMinor?: number;
   /** Where lock take-overs and cache rebuilds are reported. Default console.error. */
   readonly log?: (msg: string) => void;
+  /** Told how a refresh or rescan advances (for progress displays); must not throw. */
+  readonly progress?: (p: WalletProgress) => void;
+}
+
+/**
+ * Where a refresh or rescan of a wallet is: `height` of `target` blocks while it runs; `end` once it
+ * is over (`error` says why when it failed).
+ */
+export interface WalletProgress {
+  readonly wallet: string;
+  readonly kind: "refresh" | "rescan";
+  readonly height: number;
+  readonly target: number;
+  readonly end: boolean;
+  readonly error?: string;
 }
 
 export interface CreateWalletOptions extends OpenWalletOptions {
@@ -156,6 +171,8 @@ export class OpenWallet {
   /** Serialises refreshes, rescans and daemon changes. */
   private chain: Promise<unknown> = Promise.resolve();
   private busy = 0;
+  /** What the running sync is, for progress reports. */
+  private syncKind: WalletProgress["kind"] = "refresh";
 
   private constructor(
     readonly opts: OpenWalletOptions,
@@ -403,7 +420,23 @@ export class OpenWallet {
   }
 
   private makeSync(node: NodeApi, worker: ScanWorker): WalletSync {
-    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight, countSplitBlock: false });
+    const report = this.opts.progress;
+    const onProgress = report ? (p: SyncProgress) => report({ wallet: this.name, kind: this.syncKind, height: p.height, target: p.target, end: false }) : undefined;
+    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight, countSplitBlock: false, ...(onProgress ? { onProgress } : {}) });
+  }
+
+  /** Runs a sync (refresh or rescan) telling `progress` when it ends. */
+  private async reported(kind: WalletProgress["kind"], f: () => Promise<RefreshResult>): Promise<RefreshResult> {
+    this.syncKind = kind;
+    const report = this.opts.progress;
+    try {
+      const r = await f();
+      report?.({ wallet: this.name, kind, height: this.ledger.height, target: this.ledger.height, end: true });
+      return r;
+    } catch (e) {
+      report?.({ wallet: this.name, kind, height: this.ledger.height, target: this.ledger.height, end: true, error: e instanceof Error ? e.message : String(e) });
+      throw e;
+    }
   }
 
   /** Runs `f` after whatever refresh/rescan is under way (one at a time). */
@@ -444,7 +477,7 @@ export class OpenWallet {
           st.hashTailStart = startHeight;
         }
         const fromGenesis = st.height === 0 && this.restoreHeight === 0;
-        return this.monerosCounts(await sync.refresh(), fromGenesis, before);
+        return this.monerosCounts(await this.reported("refresh", () => sync.refresh()), fromGenesis, before);
       } finally {
         this.busy--;
       }
@@ -479,7 +512,8 @@ export class OpenWallet {
         this.ledger = new Ledger(emptyLedgerState(0), this.ledger.network);
         this.syncLabels();
         if (this.node && this.worker) this.sync = this.makeSync(this.node, this.worker);
-        return this.sync ? this.monerosCounts(await this.sync.refresh(), this.restoreHeight === 0, "") : { blocks_fetched: 0, received_money: false };
+        const sync = this.sync;
+        return sync ? this.monerosCounts(await this.reported("rescan", () => sync.refresh()), this.restoreHeight === 0, "") : { blocks_fetched: 0, received_money: false };
       } finally {
         this.syncLabels();
         this.busy--;

@@ -1,1 +1,1 @@
-export { type RefreshResult, ReorgDepthError, shortChainHistory, WalletSync, type WalletSyncOptions, WrongDaemonResponseError } from "./sync.js";
+export { type RefreshResult, ReorgDepthError, shortChainHistory, type SyncProgress, WalletSync, type WalletSyncOptions, WrongDaemonResponseError } from "./sync.js";

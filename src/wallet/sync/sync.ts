@@ -51,6 +51,18 @@ export interface WalletSyncOptions {
    * monero-wallet-rpc answers 6 for "pop 5, mine 7"; the wallet service passes false.
    */
   readonly countSplitBlock?: boolean;
+  /**
+   * Called when a refresh starts (target = height: not known yet) and after each chunk of blocks
+   * is applied: the ledger's height and the node's height (the target) at the last fetch. For
+   * progress displays; it must not throw.
+   */
+  readonly onProgress?: (p: SyncProgress) => void;
+}
+
+/** Where a refresh is: the ledger's height and the node's height at the last fetch. */
+export interface SyncProgress {
+  readonly height: number;
+  readonly target: number;
 }
 
 /** wallet2's reorg_depth_error: the node's chain forks further back than the wallet follows. */
@@ -159,6 +171,8 @@ export class WalletSync {
       st.height = restore;
       st.hashTailStart = restore;
     }
+    // where this refresh starts (the target is not known before the first fetch)
+    this.opts.onProgress?.({ height: ledger.height, target: ledger.height });
     let fetched = 0;
     let received = false;
     for (;;) {
@@ -198,6 +212,7 @@ export class WalletSync {
             break;
           }
         }
+        this.opts.onProgress?.({ height: ledger.height, target: Math.max(ledger.height, Number(res.current_height)) });
       }
       if (!progressed) break;
       if (ledger.height >= Number(res.current_height)) break;
