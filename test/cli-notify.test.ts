@@ -61,8 +61,11 @@ test("tsmonerod runs --block-notify per main-chain block and --reorg-notify per 
     await daemon.core.generateBlocks(1, ALICE, { prevId: alt.blocks[1] });
     assert.equal(daemon.core.store.height(), 4);
     await waitFor("the reorg hook", () => existsSync(`${out}-reorg-split1-height4-new3-dropped2`));
-    const blocksRun = readdirSync(dir).filter((f) => f.startsWith("out-block-"));
-    assert.equal(blocksRun.length, 5, "each main-chain block once: 2 before the reorg, 3 of the new chain");
+    // the new chain's block hooks run after the reorg hook (monerod's order): wait for them, then make sure no more come
+    const blocksRun = () => readdirSync(dir).filter((f) => f.startsWith("out-block-")).length;
+    await waitFor("the new chain's block hooks", () => blocksRun() >= 5);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(blocksRun(), 5, "each main-chain block once: 2 before the reorg, 3 of the new chain");
   } finally {
     await daemon.stop();
   }

@@ -111,16 +111,15 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
 
   it("a real method replaces the -48 stub of its name (how proofs and multisig will land); the other stubs stay", async () => {
     const extra = (d: WalletRpcDeps) => [
-      def({ name: "sign_transfer", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
+      def({ name: "sign_multisig", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
     ];
     const s2 = await startWalletRpc({ service: svc, port: 0, extraMethods: extra });
     try {
-      await err(s2.url, "sign_transfer", { destinations: [] }, -13, /^No wallet file$/);
+      await err(s2.url, "sign_multisig", { destinations: [] }, -13, /^No wallet file$/);
       await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
-      assert.deepEqual(await ok(s2.url, "sign_transfer", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
-      await err(s2.url, "describe_transfer", {}, -48, /^describe_transfer is not available/);
-      await err(s2.url, "sign_multisig", {}, -48, /^sign_multisig is not available/);
-      await err(url, "sign_transfer", {}, -48, /^sign_transfer is not available/);
+      assert.deepEqual(await ok(s2.url, "sign_multisig", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
+      await err(s2.url, "make_multisig", {}, -48, /^make_multisig is not available/);
+      await err(url, "sign_multisig", {}, -48, /^sign_multisig is not available/);
       await ok(s2.url, "close_wallet");
     } finally {
       await s2.close();
@@ -254,8 +253,16 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "set_daemon", { address: "127.0.0.1:1", ssl_support: "enabled" }, -38, /SSL is enabled but no user certificate or fingerprints were provided/);
     await err(url, "set_log_level", { level: 9 }, -44, /^Error: log level not valid$/);
     await err(url, "change_wallet_password", { old_password: "wrong", new_password: "x" }, -22, /^Invalid original password\.$/);
-    for (const m of ["make_multisig", "export_key_images", "import_outputs"])
+    for (const m of ["make_multisig", "export_multisig_info"])
       await err(url, m, { destinations: [] }, -48, new RegExp(`^${m} is not available in this version`));
+    // outputs, key images and cold signing: bad input answers monero-wallet-rpc's codes
+    await err(url, "import_outputs", { outputs_data_hex: "zz" }, -26, /^Failed to parse hex\.$/);
+    await err(url, "import_outputs", { outputs_data_hex: "00" }, -1, /Bad magic from outputs/);
+    await err(url, "import_key_images", { signed_key_images: [{ key_image: "00", signature: "" }] }, -1, /^This command requires a trusted daemon\.$/);
+    await err(url, "sign_transfer", { unsigned_txset: "zz" }, -26, /^Failed to parse hex\.$/);
+    await err(url, "sign_transfer", { unsigned_txset: "00" }, -39, /^cannot load unsigned_txset: Bad magic/);
+    await err(url, "describe_transfer", {}, -1, /^no txset provided$/);
+    await err(url, "submit_transfer", { tx_data_hex: "00" }, -40, /^Failed to parse signed tx data: Bad magic/);
     // spending: validate_transfer and each method's own checks, in monero-wallet-rpc's order and codes
     const own = (await ok(url, "get_address")).address as string;
     await err(url, "transfer", { destinations: [] }, -20, /^Transaction has no destination$/);
@@ -379,9 +386,10 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "query_key", { key_type: "spend_key" }, -29, /^The wallet is watch-only\. Cannot retrieve spend key\.$/);
     await err(url, "query_key", { key_type: "mnemonic" }, -29, /^The wallet is watch-only\. Cannot retrieve seed\.$/);
     assert.match((await ok(url, "query_key", { key_type: "view_key" })).key as string, /^[0-9a-f]{64}$/);
-    // validate_transfer runs first, as in monero-wallet-rpc; cold signing (sign_transfer) is a later issue
+    // validate_transfer runs first, as in monero-wallet-rpc; a view-only wallet signs nothing
     await err(url, "transfer", {}, -20, /^Transaction has no destination$/);
-    await err(url, "sign_transfer", {}, -48);
+    await err(url, "sign_transfer", {}, -29, /^command not supported by watch-only wallet/);
+    await err(url, "describe_transfer", { unsigned_txset: "00" }, -29, /^command not supported by watch-only wallet/);
   });
 });
 

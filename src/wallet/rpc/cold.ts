@@ -202,15 +202,16 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
       if (!isHex(p.tx_data_hex)) fail(WC.BAD_HEX, "Failed to parse hex.");
       const wal = w();
       const ids: string[] = [];
+      // parse_tx_from_str first (it needs no daemon, and imports the signer's key images), then commit_tx each
+      let ptxs: Awaited<ReturnType<typeof readSignedSet>>;
+      try {
+        ptxs = await wal.exclusive(true, (ctx) => readSignedSet(ctx, unhex(p.tx_data_hex)));
+      } catch (e) {
+        if (e instanceof ColdError) fail(WC.BAD_SIGNED_TX_DATA, `Failed to parse signed tx data: ${e.message}`);
+        throw e;
+      }
       try {
         await wal.spend(async (ctx) => {
-          let ptxs;
-          try {
-            ptxs = await readSignedSet(ctx, unhex(p.tx_data_hex));
-          } catch (e) {
-            if (e instanceof ColdError) fail(WC.BAD_SIGNED_TX_DATA, `Failed to parse signed tx data: ${e.message}`);
-            throw e;
-          }
           for (const r of ptxs) {
             const blob = serializeTransaction(r.tx);
             const keyImages = r.tx.vin.flatMap((i) => (i.type === "key" ? [hex(i.keyImage)] : []));

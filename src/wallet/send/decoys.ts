@@ -85,6 +85,8 @@ export interface PickRingsOptions {
 
 /** Gamma draws allowed per real output before giving up (a chain on which almost every draw misses). */
 const MAX_PICKS_PER_OUTPUT = 2_000_000;
+/** Draws in a row that found no new candidate after which the candidates are taken as all there are. */
+const MAX_DRAWS_WITHOUT_NEW = 100_000;
 const GET_OUTS_CHUNK = 1000;
 
 
@@ -248,11 +250,16 @@ function candidates(real: number, numOuts: number, requested: number, picker: Ga
   // wallet2 would loop for ever when fewer distinct outputs can be picked than it wants: stop there
   let pickableSeen = real < picker.numRctOutputs ? 1 : 0;
   let tries = 0;
-  while (idx.length < requested && pickableSeen < picker.numRctOutputs) {
+  // the picker may never reach some of its outputs (the newest block's, when the chain is short):
+  // as many draws as a whole search would need without a new candidate means there are no more
+  let sinceNew = 0;
+  while (idx.length < requested && pickableSeen < picker.numRctOutputs && sinceNew < MAX_DRAWS_WITHOUT_NEW) {
     if (++tries > MAX_PICKS_PER_OUTPUT)
       throw generic(DecoyMessages.getOuts, `${MAX_PICKS_PER_OUTPUT} gamma draws found only ${idx.length - 1} decoy candidates; the output distribution looks wrong`);
+    sinceNew++;
     const i = picker.pick();
     if (i === null || i >= numOuts || seen.has(i)) continue;
+    sinceNew = 0;
     seen.add(i);
     idx.push(i);
     if (i < picker.numRctOutputs) pickableSeen++;
