@@ -181,6 +181,8 @@ interface Figures {
   proofMs: Record<string, number[]>;
   /** How many key images the key image rows moved. */
   keyImages?: number;
+  /** import_key_images with TSMONERO_PROVER_THREADS=1 (the kernel's batch check on one thread). */
+  keyImageMs1?: number[];
   proofOutputs: number;
   error?: string;
 }
@@ -252,8 +254,9 @@ async function measureSendsOneThread(impl: Impl, f: Figures): Promise<void> {
   const g: Figures = { restoreBps: [], rps: {}, rescanLatencyMs: [], rescanSeconds: 0, resets: {}, sendMs: {}, proofMs: {}, proofOutputs: 0 };
   try {
     await waitAnswer(w, port, "get_version");
-    await measureSends(port, `${impl} (1 prover thread)`, g, false, false);
+    await measureSends(port, `${impl} (1 prover thread)`, g, false, false, true);
     f.sendMs1 = g.sendMs;
+    f.keyImageMs1 = g.proofMs[KEY_IMAGE_ROWS[1]];
   } catch (e) {
     progress(`  ${impl} (1 prover thread): ${e instanceof Error ? e.message : String(e)}`);
   } finally {
@@ -317,14 +320,14 @@ const SEND_REPEATS = 7;
  * each send row once uncounted, then SEND_REPEATS times, timed per call. For the sweep, all but 50 unlocked outputs are
  * frozen first (freeze, on both implementations).
  */
-async function measureSends(port: number, impl: string, f: Figures, walletOpen = true, withProofs = true): Promise<void> {
+async function measureSends(port: number, impl: string, f: Figures, walletOpen = true, withProofs = true, withKeyImages = withProofs): Promise<void> {
   if (walletOpen) await rpc(port, "close_wallet", {});
   progress(`  ${impl}: restoring bob for the send rows`);
   await rpc(port, "restore_deterministic_wallet", { filename: "bob", seed: WALLET_SEEDS.bob, password: "", restore_height: recordedBlocks().length, language: "English" });
   await rpc(port, "auto_refresh", { enable: false });
   await rpc(port, "refresh", {});
   if (withProofs) await measureReserveProofs(port, impl, f);
-  if (withProofs) await measureKeyImages(port, impl, f);
+  if (withKeyImages) await measureKeyImages(port, impl, f);
   for (const row of SEND_ROWS) {
     if (row.sweep) {
       const inc = (await rpc(port, "incoming_transfers", { transfer_type: "available" })) as { transfers?: { key_image: string; unlocked: boolean }[] };
@@ -521,6 +524,11 @@ async function run(args: ParsedArgs): Promise<void> {
     const goal = label.startsWith("import") ? "≤ 0.5× (time)" : "—";
     const met = label.startsWith("import") ? mark(r === undefined ? (ts.error ? false : undefined) : r <= 0.5) : "—";
     rows.push([`${label} (${ts.keyImages ?? real.keyImages ?? 0} images), ms per call (median of ${PROOF_REPEATS})`, a === undefined ? "—" : a.toFixed(0), b === undefined ? "—" : b.toFixed(0), r ? formatRatio(r) : "—", goal, met]);
+    if (label.startsWith("import") && ts.keyImageMs1?.length) {
+      const a1 = median(ts.keyImageMs1);
+      const r1 = b !== undefined ? a1 / b : undefined;
+      rows.push([`  the same, tsmonero's checks on 1 thread (TSMONERO_PROVER_THREADS=1)`, a1.toFixed(0), b === undefined ? "—" : b.toFixed(0), r1 ? formatRatio(r1) : "—", "≤ 0.5× (time)", mark(r1 === undefined ? undefined : r1 <= 0.5)]);
+    }
   }
 
   const subjectName = subject === "real" ? "monero-wallet-rpc (as subject)" : "tsmonero-wallet-rpc";
