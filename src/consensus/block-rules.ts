@@ -27,7 +27,7 @@ import { checkHash, difficultyTarget, difficultyWindow, nextDifficulty } from ".
 import { blockError, type BlockRuleError, txError, type TxRuleError } from "./errors.js";
 import { blockReward, nextAlreadyGeneratedCoins } from "./reward.js";
 import { checkOutputTypes, medianBigint, txWeightLimit } from "./tx-rules.js";
-import { nextLongTermBlockWeight, type WeightLimits, weightLimits } from "./weight.js";
+import { type LongTermWeights, nextLongTermBlockWeight, type WeightLimits, weightLimits } from "./weight.js";
 
 const MAX_U64 = (1n << 64n) - 1n;
 
@@ -149,6 +149,11 @@ export interface NextBlockContext {
   longTermWindow: number;
 }
 
+/** The long-term weights of [start, start + count), or their median when the view keeps it. */
+function longTermWeightsOf(view: ChainView, start: number, count: number): LongTermWeights {
+  return view.longTermWeightMedian ? { median: view.longTermWeightMedian(start, count) } : view.longTermBlockWeights(start, count);
+}
+
 /** Reads everything the next block's checks need from the chain view. */
 export function nextBlockContext(view: ChainView, opts: { fixedDifficulty?: bigint; longTermWindow?: number } = {}): NextBlockContext {
   const height = view.height();
@@ -163,7 +168,7 @@ export function nextBlockContext(view: ChainView, opts: { fixedDifficulty?: bigi
   const ltWindow = opts.longTermWindow ?? CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE;
   const weights = view.blockWeights(Math.max(0, height - CRYPTONOTE_REWARD_BLOCKS_WINDOW), Math.min(height, CRYPTONOTE_REWARD_BLOCKS_WINDOW));
   const ltStart = Math.max(0, height - ltWindow);
-  const longTerm = view.longTermBlockWeights(ltStart, height - ltStart);
+  const longTerm = longTermWeightsOf(view, ltStart, height - ltStart);
   const limits = height === 0 ? weightLimits([], [], 1, ltWindow) : weightLimits(weights, longTerm, hfVersion, ltWindow);
   const penaltyMedian = hfVersion >= HF_VERSION_EFFECTIVE_SHORT_TERM_MEDIAN_IN_PENALTY ? limits.effectiveMedian : median(weights);
   const tsStart = Math.max(0, height - BLOCKCHAIN_TIMESTAMP_CHECK_WINDOW);
@@ -264,7 +269,7 @@ export function checkBlock(
   const reward = checkMinerReward(block.minerTx, weight, fees, ctx.penaltyMedian, ctx.alreadyGeneratedCoins, ctx.hfVersion);
   if (!reward.ok) return reward;
   const ltStart = Math.max(0, height - ctx.longTermWindow);
-  const longTermWeight = nextLongTermBlockWeight(weight, view.longTermBlockWeights(ltStart, height - ltStart), ctx.hfVersion, ctx.longTermWindow);
+  const longTermWeight = nextLongTermBlockWeight(weight, longTermWeightsOf(view, ltStart, height - ltStart), ctx.hfVersion, ctx.longTermWindow);
   let claimed = 0n;
   for (const o of block.minerTx.vout) claimed += o.amount;
   return {

@@ -32,6 +32,11 @@ export interface ChainView {
   blockWeights(start: number, count: number): number[];
   /** Long-term block weights of blocks [start, start+count). */
   longTermBlockWeights(start: number, count: number): number[];
+  /**
+   * Optional: the median of those long-term weights, kept incrementally (the store's rolling
+   * window); without it the weights are read and sorted for each block.
+   */
+  longTermWeightMedian?(start: number, count: number): number;
   /** Coins generated up to and including the newest block. */
   alreadyGeneratedCoins(): bigint;
   /** True when the key image is spent in the chain. */

@@ -21,6 +21,13 @@ function lastN<T>(a: readonly T[], n: number): readonly T[] {
   return a.length > n ? a.slice(a.length - n) : a;
 }
 
+/** The newest long-term weights (at least the last `window`, or all), or just their median over the last `window`. */
+export type LongTermWeights = readonly number[] | { readonly median: number };
+
+function longTermMedian(lt: LongTermWeights, window: number): number {
+  return "median" in lt ? lt.median : median(lastN(lt, window));
+}
+
 /** The long-term median's upper bound for a block's long-term weight (×1.7 from HF 15, ×1.4 before). */
 function shortTermConstraint(ltEffective: number, version: number): number {
   return ltEffective + Math.floor((ltEffective * (version >= HF_VERSION_2021_SCALING ? 7 : 2)) / (version >= HF_VERSION_2021_SCALING ? 10 : 5));
@@ -32,12 +39,12 @@ function shortTermConstraint(ltEffective: number, version: number): number {
  */
 export function nextLongTermBlockWeight(
   blockWeight: number,
-  longTermWeights: readonly number[],
+  longTermWeights: LongTermWeights,
   version: number,
   window = CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE,
 ): number {
   if (version < HF_VERSION_LONG_TERM_BLOCK_WEIGHT) return blockWeight;
-  const ltEffective = Math.max(ZONE_V5, median(lastN(longTermWeights, window)));
+  const ltEffective = Math.max(ZONE_V5, longTermMedian(longTermWeights, window));
   let w = blockWeight;
   // from HF 15 the long-term weight is also bounded below by median / 1.7
   if (version >= HF_VERSION_2021_SCALING) w = Math.max(w, Math.floor((ltEffective * 10) / 17));
@@ -63,7 +70,7 @@ export interface WeightLimits {
  */
 export function weightLimits(
   weights: readonly number[],
-  longTermWeights: readonly number[],
+  longTermWeights: LongTermWeights,
   version: number,
   window = CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE,
 ): WeightLimits {
@@ -79,7 +86,7 @@ export function weightLimits(
     // last min(window, height) blocks. v0.18.0.0 recomputed the tip's long-term weight without the
     // HF 15 lower bound and depended on cache state; the two agree whenever the long-term
     // effective median is the 300000 floor (every block of the recorded regtest chain).
-    ltEffective = Math.max(ZONE_V5, median(lastN(longTermWeights, window)));
+    ltEffective = Math.max(ZONE_V5, longTermMedian(longTermWeights, window));
     const surge = CRYPTONOTE_SHORT_TERM_BLOCK_WEIGHT_SURGE_FACTOR * ltEffective;
     effectiveMedian =
       version >= HF_VERSION_2021_SCALING

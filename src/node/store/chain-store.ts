@@ -23,6 +23,7 @@
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
 import { type BlockAccepted, type ChainOutput, type ChainView, checkBlock, nextBlockContext } from "../../consensus/index.js";
+import { WindowMedian } from "../../consensus/window-median.js";
 import { defaultBackend } from "../../crypto/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { zeroCommit } from "../../crypto/ringct/amounts.js";
@@ -175,6 +176,8 @@ export class ChainStore implements ChainView {
   private readonly blocks: Database<Buffer, number>;
   private readonly blockHeights: Database<Buffer, Buffer>;
   private readonly blockMeta: Database<Buffer, number>;
+  /** The rolling median of the long-term weight window (WindowMedian), fed from blockMeta. */
+  private readonly ltwMedian = new WindowMedian();
   private readonly txPruned: Database<Buffer, Buffer>;
   private readonly txPrunable: Database<Buffer, Buffer>;
   private readonly txIndex: Database<Buffer, Buffer>;
@@ -323,6 +326,10 @@ export class ChainStore implements ChainView {
   }
   longTermBlockWeights(start: number, count: number): number[] {
     return this.metas(start, count).map((m) => m.longTermWeight);
+  }
+  /** The median of the long-term weights of [start, start+count), kept as the window slides (one read per new block, not 100,000). */
+  longTermWeightMedian(start: number, count: number): number {
+    return this.ltwMedian.median(start, count, (a, n) => this.longTermBlockWeights(a, n));
   }
   alreadyGeneratedCoins(): bigint {
     const h = this.height();
@@ -527,6 +534,7 @@ export class ChainStore implements ChainView {
       this.blockHeights.removeSync(buf(meta.hash));
       this.blockMeta.removeSync(top);
       this.props.putSync("height", U32(top));
+      this.ltwMedian.truncate(top);
       result = { block, txs };
     });
     if (result === undefined) throw new StoreError("popBlock: transaction did not run");
