@@ -104,7 +104,8 @@ describe("binary forms of exports and tx sets", () => {
     assert.deepEqual(decodeExportedOutputs(bytes), o);
     // pair → 3-tuple: count 3, the offset, a transfer count, then the same vector
     const tuple = Uint8Array.from([3, bytes[1], 9, ...bytes.subarray(2)]);
-    assert.deepEqual(decodeExportedOutputs(tuple), o);
+    assert.deepEqual(decodeExportedOutputs(tuple), { ...o, total: 9 });
+    assert.deepEqual(encodeExportedOutputs({ ...o, total: 9 }), tuple);
   });
 
   it("truncated, extended or unknown-version outputs are refused with a reason", () => {

@@ -35,6 +35,11 @@ export interface ExportedOutput {
 
 export interface ExportedOutputs {
   offset: number;
+  /**
+   * The exporting wallet's transfer count, written by later 0.18 releases (a 3-tuple) so that an
+   * export of `start`/`count` can be imported piecemeal; absent in 0.18.0.0's pair.
+   */
+  total?: number;
   outputs: ExportedOutput[];
 }
 
@@ -138,8 +143,10 @@ function writeExportedOutput(w: Writer, o: ExportedOutput): void {
 }
 
 function writeExportedOutputs(w: Writer, e: ExportedOutputs): void {
-  pair(w);
+  if (e.total === undefined) pair(w);
+  else w.varint(3);
   w.varint(e.offset);
+  if (e.total !== undefined) w.varint(e.total);
   writeVec(w, e.outputs, (o) => writeExportedOutput(w, o));
 }
 
@@ -291,9 +298,9 @@ function readExportedOutputs(r: Reader): ExportedOutputs {
   const n = r.varint("outputs");
   if (n !== 2n && n !== 3n) r.fail("outputs", `expected a pair or a 3-tuple, found ${n} elements`);
   const offset = small(r.varint("outputs offset"), r, "outputs offset");
-  if (n === 3n) r.varint("transfer count");
+  const total = n === 3n ? small(r.varint("transfer count"), r, "transfer count") : undefined;
   const outputs = readVec(r, "outputs", 68, () => readExportedOutput(r));
-  return { offset, outputs };
+  return total === undefined ? { offset, outputs } : { offset, total, outputs };
 }
 
 /** The body of export_outputs (after decryption and the 64-byte key header). */

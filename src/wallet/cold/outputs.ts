@@ -10,7 +10,7 @@ import type { TransferDetails } from "../ledger/ledger.js";
 import { decryptWithViewKey, encryptWithViewKey } from "./cipher.js";
 import { type ColdContext, openOutput } from "./context.js";
 import { ColdError } from "./errors.js";
-import { decodeExportedOutputs, encodeExportedOutputs, type ExportedOutput } from "./formats.js";
+import { decodeExportedOutputs, encodeExportedOutputs, type ExportedOutput, type ExportedOutputs } from "./formats.js";
 
 export const OUTPUT_EXPORT_MAGIC = Buffer.from("Monero output export\x04", "latin1");
 
@@ -19,8 +19,13 @@ const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 const IDENTITY = "01" + "00".repeat(31);
 const NULL_HASH = "00".repeat(32);
 
-/** Which transfers export_outputs sends: from the first whose key image is unknown or wanted (all: from `start`), at most `count`. */
-export function outputsToExport(ctx: ColdContext, all: boolean, start = 0, count = 0xffffffff): { offset: number; outputs: ExportedOutput[] } {
+/**
+ * Which transfers export_outputs sends: from the first whose key image is unknown or wanted (all:
+ * from `start`), at most `count`. With `piecemeal` (the caller gave start or count, as later 0.18
+ * releases allow) the export also says how many transfers the wallet has, so that the pieces can
+ * be imported in any order (a 3-tuple that 0.18.0.0 wallets cannot read).
+ */
+export function outputsToExport(ctx: ColdContext, all: boolean, start = 0, count = 0xffffffff, piecemeal = false): ExportedOutputs {
   if (count === 0) throw new ColdError("out_of_range", "Nothing requested: count must be at least 1");
   if (!all && start > 0) throw new ColdError("out_of_range", "Incremental mode is incompatible with non-zero start: pass all=true with start, or start=0");
   const t = ctx.ledger.state.transfers;
@@ -28,7 +33,7 @@ export function outputsToExport(ctx: ColdContext, all: boolean, start = 0, count
   if (!all) while (offset < t.length && t[offset].keyImage !== "" && !t[offset].keyImageRequest) offset++;
   else offset = Math.min(start, t.length);
   const outputs = t.slice(offset, offset + count).map((td) => exported(td));
-  return { offset, outputs };
+  return piecemeal ? { offset, total: t.length, outputs } : { offset, outputs };
 }
 
 function exported(td: TransferDetails): ExportedOutput {
@@ -60,7 +65,8 @@ function header(ctx: ColdContext): Bytes {
 
 /** wallet2::export_outputs_to_str. */
 export async function exportOutputs(ctx: ColdContext, all: boolean, start?: number, count?: number): Promise<Bytes> {
-  const body = encodeExportedOutputs(outputsToExport(ctx, all, start, count));
+  const piecemeal = (start !== undefined && start > 0) || (count !== undefined && count !== 0xffffffff);
+  const body = encodeExportedOutputs(outputsToExport(ctx, all, start, count, piecemeal));
   const plain = new Uint8Array(64 + body.length);
   plain.set(header(ctx), 0);
   plain.set(body, 64);
@@ -69,7 +75,7 @@ export async function exportOutputs(ctx: ColdContext, all: boolean, start?: numb
 }
 
 /** Checks the magic, decrypts and checks the account of an outputs export; the outputs. */
-export async function readOutputsExport(ctx: ColdContext, data: Bytes): Promise<{ offset: number; outputs: ExportedOutput[] }> {
+export async function readOutputsExport(ctx: ColdContext, data: Bytes): Promise<ExportedOutputs> {
   if (data.length < OUTPUT_EXPORT_MAGIC.length || Buffer.compare(Buffer.from(data.subarray(0, OUTPUT_EXPORT_MAGIC.length)), OUTPUT_EXPORT_MAGIC) !== 0)
     throw new ColdError("bad_data", "Bad magic from outputs: this is not an export_outputs answer (or it was cut at the start)");
   const plain = await decryptWithViewKey(ctx.backend, ctx.keys.viewSecretKey, data.subarray(OUTPUT_EXPORT_MAGIC.length), "the outputs export");
@@ -84,10 +90,16 @@ export async function readOutputsExport(ctx: ColdContext, data: Bytes): Promise<
  * imported ones (a known output with the same key keeps its record and takes the flags), each new
  * one gets its key image, and the count of transfers is returned.
  */
-export function importOutputs(ctx: ColdContext, e: { offset: number; outputs: readonly ExportedOutput[] }): number {
+export function importOutputs(ctx: ColdContext, e: ExportedOutputs): number {
   const t = ctx.ledger.state.transfers;
+  if (!ctx.keys.spendSecretKey)
+    throw new ColdError("watch_only", "Hot wallets cannot import outputs: this wallet is view-only; import them into the full (offline) wallet, which computes their key images");
   if (e.offset > t.length) throw new ColdError("out_of_range", `Imported outputs omit more outputs that we know of (they start at ${e.offset}, this wallet has ${t.length}). Try using export_outputs all.`);
+  if (e.total !== undefined && e.offset + e.outputs.length > e.total) throw new ColdError("bad_data", "Offset is larger than total outputs");
   const originalSize = t.length;
+  // 0.18.0.0's pair: the transfers end with the import; a later release's piece: they grow to cover
+  // it, or shrink to the exporter's count
+  const keepAfter = e.total === undefined ? [] : t.slice(e.offset + e.outputs.length, Math.max(e.offset + e.outputs.length, e.total));
   const next: TransferDetails[] = [];
   for (let i = 0; i < e.outputs.length; i++) {
     const o = e.outputs[i];
@@ -121,7 +133,7 @@ export function importOutputs(ctx: ColdContext, e: { offset: number; outputs: re
       keyImageRequest: true,
     });
   }
-  for (let i = 0; i < e.offset; i++) delete t[i].keyImageRequest;
-  ctx.ledger.replaceTransfersFrom(e.offset, next);
+  if (e.total === undefined) for (let i = 0; i < e.offset; i++) delete t[i].keyImageRequest;
+  ctx.ledger.replaceTransfersFrom(e.offset, [...next, ...keepAfter]);
   return ctx.ledger.state.transfers.length;
 }
