@@ -14,6 +14,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -271,6 +272,13 @@ function nodeCase(name, port, dir) {
       break;
     case "zmq-pub":
       c.value = "tcp://127.0.0.1:29799";
+      c.effect = async () => ok(await new Promise((res) => {
+        const sock = connect({ host: "127.0.0.1", port: 29799 }, () => {
+          sock.destroy();
+          res(true);
+        });
+        sock.on("error", () => res(false));
+      }), "ZMQ pub listening on 127.0.0.1:29799");
       break;
     case "check-updates":
       c.value = "disabled";

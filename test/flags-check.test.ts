@@ -62,7 +62,7 @@ test("scripts/flags-check.mjs runs flags through the launchers: effects checked,
   assert.match(line("block-notify", "monerod"), /ran for a generated block with its hash/);
   assert.match(line("restricted-rpc", "monerod"), /get_info says restricted/);
   assert.match(line("add-peer", "monerod"), /inactive: P2P networking is not active/);
-  assert.match(line("zmq-pub", "monerod"), /inactive: ZMQ pub is not active/);
+  assert.match(line("zmq-pub", "monerod"), /accepted: ZMQ pub listening on 127\.0\.0\.1:29799/);
   assert.match(line("hw-device", "monero-wallet-rpc"), /refused: hardware wallets/);
   assert.match(line("bitmessage-address", "monero-wallet-rpc"), /refused: the multisig messaging system/);
   assert.match(line("wallet-file", "monero-wallet-rpc"), /accepted: the wallet is open/);

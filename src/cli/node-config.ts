@@ -6,6 +6,7 @@ import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { defaultDataDir, type DaemonOptions } from "../node/daemon.js";
+import { checkPubAddress, ZmqAddressError } from "../node/zmq/address.js";
 import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
 import { applyLogSpec, LogSpecError } from "../os/log.js";
 import { Notify, NotifySpecError } from "../os/notify.js";
@@ -200,8 +201,20 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     startMining = { address: mineTo, threads, background: args.has("bg-mining-enable"), ignoreBattery: args.has("bg-mining-ignore-battery") };
   } else if (args.has("mining-threads")) notes.push("--mining-threads without --start-mining: nothing is mined");
   for (const f of ["bg-mining-min-idle-interval", "bg-mining-idle-threshold", "bg-mining-miner-target"]) argInt(args, f, 0, 1_000_000);
+  // daemon.cpp: the pub lives in the ZMQ server, so --no-zmq leaves it out too
+  const pubFlag = args.get("zmq-pub");
+  const zmqPub = (typeof pubFlag === "string" ? [pubFlag] : Array.isArray(pubFlag) ? pubFlag : []).map((a) => {
+    try {
+      return checkPubAddress(a);
+    } catch (e) {
+      if (e instanceof ZmqAddressError) throw new UsageError(e.message);
+      throw e;
+    }
+  });
+  if (zmqPub.length > 0 && args.has("no-zmq")) notes.push("--zmq-pub with --no-zmq: the ZMQ server is disabled, nothing is published (as monerod)");
   const daemon: DaemonOptions = {
     ...hooks,
+    ...(zmqPub.length > 0 && !args.has("no-zmq") ? { zmqPub } : {}),
     ...(startMining ? { startMining } : {}),
     network,
     dataDir,

@@ -192,9 +192,16 @@ export interface NodeCore {
   on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   /** A switch to another chain: blocks from `splitHeight` up were replaced; heights are chain lengths before/after. */
   on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
+  /**
+   * A block of the new chain as a switch applies it, before "reorg" (the pool does not hold the
+   * dropped blocks' txs yet); then "reorg", then "block" for each block of the new chain.
+   */
+  on(event: "reorg-block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   /** Removes a listener added with on(). */
   off(event: "pool-add", listener: (e: PoolEntry) => void): this;
   off(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
+  off(event: "reorg-block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
+  off(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
 
   /** Stops the miner and the workers, waits for the writer, closes the store. */
   close(): Promise<void>;

@@ -19,6 +19,8 @@ import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
 import { DaemonState, nodeMethods } from "./rpc/index.js";
 import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
+import { publishCoreEvents } from "./zmq/events.js";
+import { ZmqPublisher } from "./zmq/pub.js";
 
 export interface DaemonOptions {
   network: Network;
@@ -77,6 +79,8 @@ export interface DaemonOptions {
   reorgNotify?: string;
   /** --block-rate-notify: run when the block rate is improbable, %t minutes, %b blocks, %e expected (block-rate.ts). */
   blockRateNotify?: string;
+  /** --zmq-pub: bind monerod's ZMQ pub (tcp://ip:port or ipc://path) on each address. */
+  zmqPub?: readonly string[];
 }
 
 export interface Daemon {
@@ -84,6 +88,8 @@ export interface Daemon {
   state: DaemonState;
   rpcUrl: string;
   restrictedRpcUrl?: string;
+  /** The bound --zmq-pub addresses (none without --zmq-pub). */
+  zmqPubAddresses: readonly string[];
   /** Resolves when the daemon has stopped (database closed). */
   readonly stopped: Promise<void>;
   stop(reason?: string): Promise<void>;
@@ -334,6 +340,19 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     await core.close();
     throw e;
   }
+  // daemon.cpp's zmq_internals: the pub socket, then the chain and pool hooks
+  let zmqPub: ZmqPublisher | undefined;
+  let unhookZmq: (() => void) | undefined;
+  if (opts.zmqPub && opts.zmqPub.length > 0) {
+    try {
+      zmqPub = await ZmqPublisher.open(opts.zmqPub, (m) => log(0, `tsmonerod: ${m}`));
+    } catch (e) {
+      for (const s of servers) await s.close();
+      await core.close();
+      throw e;
+    }
+    unhookZmq = publishCoreEvents(core, zmqPub);
+  }
   log(0, `tsmonerod: RPC listening on ${rpcUrl}${opts.restrictedRpc ? " (restricted)" : ""}${restrictedUrl ? `, restricted RPC on ${restrictedUrl}` : ""}`);
   // --start-mining (core::init's miner start): a failure is logged, the node keeps serving, as monerod
   if (opts.startMining) {
@@ -351,6 +370,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     state,
     rpcUrl,
     ...(restrictedUrl ? { restrictedRpcUrl: restrictedUrl } : {}),
+    zmqPubAddresses: zmqPub?.addresses ?? [],
     stopped,
     log,
     stop(reason = "stop requested") {
@@ -358,6 +378,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
         log(0, `tsmonerod: stopping (${reason})`);
         if (rateTimer) clearInterval(rateTimer);
         await Promise.all(servers.map((s) => s.close()));
+        unhookZmq?.();
+        await zmqPub?.close();
         await core.close();
         unlock();
         log(0, "tsmonerod: stopped, database closed");

@@ -440,6 +440,8 @@ export class Node extends EventEmitter implements NodeCore {
         return { ok: false, error: r.error };
       }
       applied.push({ p, txs });
+      // monerod's handle_block_to_main_chain notifies for each block as the switch applies it
+      this.emit("reorg-block", { height: this.store.height() - 1, id: p.hash, block: p.block });
     }
     // the popped main blocks stay as an alternative chain; the branch is the main chain now
     for (const a of branch) this.alts.remove(a.hash);
@@ -628,6 +630,7 @@ export class Node extends EventEmitter implements NodeCore {
   override on(event: "pool-add", listener: (e: PoolEntry) => void): this;
   override on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   override on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
+  override on(event: "reorg-block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   override on(event: string, listener: (...args: never[]) => void): this {
     return super.on(event, listener as (...args: unknown[]) => void);
   }
