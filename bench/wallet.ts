@@ -58,7 +58,7 @@ const FLAGS: readonly FlagSpec[] = [
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC over keep-alive HTTP (one agent per target, up to 32 sockets)
 
-const agents = new Map<number, http.Agent>();
+export const agents = new Map<number, http.Agent>();
 function agent(port: number): http.Agent {
   let a = agents.get(port);
   if (!a) {
@@ -68,7 +68,7 @@ function agent(port: number): http.Agent {
   return a;
 }
 
-function post(port: number, path: string, body: unknown, timeoutMs = 600_000): Promise<unknown> {
+export function post(port: number, path: string, body: unknown, timeoutMs = 600_000): Promise<unknown> {
   const data = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -99,7 +99,7 @@ interface RpcReply {
   error?: { code: number; message: string };
 }
 
-async function rpc(port: number, method: string, params: unknown = {}): Promise<Record<string, unknown>> {
+export async function rpc(port: number, method: string, params: unknown = {}): Promise<Record<string, unknown>> {
   const j = (await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params })) as RpcReply;
   if (j.error) throw new Error(`${method} on ${port}: ${j.error.message} (${j.error.code})`);
   return j.result ?? {};
@@ -108,14 +108,14 @@ async function rpc(port: number, method: string, params: unknown = {}): Promise<
 // ---------------------------------------------------------------------------------------------
 // processes
 
-interface Proc {
+export interface Proc {
   name: string;
   proc: ChildProcess;
   dir: string;
   output: string[];
 }
 
-function launch(name: string, bin: string, args: string[], dir: string, env?: NodeJS.ProcessEnv): Proc {
+export function launch(name: string, bin: string, args: string[], dir: string, env?: NodeJS.ProcessEnv): Proc {
   const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env: env ? { ...process.env, ...env } : process.env });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
@@ -127,7 +127,7 @@ function launch(name: string, bin: string, args: string[], dir: string, env?: No
   return { name, proc, dir, output };
 }
 
-async function stop(p: Proc | undefined): Promise<void> {
+export async function stop(p: Proc | undefined): Promise<void> {
   if (!p) return;
   if (p.proc.exitCode === null && p.proc.signalCode === null) {
     const gone = new Promise((r) => p.proc.once("exit", r));
@@ -139,7 +139,7 @@ async function stop(p: Proc | undefined): Promise<void> {
   rmSync(p.dir, { recursive: true, force: true });
 }
 
-async function waitAnswer(p: Proc, port: number, method: string, ms = 60_000): Promise<void> {
+export async function waitAnswer(p: Proc, port: number, method: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (p.proc.exitCode !== null) throw new Error(`${p.name} exited ${p.proc.exitCode}: ${p.output.join("").slice(-1500)}`);

@@ -73,6 +73,11 @@ export interface TxSubmitResult {
   id?: Bytes;
   /** For humans: what was wrong (or "Not relayed" / "already known"). */
   reason?: string;
+  /**
+   * The node could not judge the tx (its verify worker died twice): !ok without any verdict on the
+   * tx; send_raw_transaction answers a core error, no invalid flag.
+   */
+  internalError?: string;
 }
 
 export type BlockSubmitStatus =
@@ -87,7 +92,12 @@ export type BlockSubmitStatus =
    * (unknown parent: handle_block_found returns true without verification_failed); `missing_txs`
    * and every verification failure answer "Block not accepted".
    */
-  | "rejected";
+  | "rejected"
+  /**
+   * Not judged: the node failed while verifying it (its verify worker died twice). The block is
+   * neither added nor remembered as invalid; submit_block answers an internal error.
+   */
+  | "error";
 
 export interface BlockSubmitResult {
   status: BlockSubmitStatus;

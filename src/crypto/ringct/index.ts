@@ -23,4 +23,4 @@ export {
   verifyRctSemantics,
   verifyRctSimple,
 } from "./verify.js";
-export { RctVerifyPool, type RctVerifyMode } from "./verify-pool.js";
+export { RctVerifyPool, type RctVerifyMode, VerifyWorkerCrashError } from "./verify-pool.js";

@@ -14,6 +14,8 @@ export interface RctVerifyRequest {
   readonly id: number;
   readonly mode: RctVerifyMode;
   readonly items: RctVerifyItem[];
+  /** Test hook (TSMONERO_TEST_VERIFY_WORKER_CRASHES): the thread dies of an uncaught exception instead of answering. */
+  crash?: boolean;
 }
 
 export type RctVerifyReply =
@@ -25,6 +27,12 @@ if (!port) throw new Error("ringct verify worker: must run as a worker thread");
 const backend = defaultBackend();
 
 port.on("message", (req: RctVerifyRequest) => {
+  if (req.crash) {
+    setImmediate(() => {
+      throw new Error("test crash of the verify worker (TSMONERO_TEST_VERIFY_WORKER_CRASHES)");
+    });
+    return;
+  }
   let reply: RctVerifyReply;
   try {
     const ok =

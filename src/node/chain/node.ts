@@ -22,7 +22,7 @@ import {
 } from "../../consensus/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
+import { RctVerifyPool, VerifyWorkerCrashError } from "../../crypto/ringct/verify-pool.js";
 import type { RctVerifyItem } from "../../crypto/ringct/verify.js";
 import { type Block, blockHashesFromBlob, parseBlock, serializeBlock } from "../../protocol/block.js";
 import type { Network } from "../../protocol/network.js";
@@ -89,7 +89,16 @@ interface ParsedBlock {
   hashingBlob: Bytes;
 }
 
-type Applied = { ok: true; meta: BlockMeta } | { ok: false; error: BlockRuleError };
+type Applied = { ok: true; meta: BlockMeta } | { ok: false; error: BlockRuleError } | { ok: false; internal: VerifyWorkerCrashError };
+
+/** A verification that could not be carried out (no verdict): the worker crash, rethrown otherwise as false (invalid). */
+const notJudged = (e: unknown): VerifyWorkerCrashError | false => (e instanceof VerifyWorkerCrashError ? e : false);
+
+const internalError = (e: VerifyWorkerCrashError, id?: Bytes): BlockSubmitResult => ({
+  status: "error",
+  message: `the block was not verified, not judged invalid: ${e.message}`,
+  ...(id ? { id } : {}),
+});
 
 const rejected = (error: BlockRuleError, id?: Bytes): BlockSubmitResult => ({
   status: "rejected",
@@ -125,7 +134,11 @@ export class Node extends EventEmitter implements NodeCore {
     this.backend = opts.backend ?? defaultBackend();
     this.clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
     this.verifyThreads = opts.verifyThreads ?? Math.max(1, availableParallelism() - 1);
-    this.verifier = new RctVerifyPool(this.verifyThreads);
+    // a dead verify worker is logged with its cause; the pool restarts it and retries once
+    this.verifier = new RctVerifyPool(this.verifyThreads, {
+      onCrash: (cause, retrying) =>
+        this.emit("warning", { source: "verify worker", error: new Error(`crashed (${cause.message}); ${retrying ? "restarted, verifying again" : "restarted"}`, { cause }) }),
+    });
     this.alts = new AltStore(store.auxDb("alt_blocks"));
     this.miner = new Miner({
       template: (address) => this.blockTemplate(address, 0),
@@ -272,7 +285,7 @@ export class Node extends EventEmitter implements NodeCore {
     if (missing.length > 0) return rejected(blockError("MISSING_TX", `${missing.length} of ${p.block.txHashes.length} not in the pool, first ${hex(missing[0])}`), p.hash);
     if (!branch) {
       const r = await this.applyMain(p, txs, blobs, true);
-      if (!r.ok) return rejected(r.error, p.hash);
+      if (!r.ok) return "internal" in r ? internalError(r.internal, p.hash) : rejected(r.error, p.hash);
       return { status: "added", id: p.hash, height: r.meta.height };
     }
     return this.addAlternative(p, txs, blobs, branch);
@@ -324,9 +337,13 @@ export class Node extends EventEmitter implements NodeCore {
       // one batch per worker: the block's txs split evenly over the verification threads
       const k = Math.min(this.verifyThreads, present.length);
       const chunks = Array.from({ length: k }, (_, j) => present.filter((_x, i) => i % k === j).map((x) => x.it));
-      const ok = (await Promise.all(chunks.map((c) => this.verifier.verify(c, "full").catch(() => false)))).every(Boolean);
-      if (!ok) {
-        const each = await this.verifier.verifyEach(present.map((x) => x.it)).catch(() => present.map(() => false));
+      const res = await Promise.all(chunks.map((c) => this.verifier.verify(c, "full").catch(notJudged)));
+      const crash = res.find((x): x is VerifyWorkerCrashError => x instanceof VerifyWorkerCrashError);
+      if (crash) return { ok: false, internal: crash };
+      if (!res.every((x) => x === true)) {
+        const each = await Promise.all(present.map((x) => this.verifier.verify([x.it]).catch(notJudged)));
+        const crash2 = each.find((x): x is VerifyWorkerCrashError => x instanceof VerifyWorkerCrashError);
+        if (crash2) return { ok: false, internal: crash2 };
         const bad = present[Math.max(0, each.indexOf(false))].i;
         const e = txError("INVALID_SIGNATURES", `tx ${hex(p.block.txHashes[bad])}`);
         return { ok: false, error: blockError("BAD_TX", `tx ${bad}: ${e.message}`, { txIndex: bad, txError: e }) };
@@ -390,7 +407,7 @@ export class Node extends EventEmitter implements NodeCore {
     const mainCum = this.store.meta(this.store.height() - 1).cumulativeDifficulty;
     if (alt.cumulativeDifficulty <= mainCum) return { status: "alternative", id: p.hash, height: alt.height };
     const sw = await this.switchTo(branch.forkHeight, [...branch.blocks, alt]);
-    if (!sw.ok) return rejected(sw.error, p.hash);
+    if (!sw.ok) return "internal" in sw ? internalError(sw.internal, p.hash) : rejected(sw.error, p.hash);
     return { status: "added", id: p.hash, height: alt.height, reorganized: true };
   }
 
@@ -401,7 +418,10 @@ export class Node extends EventEmitter implements NodeCore {
    * descendants are dropped. On success the popped blocks become an alternative chain and their
    * txs return to the pool.
    */
-  private async switchTo(forkHeight: number, branch: AltBlock[]): Promise<{ ok: true } | { ok: false; error: BlockRuleError }> {
+  private async switchTo(
+    forkHeight: number,
+    branch: AltBlock[],
+  ): Promise<{ ok: true } | { ok: false; error: BlockRuleError } | { ok: false; internal: VerifyWorkerCrashError }> {
     const oldHeight = this.store.height();
     const popped: { block: Block; txs: Transaction[]; meta: BlockMeta }[] = [];
     while (this.store.height() - 1 > forkHeight) {
@@ -433,6 +453,8 @@ export class Node extends EventEmitter implements NodeCore {
           this.store.applyBlock(popped[i].block, popped[i].txs, popped[i].meta);
           this.alts.remove(popped[i].meta.hash);
         }
+        // not judged (the verify worker died): the branch stays an alternative chain, nothing is dropped
+        if ("internal" in r) return { ok: false, internal: r.internal };
         for (const bad of branch.slice(k)) this.alts.remove(bad.hash);
         for (const other of this.alts.all()) {
           if (!this.alts.branchTo(this.store, other.prevId)) this.alts.remove(other.hash);

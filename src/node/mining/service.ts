@@ -156,6 +156,7 @@ export class MiningService {
       const found = await mineBlock(t, t.difficulty, pow, opts.startingNonce ?? 0, { concurrency });
       if (!found) throw new MiningError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, "Block not accepted: no nonce meets the difficulty");
       const r = await this.host.submitBlock(found.blob);
+      if (r.status === "error") throw new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: ${r.message ?? "the block could not be verified"}`);
       if (r.status === "rejected") throw new MiningError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
       const id = r.id ?? blockHash(parseBlock(found.blob), this.backend);
       blocks.push(id);

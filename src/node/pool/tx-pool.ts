@@ -11,7 +11,7 @@ import type { Database } from "lmdb";
 import { checkPoolTx, checkTxCoreSemantics, checkTxInputShape, checkTxSemantics, nextBlockContext, type NextBlockContext, txError, type TxRuleError } from "../../consensus/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
-import type { RctVerifyPool } from "../../crypto/ringct/verify-pool.js";
+import { type RctVerifyPool, VerifyWorkerCrashError } from "../../crypto/ringct/verify-pool.js";
 import type { Bytes, Transaction } from "../../protocol/tx.js";
 import { serializeTransaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
@@ -53,6 +53,14 @@ export interface PoolSubmit {
 }
 
 const ZERO32 = new Uint8Array(32);
+
+/** A verification that could not be carried out (the worker crash); any other failure counts as invalid. */
+const notJudged = (e: unknown): VerifyWorkerCrashError | false => (e instanceof VerifyWorkerCrashError ? e : false);
+
+/** The tx was not judged: no flag, no verdict (monerod's handle_incoming_tx returning false on a core error). */
+const internal = (e: VerifyWorkerCrashError, id: Uint8Array): PoolSubmit => ({
+  result: { ok: false, flags: [], notRelayed: false, duplicate: false, id, reason: `the tx was not verified, not judged invalid: ${e.message}`, internalError: e.message },
+});
 
 interface StoredMeta {
   receiveTime: number;
@@ -273,7 +281,8 @@ export class TxPool implements PoolView {
       error = checkTxCoreSemantics(tx, hf, semOpts);
       if (!error) {
         const sem = rctSemanticsItem(tx);
-        const semOk = sem === undefined ? true : await this.verifier.verify([sem], "semantics").catch(() => false);
+        const semOk = sem === undefined ? true : await this.verifier.verify([sem], "semantics").catch(notJudged);
+        if (semOk instanceof VerifyWorkerCrashError) return internal(semOk, id);
         error = checkPoolTx(tx, blob.length, weight, { hfVersion: hf, blockWeightLimit: ctx.limits.limit, fee: feeContext(ctx), verifyRctSemantics: () => semOk }, this.backend);
       }
     }
@@ -313,7 +322,8 @@ export class TxPool implements PoolView {
     } else {
       const item = rctItem(tx, blob, inputs.value.rings, this.backend);
       if (item) {
-        const ok = keptByBlock ? await this.verifier.verify([item], "full").catch(() => false) : await this.verifier.verify([item], "signatures").catch(() => false);
+        const ok = await this.verifier.verify([item], keptByBlock ? "full" : "signatures").catch(notJudged);
+        if (ok instanceof VerifyWorkerCrashError) return internal(ok, id);
         if (!ok) {
           const e = txError("INVALID_SIGNATURES");
           return fail(e, e.message, id);
@@ -495,7 +505,9 @@ export class TxPool implements PoolView {
         continue;
       }
       const item = rctItem(e.tx, e.blob, inputs.value.rings, this.backend);
-      const ok = item === undefined ? true : await this.verifier.verify([item], "full").catch(() => false);
+      const ok = item === undefined ? true : await this.verifier.verify([item], "full").catch(notJudged);
+      // not judged (the verify worker died twice): kept, checked again at the next revalidation
+      if (ok instanceof VerifyWorkerCrashError) continue;
       if (!ok) {
         this.remove(e.id);
         dropped.push(e.id);

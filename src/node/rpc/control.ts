@@ -230,9 +230,10 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/set_bootstrap_daemon",
     restricted: true,
     params: object({ address: str, username: str, password: str, proxy: str }),
+    // core_rpc_server::on_set_bootstrap_daemon: the address is only parsed (epee parse_url), never
+    // resolved or contacted here, so monerod answers OK for any string, an unresolvable host included
     handler: (p) => {
-      if (p.address !== "" && p.address !== "auto" && !/^[A-Za-z0-9.[\]:-]+:\d{1,5}$/.test(p.address)) return { status: "Failed to set bootstrap daemon to address = " + p.address };
-      state.bootstrapDaemon = p.address;
+      state.bootstrapDaemon = bootstrapAddress(p.address);
       return { status: OK };
     },
   });
@@ -275,3 +276,18 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
   // /start_save_graph and /stop_save_graph: gone from monerod 0.18 (404 there, 404 here)
 }
 
+
+/**
+ * What get_info shows as `bootstrap_daemon_address` after /set_bootstrap_daemon: epee parse_url's host
+ * and port (`host:0` without a port, a scheme dropped, `[v6]` brackets dropped), "" for "" and for
+ * "auto" (no public node picked yet). Mirrors bootstrap_daemon::address().
+ */
+export function bootstrapAddress(address: string): string {
+  if (address === "" || address === "auto") return "";
+  const v6 = /^(?:[^:]*?:\/\/)?\[(.*)\](?::(\d+))?/.exec(address);
+  const m = v6 ?? /^(?:[^:]*?:\/\/)?([^/:]*)(?::(\d+))?/.exec(address);
+  const host = m?.[1] ?? "";
+  if (host === "") return "";
+  const port = m?.[2] === undefined ? "0" : BigInt(m[2]).toString();
+  return `${host}:${port}`;
+}

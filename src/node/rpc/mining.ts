@@ -96,6 +96,8 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
       }
       if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(-10, "Block bloc size is too big, rejecting block");
       const r = await core.submitBlock(blob);
+      // not judged (the verify worker died twice): CORE_RPC_ERROR_CODE_INTERNAL_ERROR, not "Block not accepted"
+      if (r.status === "error") throw new RpcError(-5, `Internal error: ${r.message ?? "the block could not be verified"}`);
       // monerod answers OK for an orphan (handle_block_found succeeds without verification_failed)
       const orphanOnly = r.flags !== undefined && r.flags.length > 0 && r.flags.every((f) => f === "marked_as_orphaned");
       if (r.status === "rejected" && !orphanOnly) throw new RpcError(-7, `Block not accepted${r.message ? `: ${r.message}` : ""}`);

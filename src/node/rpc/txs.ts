@@ -374,6 +374,8 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
       }
       if (blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is empty: send a transaction blob as hex" };
       const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
+      // a core error (the verify worker died twice): monerod's "Failed" with no flag, not a verdict
+      if (!r.ok && r.internalError !== undefined) return { ...access("Failed"), ...flagsOut, reason: `Internal error: ${r.reason ?? r.internalError}` };
       if (!r.ok) {
         const f = new Set(r.flags);
         const reasons: string[] = [];
