@@ -4,7 +4,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "build/**", "node_modules/**", "data/**"] },
+  { ignores: ["dist/**", "build/**", "node_modules/**", "data/**", "assets/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,5 +15,10 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
+  },
+  {
+    // the web console's browser modules (web/console → assets/console)
+    files: ["web/**/*.ts"],
+    languageOptions: { globals: globals.browser },
   },
 );

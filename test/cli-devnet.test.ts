@@ -23,7 +23,7 @@ after(() => {
 });
 
 async function start(): Promise<{ proc: ChildProcess; out: string[]; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), "--wallets", "0"], {
+  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), "--no-web-console", "--wallets", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   procs.push(proc);

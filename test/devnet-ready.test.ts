@@ -62,7 +62,7 @@ function parsePrinted(text: string): Printed {
 }
 
 async function start(...flags: string[]): Promise<{ proc: ChildProcess; out: string[]; printed: Printed; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), ...flags], {
+  const proc = spawn(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), "--no-web-console", ...flags], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   procs.push(proc);
@@ -212,7 +212,7 @@ test("npm start: funded dev wallets, the printed transfer works at once, funds a
 
   // a dev wallet file that is not one: the devnet says which and what to do, and exits
   writeFileSync(join(dir, "wallets", "dev1.keys"), "not a wallet");
-  const broken = spawnSync(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), "--wallets", "2"], {
+  const broken = spawnSync(process.execPath, [BIN, "--data-dir", dir, "--rpc-bind-port", String(NODE_PORT), "--wallet-rpc-bind-port", String(WALLET_PORT), "--no-web-console", "--wallets", "2"], {
     encoding: "utf8",
     timeout: 60_000,
   });

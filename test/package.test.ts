@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 test("npm pack: dist/src, bin, assets and the native sources; no tests, fixtures, bench or .ts sources", () => {
   const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
   const files = (JSON.parse(out) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
-  for (const need of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/node/daemon.js", "dist/src/wallet/index.js", "dist/src/client/index.js", "bin/tsmonerod", "bin/tsmonero-wallet-rpc", "binding.gyp", "scripts/build-native.mjs", "native/crypto/bpplus.c", "assets/mnemonics/english.json"]) {
+  for (const need of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/node/daemon.js", "dist/src/wallet/index.js", "dist/src/client/index.js", "bin/tsmonerod", "bin/tsmonero-wallet-rpc", "binding.gyp", "scripts/build-native.mjs", "native/crypto/bpplus.c", "assets/mnemonics/english.json", "assets/console/index.html", "assets/console/app.js"]) {
     assert.ok(files.includes(need), `${need} is in the package`);
   }
   const stray = files.filter((f) => /(^|\/)(test|fixtures|bench)\//.test(f) || (f.endsWith(".ts") && !f.endsWith(".d.ts")));

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { NodeClient } from "../client/node-client.js";
 import { defaultBackend } from "../crypto/index.js";
 import { randomxStatus } from "../crypto/randomx.js";
+import { startWebConsole, type WebConsole } from "../console/server.js";
 import { chainDir, startDaemon } from "../node/daemon.js";
 import { acquirePidLock, LockHeldError } from "../os/lockfile.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
@@ -32,6 +33,8 @@ export const DEVNET_FLAGS: readonly FlagSpec[] = [
   { name: "wallets", takesValue: true, help: "Number of dev wallets (dev0, dev1, …) to create, fund and keep (0: none, a bare chain)", defaultValue: "3" },
   { name: "mine-interval", takesValue: true, help: "Mine a block every this many seconds (0: off)", defaultValue: "0" },
   { name: "mine-on-tx", takesValue: false, help: "Mine a block when a transaction enters the pool" },
+  { name: "web-console-port", takesValue: true, help: "Port of the web console (explorer and dev wallets, in a browser)", defaultValue: "18084" },
+  { name: "no-web-console", takesValue: false, help: "Do not serve the web console" },
   { name: "reset", takesValue: false, help: "Start clean: delete the devnet's chain and wallets in the data dir first" },
 ];
 
@@ -87,7 +90,7 @@ function curl(url: string, method: string, params: Record<string, unknown>): str
 }
 
 /** What the devnet prints once it is ready. */
-function readyText(o: { nodeUrl: string; walletUrl: string; dataDir: string; setup: DevnetSetup | null; mineInterval: number; mineOnTx: boolean; seconds: number }): string {
+function readyText(o: { nodeUrl: string; walletUrl: string; consoleUrl: string | null; dataDir: string; setup: DevnetSetup | null; mineInterval: number; mineOnTx: boolean; seconds: number }): string {
   const lines: string[] = [];
   const { setup } = o;
   lines.push(
@@ -98,6 +101,7 @@ function readyText(o: { nodeUrl: string; walletUrl: string; dataDir: string; set
   lines.push("");
   lines.push(`node RPC (monerod-compatible):                 ${o.nodeUrl}/json_rpc`);
   lines.push(`wallet RPC (monero-wallet-rpc-compatible):    ${o.walletUrl}/json_rpc${setup ? `   (${setup.wallets[0].name} is open)` : ""}`);
+  if (o.consoleUrl) lines.push(`web console (explorer, dev wallets, send, mine): ${o.consoleUrl}/`);
   lines.push(`data: ${o.dataDir} (chain in fake/lmdb, wallets in wallets/)`);
   if (!setup) {
     lines.push(`mine blocks: ${curl(o.nodeUrl, "generateblocks", { amount_of_blocks: 10, wallet_address: "<address>" })}`);
@@ -140,6 +144,7 @@ async function main(args: ParsedArgs): Promise<number> {
   const bindIp = str(args, "rpc-bind-ip");
   const nodePort = port(args, "rpc-bind-port");
   const walletPort = port(args, "wallet-rpc-bind-port");
+  const consolePort = args.has("no-web-console") ? null : port(args, "web-console-port");
   const logLevelText = str(args, "log-level");
   if (!/^[0-4]$/.test(logLevelText)) throw new UsageError(`--log-level must be 0-4 (got '${logLevelText}')`);
   const walletsText = str(args, "wallets");
@@ -221,6 +226,31 @@ async function main(args: ParsedArgs): Promise<number> {
     await daemon.stop("wallet RPC failed to start");
     return 1;
   }
+  let webConsole: WebConsole | null = null;
+  if (consolePort !== null) {
+    try {
+      webConsole = await startWebConsole({
+        host: bindIp,
+        port: consolePort,
+        nodeUrl: daemon.rpcUrl,
+        walletUrl: wallet.url,
+        devWallets: setup?.wallets.map((w) => ({ name: w.name, address: w.address })) ?? [],
+        devPassword: DEV_PASSWORD,
+        served: "devnet",
+      });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      console.error(
+        err.code === "EADDRINUSE"
+          ? `tsmonero: web console port ${bindIp}:${consolePort} is in use; choose another with --web-console-port, or --no-web-console`
+          : `tsmonero: cannot start the web console: ${err.message ?? String(e)}`,
+      );
+      await wallet.close().catch(() => undefined);
+      await service.stop().catch(() => undefined);
+      await daemon.stop("web console failed to start");
+      return 1;
+    }
+  }
   service.start();
   const miner = setup && (mineInterval > 0 || mineOnTx) ? new AutoMiner({ core: daemon.core, address: setup.wallets[0].address, intervalSeconds: mineInterval, onTx: mineOnTx, log: (m) => console.log(m) }) : null;
   let stopping: Promise<void> | null = null;
@@ -243,7 +273,7 @@ async function main(args: ParsedArgs): Promise<number> {
     }, 100);
   });
   console.log(
-    readyText({ nodeUrl: daemon.rpcUrl, walletUrl: wallet.url, dataDir, setup, mineInterval, mineOnTx, seconds: process.uptime() }),
+    readyText({ nodeUrl: daemon.rpcUrl, walletUrl: wallet.url, consoleUrl: webConsole?.url ?? null, dataDir, setup, mineInterval, mineOnTx, seconds: process.uptime() }),
   );
 
   const stop = (why: string): Promise<void> => {
@@ -257,6 +287,7 @@ async function main(args: ParsedArgs): Promise<number> {
       } catch (e) {
         console.error(`tsmonero: storing the open wallet failed: ${e instanceof Error ? e.message : String(e)}`);
       }
+      await webConsole?.close().catch(() => undefined);
       await wallet.close().catch(() => undefined);
       await daemon.stop(why);
     })();
