@@ -14,32 +14,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
-import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
+import type { JsonWritable } from "../src/rpc/json.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
+import { big, call, type Obj, rpc, startWallet, waitWallet } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
 const DEAD_DAEMON = "127.0.0.1:9"; // the offline signers never reach a daemon
 
-type Obj = Record<string, JsonValue>;
-type Answer = { result?: Obj; error?: { code: number; message: string } };
 
-async function rpc(url: string, method: string, params: JsonWritable = {}): Promise<Answer> {
-  const r = await fetch(`${url}/json_rpc`, { method: "POST", body: stringifyJson({ jsonrpc: "2.0", id: 1, method, params }) });
-  const v = parseJson(await r.text()) as unknown as Answer;
-  assert.ok(isJsonObject(v as unknown as JsonValue), `${method}: answer is not an object`);
-  return v;
-}
 
-async function call(url: string, method: string, params: JsonWritable = {}): Promise<Obj> {
-  const a = await rpc(url, method, params);
-  if (a.error) throw new Error(`${url} ${method}: ${a.error.code} ${a.error.message}`);
-  assert.ok(a.result);
-  return a.result;
-}
 
 /** The call must fail; returns the error for comparing. */
 async function refusedBy(url: string, method: string, params: JsonWritable): Promise<{ code: number; message: string }> {
@@ -50,31 +37,8 @@ async function refusedBy(url: string, method: string, params: JsonWritable): Pro
   return a.error;
 }
 
-const big = (v: JsonValue | undefined): bigint => {
-  if (typeof v === "bigint") return v;
-  if (typeof v === "number") return BigInt(v);
-  throw new Error(`not an integer: ${String(v)}`);
-};
 
-function startWallet(bin: string, daemonUrl: string, port: number, dir: string): Daemon {
-  const args = ["--wallet-dir", dir, "--daemon-address", daemonUrl.replace("http://", ""), "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--disable-rpc-login", "--log-level", "0"];
-  if (bin.startsWith("/usr")) args.push("--non-interactive");
-  return startProcess(bin, args, dir, `http://127.0.0.1:${port}`);
-}
 
-async function waitWallet(p: Daemon): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (p.proc.exitCode !== null) throw new Error(`wallet exited ${p.proc.exitCode}: ${p.output.join("").slice(-2000)}`);
-    try {
-      await call(p.url, "get_version");
-      return;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
 
 /** Flips one hex digit in the middle of a hex string. */
 const flip = (h: string, at = Math.floor(h.length / 2)): string => h.slice(0, at) + (h[at] === "0" ? "1" : "0") + h.slice(at + 1);

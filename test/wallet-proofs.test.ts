@@ -22,7 +22,7 @@ import { MoneroTestRandom } from "../src/crypto/random.js";
 import { decodeAddress } from "../src/protocol/address.js";
 import { extraAdditionalPubKeys, extraTxPubKey, parseTxExtra } from "../src/protocol/extra.js";
 import { parseTransaction } from "../src/protocol/tx.js";
-import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
+import type { JsonWritable } from "../src/rpc/json.js";
 import { SubaddressDeriver } from "../src/wallet/keys/subaddress.js";
 import { emptyLedgerState, Ledger } from "../src/wallet/ledger/ledger.js";
 import { decodeReserveProof, encodeReserveProof, makeTxProof, type ProofWallet, verifyMessage } from "../src/wallet/proofs/index.js";
@@ -30,6 +30,7 @@ import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
+import { big, call, type Obj, rpc, startWallet, waitWallet } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
@@ -38,31 +39,12 @@ const te = new TextEncoder();
 const hex = (x: Uint8Array): string => Buffer.from(x).toString("hex");
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 
-type Obj = Record<string, JsonValue>;
-type Answer = { result?: Obj; error?: { code: number; message: string } };
 
-async function rpc(url: string, method: string, params: JsonWritable = {}): Promise<Answer> {
-  const r = await fetch(`${url}/json_rpc`, { method: "POST", body: stringifyJson({ jsonrpc: "2.0", id: 1, method, params }) });
-  const v = parseJson(await r.text()) as unknown as Answer;
-  assert.ok(isJsonObject(v as unknown as JsonValue), `${method}: answer is not an object`);
-  return v;
-}
 
-async function call(url: string, method: string, params: JsonWritable = {}): Promise<Obj> {
-  const a = await rpc(url, method, params);
-  if (a.error) throw new Error(`${url} ${method}: ${a.error.code} ${a.error.message}`);
-  assert.ok(a.result);
-  return a.result;
-}
 
 /** An answer with its integers as bigint (the JSON reader gives small ones as numbers). */
 const n = (o: Obj): Obj => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === "number" && Number.isInteger(v) ? BigInt(v) : v]));
 
-const big = (v: JsonValue | undefined): bigint => {
-  if (typeof v === "bigint") return v;
-  if (typeof v === "number") return BigInt(v);
-  throw new Error(`not an integer: ${String(v)}`);
-};
 
 /** A check refused: an error, or an answer that is not good. Returns which, for comparing the two wallets. */
 async function refused(url: string, method: string, params: JsonWritable, label = ""): Promise<string> {
@@ -89,25 +71,7 @@ function alterEach(s: string): string {
   return out;
 }
 
-function startWallet(bin: string, daemonUrl: string, port: number, dir: string): Daemon {
-  const args = ["--wallet-dir", dir, "--daemon-address", daemonUrl.replace("http://", ""), "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--disable-rpc-login", "--log-level", "0"];
-  if (bin.startsWith("/usr")) args.push("--non-interactive");
-  return startProcess(bin, args, dir, `http://127.0.0.1:${port}`);
-}
 
-async function waitWallet(p: Daemon): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (p.proc.exitCode !== null) throw new Error(`wallet exited ${p.proc.exitCode}: ${p.output.join("").slice(-2000)}`);
-    try {
-      await call(p.url, "get_version");
-      return;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
 
 describe("proof crypto and formats (no daemon)", () => {
   it("a SigV1 from Monero's tree (tests/data/fuzz/signature/SIG2, testnet) verifies; altered or for other data it does not", () => {

@@ -5,17 +5,15 @@
  * ledger held still (OpenWallet.spend), so no refresh moves the transfers while a plan refers to them.
  */
 import type { NodeApi } from "../../client/node-client.js";
-import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import type { Bytes } from "../../crypto/backend.js";
 import { type RandomSource, randomScalar, systemRandom } from "../../crypto/random.js";
 import { commit } from "../../crypto/ringct/amounts.js";
-import type { Network } from "../../protocol/network.js";
-import type { AccountKeys } from "../keys/account.js";
-import type { SubaddressDeriver, SubaddressIndex } from "../keys/subaddress.js";
-import type { Ledger, TransferDetails } from "../ledger/ledger.js";
+import type { TransferDetails } from "../ledger/ledger.js";
 import { constructTx, type ConstructedTx, type Destination, type DestinationKeys, type Source } from "./construct.js";
 import { DistributionCache, pickRings, type Ring } from "./decoys.js";
 import type { RctDistribution } from "./distribution.js";
 import { SendError } from "./errors.js";
+import type { ColdContext } from "../cold/context.js";
 import { BP_VERSION_PLUS, RANGE_PROOF_PADDED_BULLETPROOF, type TxConstructionData, type TxDestinationEntry } from "../cold/formats.js";
 import { RandomDraw } from "./random-draw.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
@@ -25,19 +23,9 @@ const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byt
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 
 /** What a spend needs from the open wallet. */
-export interface SpendContext {
+export interface SpendContext extends ColdContext {
+  /** A spend always has a node (get_outs, the fee estimate, send_raw_transaction). */
   readonly node: NodeApi;
-  readonly ledger: Ledger;
-  readonly keys: AccountKeys;
-  readonly deriver: SubaddressDeriver;
-  readonly network: Network;
-  readonly backend: CryptoBackend;
-  /** Seconds since the epoch (unlock checks). */
-  readonly now: bigint;
-  /** The address string of a subaddress of this wallet. */
-  address(index: SubaddressIndex): string;
-  /** Which of this wallet's subaddresses has this spend public key (get_subaddress_index), if any. */
-  subaddressIndexOf(spendPublicKey: Bytes): SubaddressIndex | null;
 }
 
 /** wallet2::pending_tx, as far as the RPC answers and the ledger need it. */

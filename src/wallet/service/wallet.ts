@@ -619,23 +619,28 @@ export class OpenWallet {
       if (this.closed) throw new Error("wallet closed");
       if (!this.node) throw new NoDaemonError();
       const pendingBefore = this.ledger.state.pending.length;
-      const ctx: SpendContext = {
-        node: this.node,
-        ledger: this.ledger,
-        keys: this.keys,
-        deriver: this.deriver,
-        network: this.network,
-        backend: this.backend,
-        now: BigInt(Math.floor(Date.now() / 1000)),
-        address: (i) => this.address(i),
-        subaddressIndexOf: (k) => this.subaddressIndexOf(k),
-      };
+      const ctx: SpendContext = { ...this.heldContext(), node: this.node };
       try {
         return await f(ctx);
       } finally {
         if (this.ledger.state.pending.length !== pendingBefore) this.persistAfterSend();
       }
     });
+  }
+
+  /** What spends, exports and signing see of the wallet while they hold the ledger still. */
+  private heldContext(): ColdContext {
+    return {
+      node: this.node,
+      ledger: this.ledger,
+      keys: this.keys,
+      deriver: this.deriver,
+      network: this.network,
+      backend: this.backend,
+      now: BigInt(Math.floor(Date.now() / 1000)),
+      address: (i) => this.address(i),
+      subaddressIndexOf: (k) => this.subaddressIndexOf(k),
+    };
   }
 
   /**
@@ -645,17 +650,7 @@ export class OpenWallet {
   exclusive<T>(changes: boolean, f: (ctx: ColdContext) => Promise<T>): Promise<T> {
     return this.serial(async () => {
       if (this.closed) throw new Error("wallet closed");
-      const ctx: ColdContext = {
-        node: this.node,
-        ledger: this.ledger,
-        keys: this.keys,
-        deriver: this.deriver,
-        network: this.network,
-        backend: this.backend,
-        now: BigInt(Math.floor(Date.now() / 1000)),
-        address: (i) => this.address(i),
-        subaddressIndexOf: (k) => this.subaddressIndexOf(k),
-      };
+      const ctx = this.heldContext();
       try {
         return await f(ctx);
       } finally {
