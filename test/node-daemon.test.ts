@@ -181,3 +181,28 @@ test("--restricted-rpc hides the restricted methods; --rpc-restricted-bind-port 
   d2.proc.kill("SIGTERM");
   assert.equal((await within(d2.exited, 8000, "shutdown")).code, 0);
 });
+
+test("--web-console-port serves the explorer console next to the node RPC; with --rpc-login it is refused with the reason", async () => {
+  const dir = tmp();
+  const d = await start(["--regtest", "--offline", "--data-dir", dir, "--non-interactive", "--web-console-port", "29892"], 29891);
+  try {
+    while (!d.out.join("").includes("web console on")) await new Promise((r) => setTimeout(r, 50));
+    const cfg = (await (await fetch("http://127.0.0.1:29892/console.json")).json()) as Record<string, unknown>;
+    assert.deepEqual([cfg.node, cfg.wallet, cfg.served], [true, false, "node"]);
+    const page = await fetch("http://127.0.0.1:29892/");
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    const count = await fetch("http://127.0.0.1:29892/node/json_rpc", {
+      method: "POST",
+      headers: { "X-Tsmonero-Console": "1", "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "get_block_count" }),
+    });
+    assert.equal(((await count.json()) as { result: { count: number } }).result.count, 1);
+  } finally {
+    d.proc.kill("SIGTERM");
+    await d.exited;
+  }
+  const r = spawnSync(process.execPath, [BIN, "--regtest", "--offline", "--data-dir", tmp(), "--rpc-bind-port", "29893", "--rpc-login", "u:p", "--web-console-port", "29894"], { encoding: "utf8", timeout: 30_000 });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /--web-console-port cannot be used with --rpc-login/);
+});

@@ -146,4 +146,6 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   inactive(v("rpc-payment-credits", "Restrict RPC to clients sending micropayment, yields that many credits per payment", "100"), "RPC payment"),
   inactive(s("rpc-payment-allow-free-loopback", "Allow free access from the loopback address (ie, the local host)"), "RPC payment"),
   ...rpcLimitFlags(),
+  // tsmonero's own
+  v("web-console-port", "Serve the web console (explorer, in a browser) on this port of --rpc-bind-ip; off when not given"),
 ];

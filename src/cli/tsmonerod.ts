@@ -6,6 +6,7 @@
  * file too (--config-file, default ~/.bitmonero/bitmonero.conf); an unknown flag is an error naming it.
  */
 import { release, type } from "node:os";
+import { startWebConsole, type WebConsole } from "../console/server.js";
 import { startDaemon } from "../node/daemon.js";
 import { inactiveNotes, runCli } from "./args.js";
 import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js";
@@ -50,6 +51,26 @@ await runCli(
       return 1;
     }
     for (const n of [...inactiveNotes(args, NODE_FLAGS), ...config.notes]) daemon.log(0, `tsmonerod: ${n}`);
+    let webConsole: WebConsole | null = null;
+    const consolePort = args.get("web-console-port");
+    if (typeof consolePort === "string") {
+      const why = cfg.rpcLogin !== undefined ? "--rpc-login (the console cannot log in)" : cfg.rpcSsl?.support === "enabled" ? "--rpc-ssl enabled (the console speaks plain HTTP to the RPC)" : null;
+      const port = /^[0-9]{1,5}$/.test(consolePort) && Number(consolePort) <= 65535 ? Number(consolePort) : null;
+      const refuse = port === null ? `--web-console-port needs a port 0-65535 (got '${consolePort}')` : why ? `--web-console-port cannot be used with ${why}` : null;
+      try {
+        if (refuse) throw new Error(refuse);
+        webConsole = await startWebConsole({ host: cfg.rpcBindIp ?? "127.0.0.1", port: port as number, nodeUrl: daemon.rpcUrl, walletUrl: null, served: "node" });
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        const msg = err.code === "EADDRINUSE" ? `web console port ${consolePort} is in use; choose another with --web-console-port` : (err.message ?? String(e));
+        console.error(`tsmonerod: ${msg}`);
+        reportStart({ ok: false, message: msg });
+        await daemon.stop("web console failed to start");
+        removePid?.();
+        return 1;
+      }
+      console.log(`tsmonerod: web console on ${webConsole.url}/`);
+    }
     const listening = `RPC listening on ${daemon.rpcUrl}${daemon.restrictedRpcUrl ? ` (restricted RPC on ${daemon.restrictedRpcUrl})` : ""}`;
     console.log(`tsmonerod: ${listening}`);
     reportStart({ ok: true, message: listening });
@@ -65,6 +86,7 @@ await runCli(
     process.on("SIGTERM", () => onSignal("SIGTERM"));
     process.on("SIGINT", () => onSignal("SIGINT"));
     await daemon.stopped;
+    await webConsole?.close();
     removePid?.();
     return 0;
   },
