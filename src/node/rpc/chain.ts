@@ -152,6 +152,21 @@ function infoOfTip(d: NodeRpcDeps): {
   };
 }
 
+/** A value computed from the chain, kept until the top block changes. */
+class PerTop<T> {
+  private top = "";
+  private value: T | undefined;
+  constructor(private readonly store: { topHash(): Uint8Array; height(): number }) {}
+  get(compute: () => T): T {
+    const top = `${this.store.height()}:${Buffer.from(this.store.topHash()).toString("hex")}`;
+    if (this.value === undefined || top !== this.top) {
+      this.value = compute();
+      this.top = top;
+    }
+    return this.value;
+  }
+}
+
 /** Blockchain::get_output_distribution + RpcHandler::get_output_distribution, without the cache. */
 export function outputDistribution(
   d: NodeRpcDeps,
@@ -178,13 +193,9 @@ export function outputDistribution(
   let idx = 0n;
   const heightOfOut = (i: bigint): number => store.output(amount, i)?.height ?? Number.MAX_SAFE_INTEGER;
   if (amount === 0n) {
-    // get_block_cumulative_rct_outputs for heights real_start..to
+    // get_block_cumulative_rct_outputs for heights real_start..to (the store keeps them per block)
     const realStart = start > 0n ? start - 1n : start;
-    dist = [];
-    for (let h = realStart; h <= toHeight; h++) {
-      while (idx < count && BigInt(heightOfOut(idx)) <= h) idx++;
-      dist.push(idx);
-    }
+    dist = realStart > toHeight ? [] : store.cumulativeRctOutputs(Number(realStart), Number(toHeight)).map((c) => BigInt(c));
     if (start > 0n) {
       base = dist[0];
       dist.shift();
@@ -215,6 +226,9 @@ export function outputDistribution(
 
 export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
   const store = d.core.store;
+  // per-top memos of window reads wallets repeat for every transfer (10,080 block votes, 100,000 long-term weights)
+  const hfVotes = new PerTop<number[]>(store);
+  const ltWeights = new PerTop<number[]>(store);
 
   t.addJsonRpc({
     name: "get_block_count",
@@ -357,9 +371,12 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       const table = HARD_FORKS[d.core.network];
       const height = store.height();
       // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
-      const window = Math.min(height, 10080);
-      const votes: number[] = [];
-      for (let h = height - window; h < height; h++) votes.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
+      const votes = hfVotes.get(() => {
+        const window = Math.min(height, 10080);
+        const v: number[] = [];
+        for (let h = height - window; h < height; h++) v.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
+        return v;
+      });
       const next = hardForkVersionAt(table, height);
       const i = hardForkInfo(table, height, votes, d.now(), p.version > 0 ? p.version : next);
       // Blockchain::get_current_hard_fork_version: HardFork's current version is the one in force at
@@ -376,10 +393,10 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       const height = store.height();
       const ctx = nextContext(d.core);
       const weights = store.blockWeights(Math.max(0, height - 100), Math.min(height, 100));
-      const lt = store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000));
+      const lt = () => ltWeights.get(() => store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000)));
       // get_dynamic_base_fee_estimate_2021_scaling takes get_current_hard_fork_version (the next block's)
       const version = hardForkVersionAt(HARD_FORKS[d.core.network], height);
-      const fees = feeEstimateLevels(Number(p.grace_blocks), weights, lt, ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
+      const fees = feeEstimateLevels(Number(p.grace_blocks), weights, lt(), ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
       return { ...access(), fee: fees[0], fees, quantization_mask: feeQuantizationMask() };
     },
   });

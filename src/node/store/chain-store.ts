@@ -178,6 +178,8 @@ export class ChainStore implements ChainView {
   private readonly blockMeta: Database<Buffer, number>;
   /** The rolling median of the long-term weight window (WindowMedian), fed from blockMeta. */
   private readonly ltwMedian = new WindowMedian();
+  /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
+  private cumRct: number[] | null = null;
   private readonly txPruned: Database<Buffer, Buffer>;
   private readonly txPrunable: Database<Buffer, Buffer>;
   private readonly txIndex: Database<Buffer, Buffer>;
@@ -484,7 +486,37 @@ export class ChainStore implements ChainView {
       this.props.putSync("height", U32(height + 1));
     });
     if (meta === undefined) throw new StoreError("applyBlock: transaction did not run");
-    return meta;
+    const m: BlockMeta = meta;
+    if (this.cumRct) {
+      if (this.cumRct.length === m.height) this.cumRct.push(Number(this.outputCount(0n)));
+      else this.cumRct = null;
+    }
+    return m;
+  }
+
+  /**
+   * RingCT outputs in blocks 0..h, for each h in [from, to] (monerod's bi_cum_rct,
+   * get_block_cumulative_rct_outputs). Kept in memory: built by one walk over the RingCT outputs
+   * the first time it is asked, then extended and cut as blocks are applied and popped, so a
+   * wallet's get_output_distribution costs the blocks it asks for, not every output on the chain.
+   */
+  cumulativeRctOutputs(from: number, to: number): number[] {
+    const height = this.height();
+    if (from < 0 || to < from || to >= height) throw new RangeError(`blocks [${from}, ${to}] beyond height ${height}`);
+    if (!this.cumRct || this.cumRct.length !== height) {
+      const cum = new Array<number>(height).fill(0);
+      const n = this.outputCount(0n);
+      let h = 0;
+      let count = 0;
+      for (const { value } of this.outputs.getRange({ start: outKey(0n, 0n), end: outKey(0n, n) })) {
+        const oh = decodeOutput(value).height;
+        while (h < oh) cum[h++] = count;
+        count++;
+      }
+      while (h < height) cum[h++] = count;
+      this.cumRct = cum;
+    }
+    return this.cumRct.slice(from, to + 1);
   }
 
   /**
@@ -535,6 +567,10 @@ export class ChainStore implements ChainView {
       this.blockMeta.removeSync(top);
       this.props.putSync("height", U32(top));
       this.ltwMedian.truncate(top);
+      if (this.cumRct) {
+        if (this.cumRct.length === height) this.cumRct.pop();
+        else this.cumRct = null;
+      }
       result = { block, txs };
     });
     if (result === undefined) throw new StoreError("popBlock: transaction did not run");
