@@ -18,6 +18,7 @@ import { checkDaemonSsl, parseLogin, ServerTls, SslConfigError, type SslOptions,
 import { DEFAULT_KDF } from "../wallet/files/index.js";
 import { daemonUrl, WalletService } from "../wallet/service/index.js";
 import { startWalletRpc } from "../wallet/rpc/index.js";
+import { startWebConsole, type WebConsole } from "../console/server.js";
 import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
 import { applyLogSpec, Logger } from "../os/log.js";
 import { Notify, NotifySpecError } from "../os/notify.js";
@@ -300,6 +301,31 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
   }
   service.start();
   log.line(`Starting wallet RPC server on ${rpc.url}`);
+  let webConsole: WebConsole | null = null;
+  const consolePort = get(a, "web-console-port");
+  if (consolePort !== undefined) {
+    const port = /^[0-9]{1,5}$/.test(consolePort) && Number(consolePort) <= 65535 ? Number(consolePort) : null;
+    const refuse =
+      port === null
+        ? `--web-console-port needs a port 0-65535 (got '${consolePort}')`
+        : login
+          ? "--web-console-port needs --disable-rpc-login (the console cannot log in to the wallet RPC)"
+          : rpcSsl.support === "enabled"
+            ? "--web-console-port cannot be used with --rpc-ssl enabled (the console speaks plain HTTP to the RPC)"
+            : null;
+    try {
+      if (refuse) throw new Error(refuse);
+      webConsole = await startWebConsole({ host: bindIp, port: port as number, nodeUrl: null, walletUrl: rpc.url, served: "wallet" });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      log.line(err.code === "EADDRINUSE" ? `web console port ${consolePort} is in use; choose another with --web-console-port` : (err.message ?? String(e)));
+      await rpc.close();
+      await service.stop();
+      loginFile?.release();
+      return 1;
+    }
+    log.line(`Web console on ${webConsole.url}/`);
+  }
   let removePid: (() => void) | undefined;
   if (detached && pidfile !== undefined) {
     try {
@@ -333,6 +359,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
           code = 1;
         }
         await rpc.close().catch(() => undefined);
+        await webConsole?.close().catch(() => undefined);
         node?.close();
         loginFile?.release();
         log.line("Stopped wallet RPC server");

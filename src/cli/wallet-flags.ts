@@ -57,4 +57,6 @@ export const WALLET_FLAGS: readonly FlagSpec[] = [
   s("non-interactive", "Run non-interactive"),
   ...logFlags(),
   v("config-file", "Config file"),
+  // tsmonero's own
+  v("web-console-port", "Serve the web console (the open wallet and, with a daemon, the explorer) on this port of --rpc-bind-ip; needs --disable-rpc-login"),
 ];
