@@ -19,12 +19,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
-import { recordedBlocks, recordedTxs, WALLET_SEEDS } from "../test/helpers/chain.js";
+import { recordedBlocks, WALLET_SEEDS } from "../test/helpers/chain.js";
 import { formatRatio, median } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
-import { agents, launch, post, type Proc, rpc, stop, waitAnswer } from "./wallet.js";
+import { agents, launch, type Proc, replayRecordedChain, rpc, stop, waitAnswer } from "./wallet.js";
 
 const DAEMON_RPC = 29370;
 const DAEMON_P2P = 29371;
@@ -70,20 +70,6 @@ function startRealWallet(): Proc {
   ], dir);
 }
 
-async function replay(extra: number): Promise<number> {
-  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
-  for (const b of recordedBlocks().slice(1)) {
-    for (const h of b.tx_hashes) {
-      const r = (await post(DAEMON_RPC, "/send_raw_transaction", { tx_as_hex: txById.get(h), do_not_relay: false })) as { status: string };
-      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h}: ${JSON.stringify(r)}`);
-    }
-    const r = await rpc(DAEMON_RPC, "submit_block", [b.blob]);
-    if (r.status !== "OK") throw new Error(`submit_block ${b.height}`);
-  }
-  for (let left = extra; left > 0; left -= 100) await rpc(DAEMON_RPC, "generateblocks", { amount_of_blocks: Math.min(100, left), wallet_address: BOB });
-  return Number((await rpc(DAEMON_RPC, "get_block_count")).count);
-}
-
 async function timed(f: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await f();
@@ -99,7 +85,7 @@ async function measure(which: Daemon, extra: number, repeats: number): Promise<F
     daemon = startDaemon(which);
     await waitAnswer(daemon, DAEMON_RPC, "get_info");
     progress(`real-wallet: ${which}: replaying test/fixtures/chain and mining ${extra} blocks`);
-    f.height = await replay(extra);
+    f.height = await replayRecordedChain(DAEMON_RPC, extra);
     wallet = startRealWallet();
     await waitAnswer(wallet, WALLET_PORT, "get_version");
     const add = (row: Row, ms: number) => (f.ms[row] ??= []).push(ms);

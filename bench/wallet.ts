@@ -424,6 +424,24 @@ async function measureReserveProofs(port: number, impl: string, f: Figures): Pro
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Replays test/fixtures/chain into the daemon on `port` (its txs, then each block with submit_block)
+ * and mines `extra` blocks to bob; the chain height.
+ */
+export async function replayRecordedChain(port: number, extra: number): Promise<number> {
+  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
+  for (const b of recordedBlocks().slice(1)) {
+    for (const h of b.tx_hashes) {
+      const r = (await post(port, "/send_raw_transaction", { tx_as_hex: txById.get(h), do_not_relay: false })) as { status: string };
+      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h}: ${JSON.stringify(r)}`);
+    }
+    const r = await rpc(port, "submit_block", [b.blob]);
+    if (r.status !== "OK") throw new Error(`submit_block ${b.height}`);
+  }
+  for (let left = extra; left > 0; left -= 100) await rpc(port, "generateblocks", { amount_of_blocks: Math.min(100, left), wallet_address: BOB });
+  return Number((await rpc(port, "get_block_count")).count);
+}
+
 async function startChain(extra: number): Promise<{ daemon: Proc; height: number }> {
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-bench-monerod-"));
   const daemon = launch("monerod", "/usr/bin/monerod", [
@@ -432,17 +450,7 @@ async function startChain(extra: number): Promise<{ daemon: Proc; height: number
     "--no-zmq", "--non-interactive", "--log-level", "0",
   ], dir);
   await waitAnswer(daemon, DAEMON_RPC, "get_info");
-  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
-  for (const b of recordedBlocks().slice(1)) {
-    for (const h of b.tx_hashes) {
-      const r = (await post(DAEMON_RPC, "/send_raw_transaction", { tx_as_hex: txById.get(h), do_not_relay: false })) as { status: string };
-      if (r.status !== "OK") throw new Error(`send_raw_transaction ${h}: ${JSON.stringify(r)}`);
-    }
-    const r = await rpc(DAEMON_RPC, "submit_block", [b.blob]);
-    if (r.status !== "OK") throw new Error(`submit_block ${b.height}`);
-  }
-  for (let left = extra; left > 0; left -= 100) await rpc(DAEMON_RPC, "generateblocks", { amount_of_blocks: Math.min(100, left), wallet_address: BOB });
-  const height = Number((await rpc(DAEMON_RPC, "get_block_count")).count);
+  const height = await replayRecordedChain(DAEMON_RPC, extra);
   return { daemon, height };
 }
 

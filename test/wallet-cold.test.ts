@@ -8,7 +8,6 @@
  * is refused by both, and leaves the wallet as it was.
  */
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +15,10 @@ import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
 import type { JsonWritable } from "../src/rpc/json.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
-import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
-import { big, call, type Obj, rpc, startWallet, waitWallet } from "./helpers/wallet-rpc.js";
+import { big, call, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
@@ -62,12 +61,9 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
 
     before(async () => {
       const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-      if (kind === "monerod") daemon = startMonerod(ports[0], ports[1]);
-      else {
-        const dir = mkdtempSync(join(tmpdir(), "tsmonero-cold-node-"));
-        dirs.push(dir);
-        daemon = startProcess(join(BIN, "tsmonerod"), ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(ports[0])], dir, `http://127.0.0.1:${ports[0]}`);
-      }
+      const nodeDir = mkdtempSync(join(tmpdir(), "tsmonero-cold-node-"));
+      dirs.push(nodeDir);
+      daemon = startRegtestNode(kind, [ports[0], ports[1]], nodeDir);
       node = new NodeClient({ url: daemon.url, timeoutMs: 60_000 });
       await waitReady(daemon, node);
       const bins = { viewOurs: join(BIN, "tsmonero-wallet-rpc"), viewReal: "/usr/bin/monero-wallet-rpc", fullOurs: join(BIN, "tsmonero-wallet-rpc"), fullReal: "/usr/bin/monero-wallet-rpc" };
@@ -101,15 +97,7 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     });
 
     after(async () => {
-      for (const p of procs) {
-        if (p.proc.exitCode === null) {
-          const gone = new Promise((r) => (p.proc as ChildProcess).once("exit", r));
-          p.proc.kill("SIGTERM");
-          const t = setTimeout(() => p.proc.kill("SIGKILL"), 10_000);
-          await gone;
-          clearTimeout(t);
-        }
-      }
+      await stopProcesses(procs);
       await stopDaemon(daemon);
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     });

@@ -7,7 +7,6 @@
  * prover at version 1 and checked by both; a SigV1 from Monero's own tree checks too.
  */
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,10 +26,10 @@ import { SubaddressDeriver } from "../src/wallet/keys/subaddress.js";
 import { emptyLedgerState, Ledger } from "../src/wallet/ledger/ledger.js";
 import { decodeReserveProof, encodeReserveProof, makeTxProof, type ProofWallet, verifyMessage } from "../src/wallet/proofs/index.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
-import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
-import { big, call, type Obj, rpc, startWallet, waitWallet } from "./helpers/wallet-rpc.js";
+import { big, call, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
@@ -161,11 +160,9 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
 
     before(async () => {
       const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-      if (kind === "monerod") daemon = startMonerod(ports[0], ports[1]);
-      else {
-        const dir = mkdtempSync(join(tmpdir(), "tsmonero-proofs-node-"));
-        daemon = startProcess(join(BIN, "tsmonerod"), ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(ports[0])], dir, `http://127.0.0.1:${ports[0]}`);
-      }
+      const nodeDir = mkdtempSync(join(tmpdir(), "tsmonero-proofs-node-"));
+      dirs.push(nodeDir);
+      daemon = startRegtestNode(kind, [ports[0], ports[1]], nodeDir);
       node = new NodeClient({ url: daemon.url, timeoutMs: 60_000 });
       await waitReady(daemon, node);
       const bins = { oursA: join(BIN, "tsmonero-wallet-rpc"), realA: "/usr/bin/monero-wallet-rpc", oursB: join(BIN, "tsmonero-wallet-rpc"), realB: "/usr/bin/monero-wallet-rpc" };
@@ -194,15 +191,7 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     });
 
     after(async () => {
-      for (const p of procs) {
-        if (p.proc.exitCode === null) {
-          const gone = new Promise((r) => (p.proc as ChildProcess).once("exit", r));
-          p.proc.kill("SIGTERM");
-          const t = setTimeout(() => p.proc.kill("SIGKILL"), 10_000);
-          await gone;
-          clearTimeout(t);
-        }
-      }
+      await stopProcesses(procs);
       await stopDaemon(daemon);
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     });

@@ -5,8 +5,6 @@
  * Blockchain::m_long_term_block_weights_cache_rolling_median). Values are fetched by height through
  * `read`; a window that jumps (a reorg, a cold start) is rebuilt from scratch.
  */
-import { median } from "./constants.js";
-
 export class WindowMedian {
   /** Height of values[head]. */
   private start = 0;
@@ -78,9 +76,4 @@ function lowerBound(a: readonly number[], v: number): number {
     else hi = mid;
   }
   return lo;
-}
-
-/** The same median by sorting (the reference the rolling one is tested against). */
-export function windowMedianBySort(values: readonly number[]): number {
-  return median(values);
 }

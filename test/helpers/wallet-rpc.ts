@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../../src/rpc/json.js";
-import { type Daemon, startProcess } from "./monerod.js";
+import { type Daemon, startMonerod, startProcess } from "./monerod.js";
 
 export type Obj = Record<string, JsonValue>;
 export type Answer = { result?: Obj; error?: { code: number; message: string } };
@@ -51,5 +51,27 @@ export async function waitWallet(p: Daemon): Promise<void> {
       if (Date.now() > deadline) throw e;
       await new Promise((r) => setTimeout(r, 200));
     }
+  }
+}
+
+/**
+ * A regtest daemon for the wallet interop tests: the real monerod, or tsmonerod with its data in
+ * `dir` (offline, fixed difficulty 1). `ports` are the RPC and (monerod) P2P ports.
+ */
+export function startRegtestNode(kind: "monerod" | "tsmonerod", ports: readonly [number, number], dir: string): Daemon {
+  if (kind === "monerod") return startMonerod(ports[0], ports[1]);
+  const bin = new URL("../../../bin/tsmonerod", import.meta.url).pathname;
+  return startProcess(bin, ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(ports[0])], dir, `http://127.0.0.1:${ports[0]}`);
+}
+
+/** SIGTERM to each process still running (SIGKILL after 10 s), waiting for each to exit. */
+export async function stopProcesses(procs: readonly Daemon[]): Promise<void> {
+  for (const p of procs) {
+    if (p.proc.exitCode !== null) continue;
+    const gone = new Promise((r) => p.proc.once("exit", r));
+    p.proc.kill("SIGTERM");
+    const t = setTimeout(() => p.proc.kill("SIGKILL"), 10_000);
+    await gone;
+    clearTimeout(t);
   }
 }

@@ -188,10 +188,6 @@ export function outputDistribution(
   if (dbHeight === 0n || start >= dbHeight || toHeight >= dbHeight) return undefined;
   let dist: bigint[];
   let base = 0n;
-  // outputs are indexed per amount in global order, i.e. by height: walk them once
-  const count = store.outputCount(amount);
-  let idx = 0n;
-  const heightOfOut = (i: bigint): number => store.output(amount, i)?.height ?? Number.MAX_SAFE_INTEGER;
   if (amount === 0n) {
     // get_block_cumulative_rct_outputs for heights real_start..to (the store keeps them per block)
     const realStart = start > 0n ? start - 1n : start;
@@ -201,7 +197,11 @@ export function outputDistribution(
       dist.shift();
     }
   } else {
-    // BlockchainLMDB::get_output_distribution
+    // BlockchainLMDB::get_output_distribution: outputs are indexed per amount in global order, i.e.
+    // by height: walk them once
+    const count = store.outputCount(amount);
+    let idx = 0n;
+    const heightOfOut = (i: bigint): number => store.output(amount, i)?.height ?? Number.MAX_SAFE_INTEGER;
     dist = new Array<bigint>(Number(dbHeight - start)).fill(0n);
     for (; idx < count; idx++) {
       const h = BigInt(heightOfOut(idx));

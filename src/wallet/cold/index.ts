@@ -7,7 +7,6 @@ export { exportKeyImages, importKeyImages, type ImportKeyImagesResult, type Sign
 export {
   describeTransfers,
   exportUnsignedSet,
-  paymentIdOfExtra,
   readSignedSet,
   readUnsignedSet,
   type SignedTx,

@@ -278,15 +278,3 @@ export async function readSignedSet(ctx: ColdContext, data: Bytes): Promise<Pend
   ctx.ledger.addColdKeyImages(set.txKeyImages.map((e) => ({ pubkey: hex(e.pubkey), keyImage: hex(e.keyImage) })));
   return set.ptx;
 }
-
-/** The payment id a construction data's extra carries in clear (64 hex chars, zeros when none). */
-export function paymentIdOfExtra(extra: Bytes): string {
-  for (const f of parseTxExtra(extra).fields) {
-    if (f.type !== "nonce") continue;
-    const enc = encryptedPaymentIdFromNonce(f.nonce);
-    if (enc) return hex(enc) + "0".repeat(48);
-    const long = paymentIdFromNonce(f.nonce);
-    if (long) return hex(long);
-  }
-  return "0".repeat(64);
-}

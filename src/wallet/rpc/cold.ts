@@ -14,7 +14,6 @@ import {
   exportOutputs,
   importKeyImages,
   importOutputs,
-  paymentIdOfExtra,
   readOutputsExport,
   readSignedSet,
   readUnsignedSet,
@@ -25,7 +24,7 @@ import { encodeAddress } from "../../protocol/address.js";
 import { serializeTransaction } from "../../protocol/tx.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import { SendError } from "../send/errors.js";
-import { commitTx, type PendingTx } from "../send/sender.js";
+import { commitTx, type PendingTx, paymentIdOfExtra, selfDestinations } from "../send/sender.js";
 import { type Def, def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
@@ -234,10 +233,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
               keyImages,
               selected,
               dests,
-              selfDests: r.dests.flatMap((d) => {
-                const i = ctx.subaddressIndexOf(d.spendPublicKey);
-                return i ? [{ major: i.major, minor: i.minor, amount: d.amount }] : [];
-              }),
+              selfDests: selfDestinations(ctx, r.dests),
               change: r.changeDts.amount,
               account: cd.subaddrAccount,
               subaddrIndices: cd.subaddrIndices,

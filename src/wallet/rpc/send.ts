@@ -174,61 +174,39 @@ interface FillOpts {
 
 const txKeyString = (p: PendingTx) => hex(p.txKey) + p.additionalTxKeys.map(hex).join("");
 
-/** fill_response for the single-tx answers (transfer, sweep_single). */
+/** fill_response for the single-tx answers (transfer, sweep_single); a view-only wallet's answers no blob, key or metadata of its unsigned draft. */
 function single(p: PendingTx, o: FillOpts): JsonWritable {
-  if (o.unsignedTxset !== undefined) {
-    return {
-      amount: p.amount,
-      amounts_by_dest: { amounts: p.amountsByDest },
-      fee: p.fee,
-      multisig_txset: "",
-      spent_key_images: { key_images: p.keyImages },
-      tx_blob: "",
-      tx_hash: p.txid,
-      tx_key: "",
-      tx_metadata: "",
-      unsigned_txset: o.unsignedTxset,
-      weight: BigInt(p.weight),
-    };
-  }
+  const signed = o.unsignedTxset === undefined;
   return {
     amount: p.amount,
     amounts_by_dest: { amounts: p.amountsByDest },
     fee: p.fee,
     multisig_txset: "",
     spent_key_images: { key_images: p.keyImages },
-    tx_blob: o.getTxHex ? hex(p.blob) : "",
+    tx_blob: signed && o.getTxHex ? hex(p.blob) : "",
     tx_hash: p.txid,
-    tx_key: o.getTxKey ? txKeyString(p) : "",
-    tx_metadata: o.getTxMetadata ? toMetadata(p) : "",
-    unsigned_txset: "",
+    tx_key: signed && o.getTxKey ? txKeyString(p) : "",
+    tx_metadata: signed && o.getTxMetadata ? toMetadata(p) : "",
+    unsigned_txset: o.unsignedTxset ?? "",
     weight: BigInt(p.weight),
   };
 }
 
 /** fill_response for the list answers (transfer_split, sweeps); epee leaves empty lists out. */
 function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
+  const signed = o.unsignedTxset === undefined;
   const out: Record<string, JsonWritable> = { multisig_txset: "", unsigned_txset: o.unsignedTxset ?? "" };
   const put = (k: string, v: JsonWritable[]) => {
     if (v.length > 0) out[k] = v;
   };
-  if (o.unsignedTxset !== undefined) {
-    put("amount_list", ps.map((p) => p.amount));
-    put("amounts_by_dest_list", ps.map((p) => ({ amounts: p.amountsByDest })));
-    put("fee_list", ps.map((p) => p.fee));
-    put("spent_key_images_list", ps.map((p) => ({ key_images: p.keyImages })));
-    put("tx_hash_list", ps.map((p) => p.txid));
-    put("weight_list", ps.map((p) => BigInt(p.weight)));
-    return out;
-  }
   put("amount_list", ps.map((p) => p.amount));
   put("amounts_by_dest_list", ps.map((p) => ({ amounts: p.amountsByDest })));
   put("fee_list", ps.map((p) => p.fee));
   put("spent_key_images_list", ps.map((p) => ({ key_images: p.keyImages })));
-  if (o.getTxHex) put("tx_blob_list", ps.map((p) => hex(p.blob)));
+  if (signed && o.getTxHex) put("tx_blob_list", ps.map((p) => hex(p.blob)));
   put("tx_hash_list", ps.map((p) => p.txid));
-  if (o.getTxKey) put("tx_key_list", ps.map(txKeyString));
-  if (o.getTxMetadata) put("tx_metadata_list", ps.map(toMetadata));
+  if (signed && o.getTxKey) put("tx_key_list", ps.map(txKeyString));
+  if (signed && o.getTxMetadata) put("tx_metadata_list", ps.map(toMetadata));
   put("weight_list", ps.map((p) => BigInt(p.weight)));
   return out;
 }

@@ -13,6 +13,7 @@ import { constructTx, type ConstructedTx, type Destination, type DestinationKeys
 import { DistributionCache, pickRings, type Ring } from "./decoys.js";
 import type { RctDistribution } from "./distribution.js";
 import { SendError } from "./errors.js";
+import { encryptedPaymentIdFromNonce, parseTxExtra, paymentIdFromNonce } from "../../protocol/extra.js";
 import type { ColdContext } from "../cold/context.js";
 import { BP_VERSION_PLUS, RANGE_PROOF_PADDED_BULLETPROOF, type TxConstructionData, type TxDestinationEntry } from "../cold/formats.js";
 import { RandomDraw } from "./random-draw.js";
@@ -275,14 +276,11 @@ export class Sender {
         keyImages: tx.keyImages.map(hex),
         selected: tx.sources.map((s) => s.tag),
         dests: p.dsts.map((d) => ({ amount: d.amount, address: userDests(d) })),
-        selfDests: p.dsts.flatMap((d) => {
-          const i = this.w.subaddressIndexOf(d.spendPublicKey);
-          return i ? [{ major: i.major, minor: i.minor, amount: d.amount }] : [];
-        }),
+        selfDests: selfDestinations(this.w, p.dsts),
         change: p.change,
         account,
         subaddrIndices: [...new Set(p.selected.map((i) => t[i].subaddress.minor))].sort((a, b) => a - b),
-        paymentId: paymentIdOf(this.o.extra),
+        paymentId: paymentIdOfExtra(this.o.extra),
         unlockTime: this.o.unlockTime,
         ...(construction ? { construction } : {}),
       });
@@ -395,11 +393,24 @@ export class Sender {
   }
 }
 
-/** get_payment_id(ptx): the encrypted payment id in clear (the caller's extra holds it unencrypted). */
-function paymentIdOf(extra: Bytes): string {
-  // validate_transfer's extra: 02 09 01 <8-byte id>
-  if (extra.length === 11 && extra[0] === 2 && extra[1] === 9 && extra[2] === 1) return hex(extra.subarray(3)) + "0".repeat(48);
+/** get_payment_id(ptx): the payment id a tx's extra carries in clear (the 8-byte id then zeros, or the long one; zeros when none). */
+export function paymentIdOfExtra(extra: Bytes): string {
+  for (const f of parseTxExtra(extra).fields) {
+    if (f.type !== "nonce") continue;
+    const enc = encryptedPaymentIdFromNonce(f.nonce);
+    if (enc) return hex(enc) + "0".repeat(48);
+    const long = paymentIdFromNonce(f.nonce);
+    if (long) return hex(long);
+  }
   return "0".repeat(64);
+}
+
+/** The destinations that are this wallet's own subaddresses (counted in its balance while the tx is pending). */
+export function selfDestinations(w: Pick<ColdContext, "subaddressIndexOf">, dests: readonly { spendPublicKey: Bytes; amount: bigint }[]): PendingTx["selfDests"] {
+  return dests.flatMap((d) => {
+    const i = w.subaddressIndexOf(d.spendPublicKey);
+    return i ? [{ major: i.major, minor: i.minor, amount: d.amount }] : [];
+  });
 }
 
 /** wallet2::get_text_reason. */
