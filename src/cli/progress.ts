@@ -172,6 +172,16 @@ export function stderrTerminal(): ProgressTerminal | null {
  * A wallet service's `progress` callback that shows each refresh and rescan as a `Progress`
  * ("refresh dev0: …", "rescan dev0: …"): one at a time, as the service runs them.
  */
+/**
+ * Milliseconds between the plain progress lines of non-terminal output: TSMONERO_PROGRESS_INTERVAL_MS
+ * (at least 100) or the 10 s default. Operators who want denser or sparser logs set it; the
+ * end-to-end progress test sets it so that a few-second refresh logs more than its last line.
+ */
+export function progressIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.TSMONERO_PROGRESS_INTERVAL_MS);
+  return Number.isFinite(v) && v >= 100 ? Math.floor(v) : 10_000;
+}
+
 export function walletProgress(o: Omit<ProgressOptions, "label">): (p: WalletProgress) => void {
   let current: { key: string; progress: Progress } | null = null;
   return (p) => {

@@ -19,7 +19,7 @@ import { startWalletRpc } from "../wallet/rpc/index.js";
 import { WalletService } from "../wallet/service/index.js";
 import { type FlagSpec, type ParsedArgs, runCli, UsageError } from "./args.js";
 import { AutoMiner, balanceText, DEV_PASSWORD, type DevnetSetup, DevWalletMismatchError, setUpDevWallets } from "./devnet.js";
-import { stderrTerminal, walletProgress } from "./progress.js";
+import { progressIntervalMs, stderrTerminal, walletProgress } from "./progress.js";
 import { VERSION } from "./version.js";
 
 /** The devnet's flags. */
@@ -193,7 +193,7 @@ async function main(args: ParsedArgs): Promise<number> {
       node,
       trusted: true,
       log: (m) => daemon.log(1, `wallet: ${m}`),
-      progress: walletProgress({ terminal, log: (m) => console.log(m) }),
+      progress: walletProgress({ terminal, log: (m) => console.log(m), intervalMs: progressIntervalMs() }),
     });
   const service = makeService();
 
