@@ -521,9 +521,12 @@ async function checkCommand(label, monero, launcher, ready, baseOf, caseOf, prep
         if (pidfile && f.name === "pidfile") r.effect += "; " + ok(existsSync(pidfile) && readFileSync(pidfile, "utf8").trim() === pid?.[1], "pid file holds the detached pid");
         killDetached(r.out);
         if (pidfile && f.name === "pidfile") {
-          const end = Date.now() + 10000;
-          while (existsSync(pidfile) && Date.now() < end) await new Promise((res) => setTimeout(res, 100));
-          r.effect += "; " + ok(!existsSync(pidfile), "pid file removed on a clean stop");
+          const t0 = Date.now();
+          while (existsSync(pidfile) && Date.now() < t0 + 20000) await new Promise((res) => setTimeout(res, 100));
+          const gone = !existsSync(pidfile);
+          // when it fails, say what the stopped process logged (its log file is next to the pid file)
+          const logTail = () => { try { return readFileSync(join(dir, label === "monero-wallet-rpc" ? "w.log" : "node.log"), "utf8").trim().split("\n").slice(-4).join(" | "); } catch { return "no log"; } };
+          r.effect += "; " + ok(gone, gone ? "pid file removed on a clean stop" : `pid file removed on a clean stop (still there after 20 s; log: ${logTail()})`);
         }
       } else r = await run(launcher, args, ready, c.effect);
       results[i] = { flag: f.name, ...verdict(r, f.name) };

@@ -27,7 +27,7 @@ import { detach, isDetachedChild, reportStart, writePidFile } from "./detach.js"
 import { ipFlag, isLoopbackIp, logFlags, rpcServerFlags } from "./node-config.js";
 import { sslFlags } from "./ssl-flags.js";
 import { WALLET_FLAGS } from "./wallet-flags.js";
-import { stderrTerminal, walletProgress } from "./progress.js";
+import { progressIntervalMs, stderrTerminal, walletProgress } from "./progress.js";
 import { VERSION } from "./version.js";
 
 export { WALLET_FLAGS };
@@ -212,7 +212,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
     ...(kdf ? { kdf } : {}),
     log: (m) => log.line(m),
     // refresh and rescan: an updating line on a terminal, a log line every 10 s otherwise
-    progress: walletProgress({ terminal: stderrTerminal(), log: (m) => log.line(m) }),
+    progress: walletProgress({ terminal: stderrTerminal(), log: (m) => log.line(m), intervalMs: progressIntervalMs() }),
   });
 
   // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does
@@ -346,7 +346,12 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
       if (stopping) return;
       stopping = true;
       log.line(`Stopping wallet RPC server (${why})`);
-      const force = setTimeout(() => process.exit(1), 8000);
+      // a stop that hangs (a socket that never closes) still ends, and still removes its pid file
+      const force = setTimeout(() => {
+        log.line("Stopping took over 8 s: exiting without waiting further");
+        removePid?.();
+        process.exit(1);
+      }, 8000);
       force.unref();
       (async () => {
         let code = 0;

@@ -36,6 +36,9 @@ export const big = (v: JsonValue | undefined): bigint => {
 export function startWallet(bin: string, daemonUrl: string, port: number, dir: string): Daemon {
   const args = ["--wallet-dir", dir, "--daemon-address", daemonUrl.replace("http://", ""), "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--disable-rpc-login", "--log-level", "0"];
   if (bin.startsWith("/usr")) args.push("--non-interactive");
+  // a real wallet's own log, kept outside the test's dirs, when chasing an intermittent failure
+  const logDir = process.env.TSMONERO_TEST_REAL_WALLET_LOG_DIR;
+  if (logDir && bin.startsWith("/usr")) args.splice(args.indexOf("--log-level"), 2, "--log-level", "2", "--log-file", `${logDir}/wallet-${port}-${Date.now()}.log`);
   return startProcess(bin, args, dir, `http://127.0.0.1:${port}`);
 }
 
