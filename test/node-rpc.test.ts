@@ -174,7 +174,7 @@ test("monerod's semantic errors: codes and messages", async () => {
     ["relay_tx", { txids: ["11".repeat(32)] }, -5, /transaction not found in pool/],
     ["set_bans", { bans: [{ host: "not a host", ban: true, seconds: 10 }] }, -1, /Unsupported host\/subnet type/],
     ["banned", { address: "999.1.1.1" }, -1, /Unsupported host type/],
-    ["prune_blockchain", {}, -5, /Failed to prune blockchain/],
+    ["prune_blockchain", { check: "yes" }, -32602, /params\.check/],
     ["no_such_method", {}, -32601, /Method not found/],
   ];
   for (const [m, p, code, msg] of cases) {

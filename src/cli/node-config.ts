@@ -220,6 +220,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     dataDir,
     ...(fixed !== undefined ? { fixedDifficulty: BigInt(fixed) } : {}),
     offline: args.has("offline"),
+    pruneBlockchain: args.has("prune-blockchain"),
     keepFakechain: args.has("keep-fakechain"),
     rpcBindIp: bindIp,
     rpcBindPort: rpcPort,

@@ -12,7 +12,7 @@ import type { BlockFlag, BlockRuleError, TxFlag, TxRuleError } from "../consensu
 import type { Block } from "../protocol/block.js";
 import type { Network } from "../protocol/network.js";
 import type { Bytes, Transaction } from "../protocol/tx.js";
-import type { ChainStore } from "./store/chain-store.js";
+import type { ChainStore, PruneResult } from "./store/chain-store.js";
 
 /** One transaction in the pool (monerod's tx_memory_pool::tx_details / txpool_tx_meta_t). */
 export interface PoolEntry {
@@ -179,6 +179,12 @@ export interface NodeCore {
   seedFor(height: number): { height: number; hash: Bytes };
   /** pop_blocks: removes up to `count` top blocks (never the genesis); their txs go back to the pool. Returns the new height. */
   popBlocks(count: number): Promise<number>;
+  /**
+   * prune_blockchain / --prune-blockchain: prunes the chain with `stripe` (1–8; random when absent
+   * and the chain is not pruned yet), then keeps pruning each block as it leaves the tip window.
+   * Blocks may be applied between its batches.
+   */
+  pruneBlockchain(stripe?: number): Promise<PruneResult>;
   /** Removes the given txs from the pool (all when `ids` is empty). */
   flushPool(ids?: readonly Bytes[]): Promise<void>;
   /** Marks pool txs for relay (relay_tx); returns the ids not found. */

@@ -28,6 +28,8 @@ export interface DaemonOptions {
   dataDir: string;
   fixedDifficulty?: bigint;
   offline?: boolean;
+  /** --prune-blockchain: prune the chain at start (a random stripe the first time), then as it grows. */
+  pruneBlockchain?: boolean;
   /** regtest: keep the chain between runs (monerod wipes a fake chain at start without it). */
   keepFakechain?: boolean;
   rpcBindIp?: string;
@@ -201,6 +203,12 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
   });
   log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
+  if (opts.pruneBlockchain) {
+    // core::init with --prune-blockchain: prune (or resume/extend pruning) before serving
+    log(0, "tsmonerod: pruning the blockchain...");
+    const r = await core.pruneBlockchain();
+    log(0, `tsmonerod: blockchain pruned with seed ${r.seed} (stripe ${(r.seed & 0x7f) + 1} of 8): ${r.txs} txs in ${r.blocks} blocks lost their prunable data (${r.bytes} bytes)`);
+  } else if (core.store.pruningSeed() !== 0) log(0, `tsmonerod: the chain is pruned (seed ${core.store.pruningSeed()}); new blocks are pruned as they leave the tip`);
   for (const d of core.pool.droppedAtOpen) log(0, `tsmonerod: pool: stored tx ${d.id} could not be decoded and was dropped (${d.reason})`);
   // background failures (the miner's) are logged; the same one again within 10 s is counted, not repeated
   let lastWarning = "";

@@ -38,6 +38,9 @@ export function startMonerod(rpcPort: number, p2pPort: number, extra: string[] =
     "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2pPort),
     "--no-zmq", "--non-interactive", "--log-level", "0", ...extra,
   ];
+  // monerod's own level-2 log, kept outside its temp dir, when chasing an intermittent failure
+  const logDir = process.env.TSMONERO_TEST_REAL_WALLET_LOG_DIR;
+  if (logDir) args.splice(args.indexOf("--log-level"), 2, "--log-level", "2", "--log-file", `${logDir}/monerod-${rpcPort}-${Date.now()}.log`);
   return startProcess("/usr/bin/monerod", args, dir, `http://127.0.0.1:${rpcPort}`);
 }
 

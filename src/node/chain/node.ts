@@ -40,7 +40,7 @@ import type {
 } from "../core.js";
 import { bytesEqual, checkInputs, hex, rctItem, txKeyImages } from "../pool/tx-check.js";
 import { TxPool } from "../pool/tx-pool.js";
-import { type BlockMeta, ChainStore, type SyncMode } from "../store/chain-store.js";
+import { type BlockMeta, ChainStore, type PruneResult, type SyncMode } from "../store/chain-store.js";
 import { type AltBlock, AltStore, BranchView } from "./alt.js";
 import {
   Miner,
@@ -433,7 +433,7 @@ export class Node extends EventEmitter implements NodeCore {
       if (!blob || !block) throw new Error(`block ${meta.height} missing from the store`);
       const txBlobs = block.txHashes.map((id) => {
         const b = this.store.txBlob(id);
-        if (!b) throw new Error(`tx ${hex(id)} of block ${meta.height} missing from the store`);
+        if (!b) throw new Error(`tx ${hex(id)} of block ${meta.height} is missing from the store or pruned (a pruned node cannot reorganise below its kept blocks)`);
         return b;
       });
       this.alts.put({ ...meta, prevId: block.prevId, blob, txBlobs });
@@ -481,12 +481,18 @@ export class Node extends EventEmitter implements NodeCore {
     return { ok: true };
   }
 
+  pruneBlockchain(stripe?: number): Promise<PruneResult> {
+    // each batch is its own write transaction and re-reads the height: no need to hold the writer
+    return this.store.prune(stripe);
+  }
+
   popBlocks(count: number): Promise<number> {
     return this.serial(async () => {
       const txs: Transaction[][] = [];
       for (let i = 0; i < count && this.store.height() > 1; i++) txs.push(this.store.popBlock().txs);
       const back: Transaction[] = [];
-      for (let i = txs.length - 1; i >= 0; i--) back.push(...txs[i]);
+      // a pruned store's old txs come back without signatures: they cannot re-enter the pool
+      for (let i = txs.length - 1; i >= 0; i--) back.push(...txs[i].filter((t) => !t.pruned));
       await this.pool.returnFromBlock(back);
       await this.pool.revalidate();
       return this.store.height();

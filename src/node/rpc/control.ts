@@ -213,9 +213,20 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     name: "prune_blockchain",
     restricted: true,
     params: object({ check: bool }, { arrayIsEmpty: true }),
-    handler: (p) => {
-      if (!p.check) throw new RpcError(-5, "Failed to prune blockchain: pruning is not supported by tsmonerod yet");
-      return { ...ok, pruned: false, pruning_seed: 0 };
+    // core_rpc_server::on_prune_blockchain: check verifies a pruned chain, else the chain is pruned
+    // (with a random stripe the first time) before the answer
+    handler: async (p) => {
+      if (p.check) {
+        if (!d.core.store.checkPruning()) throw new RpcError(-5, "Failed to check blockchain pruning: a block outside this node's stripe still holds prunable data, or a pruned tx lost its prunable hash");
+      } else {
+        try {
+          await d.core.pruneBlockchain();
+        } catch (e) {
+          throw new RpcError(-5, `Failed to prune blockchain: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+      const seed = d.core.store.pruningSeed();
+      return { ...ok, pruned: seed !== 0, pruning_seed: seed };
     },
   });
 

@@ -57,8 +57,9 @@ interface TxRender {
 const txRenders = (d: NodeRpcDeps): BoundedCache<string, TxRender> =>
   coreCache(d.core, "txs", () => new BoundedCache<string, TxRender>(4096, CACHE_CHARS, (r) => 4 * r.hex.length));
 
-function renderTx(blob: Bytes, full: boolean): TxRender {
-  const split: SplitTx = full ? splitBlob(blob) : { pruned: blob, prunable: new Uint8Array(0), prunableHash: new Uint8Array(32) };
+/** A tx's render: from its full blob, or from its pruned blob and the prunable hash the store kept. */
+function renderTx(blob: Bytes, full: boolean, prunableHash?: Bytes): TxRender {
+  const split: SplitTx = full ? splitBlob(blob) : { pruned: blob, prunable: new Uint8Array(0), prunableHash: prunableHash ?? new Uint8Array(32) };
   return {
     blob,
     pruned: split.pruned,
@@ -79,7 +80,7 @@ function chainTxRender(d: NodeRpcDeps, id: Bytes, pruned: boolean): TxRender | u
   const full = pruned ? undefined : store.txBlob(id);
   const blob = full ?? store.txPrunedBlob(id);
   if (!blob) return undefined;
-  return txRenders(d).set(key, renderTx(blob, full !== undefined));
+  return txRenders(d).set(key, renderTx(blob, full !== undefined, full === undefined ? store.txPrunableHash(id) : undefined));
 }
 
 function fullJson(r: TxRender): string {

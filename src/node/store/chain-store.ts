@@ -12,12 +12,13 @@
  *   block_heights block id (32) → height
  *   block_meta    height → BlockMeta (see encodeMeta)
  *   tx_pruned     tx id → pruned blob (prefix, plus RingCT base for v2)
- *   tx_prunable   tx id → prunable blob (v1 signatures / RingCT prunable part; empty if stored pruned)
+ *   tx_prunable   tx id → prunable blob (v1 signatures / RingCT prunable part); absent once pruned
+ *   tx_prunable_hash tx id → keccak of the prunable blob (v2 txs only; kept when the blob is pruned)
  *   tx_index      tx id → height, index in block (0 = coinbase), unlock time, pruned flag, global output indices
  *   outputs       amount ‖ global index → key, commitment, unlock time, height, tx id, coinbase flag
  *   output_counts amount → number of outputs of that amount (the next global index)
  *   key_images    key image → height of the block that spent it
- *   properties    "network", "height" (number of blocks)
+ *   properties    "network", "height" (number of blocks), "pruning_seed" (u32, absent when unpruned)
  * RingCT outputs (every output of a version-2 tx, coinbase included) are indexed under amount 0.
  */
 import { mkdirSync } from "node:fs";
@@ -32,6 +33,7 @@ import { genesisBlock, HARD_FORKS, hardForkVersionAt } from "../../protocol/gene
 import type { Network } from "../../protocol/network.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+import { keepsPrunable, makePruningSeed, PRUNING_LOG_STRIPES, PRUNING_TIP_BLOCKS, pruningLogStripes, randomStripe, seedStripe } from "../../protocol/pruning.js";
 
 export type SyncMode = "safe" | "fast";
 
@@ -160,15 +162,30 @@ function decodeOutput(b: Buffer): StoredOutput {
 }
 
 /** Splits a transaction into its stored parts. */
-function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: Buffer; prunable: Buffer; isPruned: boolean } {
+function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: Buffer; prunable: Buffer; prunableHash: Buffer | undefined; isPruned: boolean } {
   const blob = serializeTransaction(tx);
   if (tx.pruned) throw new StoreError("a pruned transaction cannot be hashed from its blob; the store keeps full transactions");
   const h = txHashesFromBlob(blob, backend);
   const b = buf(blob);
-  return { id: h.hash, pruned: b.subarray(0, h.layout.unprunableSize), prunable: b.subarray(h.layout.unprunableSize), isPruned: false };
+  const prunable = b.subarray(h.layout.unprunableSize);
+  // get_transaction_prunable_hash: keccak of the prunable bytes (also when empty); none for v1
+  const prunableHash = tx.version >= 2 ? buf(backend.keccak256(prunable)) : undefined;
+  return { id: h.hash, pruned: b.subarray(0, h.layout.unprunableSize), prunable, prunableHash, isPruned: false };
 }
 
-const CHAIN_DBS = new Set(["blocks", "block_heights", "block_meta", "tx_pruned", "tx_prunable", "tx_index", "outputs", "output_counts", "key_images", "properties"]);
+const CHAIN_DBS = new Set(["blocks", "block_heights", "block_meta", "tx_pruned", "tx_prunable", "tx_prunable_hash", "tx_index", "outputs", "output_counts", "key_images", "properties"]);
+
+/** What a pruning pass did (prune_worker's counts). */
+export interface PruneResult {
+  /** The store's seed after the pass (make_pruning_seed form). */
+  seed: number;
+  /** Blocks whose RingCT prunable data was removed in this pass. */
+  blocks: number;
+  /** Transactions whose prunable blob was removed in this pass. */
+  txs: number;
+  /** Bytes of prunable blobs removed. */
+  bytes: number;
+}
 
 export class ChainStore implements ChainView {
   readonly network: Network;
@@ -182,6 +199,7 @@ export class ChainStore implements ChainView {
   private cumRct: number[] | null = null;
   private readonly txPruned: Database<Buffer, Buffer>;
   private readonly txPrunable: Database<Buffer, Buffer>;
+  private readonly txPrunableHashes: Database<Buffer, Buffer>;
   private readonly txIndex: Database<Buffer, Buffer>;
   private readonly outputs: Database<Buffer, Buffer>;
   private readonly amountCounts: Database<Buffer, Buffer>;
@@ -219,6 +237,7 @@ export class ChainStore implements ChainView {
     this.blockMeta = db<number>("block_meta", "uint32");
     this.txPruned = db<Buffer>("tx_pruned", "binary");
     this.txPrunable = db<Buffer>("tx_prunable", "binary");
+    this.txPrunableHashes = db<Buffer>("tx_prunable_hash", "binary");
     this.txIndex = db<Buffer>("tx_index", "binary");
     this.outputs = db<Buffer>("outputs", "binary");
     this.amountCounts = db<Buffer>("output_counts", "binary");
@@ -372,22 +391,42 @@ export class ChainStore implements ChainView {
     const b = this.txIndex.get(buf(txId));
     return b === undefined ? undefined : decodeLocation(b);
   }
-  /** The full transaction blob (pruned part + prunable part). */
+  /** The full transaction blob (pruned part + prunable part); undefined for a tx whose prunable part was pruned. */
   txBlob(txId: Bytes): Bytes | undefined {
     const p = this.txPruned.get(buf(txId));
     if (p === undefined) return undefined;
-    const q = this.txPrunable.get(buf(txId)) ?? Buffer.alloc(0);
+    const q = this.txPrunable.get(buf(txId));
+    if (q === undefined) return this.txLocation(txId)?.pruned === false ? bytes(p) : undefined;
     return bytes(Buffer.concat([p, q]));
+  }
+  /**
+   * The prunable hash of a v2 tx (kept when its prunable part is pruned); undefined for v1 txs and
+   * unknown ids. Stores written before the hash was kept compute it from the prunable blob.
+   */
+  txPrunableHash(txId: Bytes): Bytes | undefined {
+    const h = this.txPrunableHashes.get(buf(txId));
+    if (h !== undefined) return bytes(h);
+    const p = this.txPruned.get(buf(txId));
+    const q = this.txPrunable.get(buf(txId));
+    if (p === undefined || q === undefined || parseTransaction(bytes(p), { pruned: true }).version < 2) return undefined;
+    return this.backend.keccak256(q);
+  }
+  /** The store's pruning seed (make_pruning_seed form), 0 when it keeps every prunable part. */
+  pruningSeed(): number {
+    const b = this.props.get("pruning_seed");
+    return b === undefined ? 0 : b.readUInt32BE(0);
   }
   /** The pruned part (prefix, plus RingCT base for v2). */
   txPrunedBlob(txId: Bytes): Bytes | undefined {
     const p = this.txPruned.get(buf(txId));
     return p === undefined ? undefined : bytes(p);
   }
+  /** A stored tx, parsed (pruned — no signatures — when its prunable part was pruned). */
   transaction(txId: Bytes): { tx: Transaction; location: TxLocation } | undefined {
-    const blob = this.txBlob(txId);
     const location = this.txLocation(txId);
-    if (blob === undefined || location === undefined) return undefined;
+    if (location === undefined) return undefined;
+    const blob = location.pruned ? this.txPrunedBlob(txId) : this.txBlob(txId);
+    if (blob === undefined) return undefined;
     return { tx: parseTransaction(blob, { pruned: location.pruned }), location };
   }
   /** Number of outputs of `amount` (0 for RingCT): the next global index. */
@@ -463,6 +502,7 @@ export class ChainStore implements ChainView {
         });
         this.txPruned.putSync(id, p.pruned);
         this.txPrunable.putSync(id, p.prunable);
+        if (p.prunableHash) this.txPrunableHashes.putSync(id, p.prunableHash);
         this.txIndex.putSync(id, encodeLocation({ height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
       };
       addTx(block.minerTx, miner, 0);
@@ -484,6 +524,10 @@ export class ChainStore implements ChainView {
       this.blockHeights.putSync(buf(hash), U32(height));
       this.blockMeta.putSync(height, encodeMeta(meta));
       this.props.putSync("height", U32(height + 1));
+      // a pruned store prunes the block that this one pushes out of the tip (update_pruning, per block)
+      const seed = this.pruningSeed();
+      const out = height + 1 - PRUNING_TIP_BLOCKS - 1;
+      if (seed !== 0 && out >= 0 && !keepsPrunable(out, height + 1, seed)) this.pruneBlockTxs(out);
     });
     if (meta === undefined) throw new StoreError("applyBlock: transaction did not run");
     const m: BlockMeta = meta;
@@ -517,6 +561,95 @@ export class ChainStore implements ChainView {
       this.cumRct = cum;
     }
     return this.cumRct.slice(from, to + 1);
+  }
+
+  /**
+   * Removes the prunable blobs of block `height`'s RingCT txs (v1 txs keep their signatures, as
+   * prune_worker keeps them), keeping each prunable hash and marking the tx pruned. Inside a write
+   * transaction. Returns what it removed.
+   */
+  private pruneBlockTxs(height: number): { txs: number; bytes: number } {
+    const block = this.block(height);
+    if (!block) throw new StoreError(`no block at height ${height}`);
+    let txs = 0;
+    let size = 0;
+    for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
+      const id = buf(txId);
+      const q = this.txPrunable.get(id);
+      const loc = this.txIndex.get(id);
+      if (q === undefined || loc === undefined) continue;
+      const p = this.txPruned.get(id);
+      if (p === undefined || parseTransaction(bytes(p), { pruned: true }).version < 2) continue;
+      if (this.txPrunableHashes.get(id) === undefined) this.txPrunableHashes.putSync(id, buf(this.backend.keccak256(q)));
+      this.txPrunable.removeSync(id);
+      const marked = Buffer.from(loc);
+      marked[16] = 1;
+      this.txIndex.putSync(id, marked);
+      txs++;
+      size += id.length + q.length;
+    }
+    return { txs, bytes: size };
+  }
+
+  /**
+   * Prunes the chain (BlockchainLMDB::prune_worker, prune mode): a store not pruned yet takes the
+   * seed of `stripe` (1–8; a random one when absent) and keeps it; a pruned store refuses another
+   * stripe. Every block below the tip window outside the store's stripe loses its RingCT prunable
+   * data, `batch` blocks per write transaction, giving way to other work between batches. Later
+   * blocks are pruned as they leave the tip (applyBlock).
+   */
+  async prune(stripe?: number, batch = 500): Promise<PruneResult> {
+    if (stripe !== undefined && (!Number.isInteger(stripe) || stripe < 1 || stripe > 2 ** PRUNING_LOG_STRIPES)) throw new StoreError(`pruning stripe ${stripe} out of range (1 to ${2 ** PRUNING_LOG_STRIPES})`);
+    const old = this.pruningSeed();
+    let seed = old;
+    if (old === 0) {
+      seed = makePruningSeed(stripe ?? randomStripe());
+      this.writeTransaction(() => this.props.putSync("pruning_seed", U32(seed)));
+    } else {
+      if (pruningLogStripes(old) !== PRUNING_LOG_STRIPES) throw new StoreError("Blockchain already pruned with different base");
+      if (stripe !== undefined && seedStripe(old) !== stripe) throw new StoreError("Blockchain already pruned with different seed");
+    }
+    const result: PruneResult = { seed, blocks: 0, txs: 0, bytes: 0 };
+    for (let from = 0; ; from += batch) {
+      const top = this.height();
+      const end = Math.min(from + batch, top - PRUNING_TIP_BLOCKS - 1 + 1);
+      if (from >= end) break;
+      this.writeTransaction(() => {
+        const h = this.height();
+        for (let b = from; b < end; b++) {
+          if (keepsPrunable(b, h, seed)) continue;
+          const r = this.pruneBlockTxs(b);
+          if (r.txs > 0) result.blocks++;
+          result.txs += r.txs;
+          result.bytes += r.bytes;
+        }
+      });
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    return result;
+  }
+
+  /**
+   * Checks a pruned store (prune_worker, check mode): no block that should have been pruned still
+   * holds prunable data, and every pruned v2 tx kept its prunable hash. True for an unpruned store.
+   */
+  checkPruning(): boolean {
+    const seed = this.pruningSeed();
+    if (seed === 0) return true;
+    const top = this.height();
+    for (let b = 0; b + PRUNING_TIP_BLOCKS < top; b++) {
+      const block = this.block(b);
+      if (!block) return false;
+      const keep = keepsPrunable(b, top, seed);
+      for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
+        const loc = this.txLocation(txId);
+        if (!loc) return false;
+        if (loc.pruned && (keep || this.txPrunableHashes.get(buf(txId)) === undefined)) return false;
+        // a v2 tx of a block outside the stripe must not hold its prunable part any more
+        if (!keep && !loc.pruned && this.txPrunableHashes.get(buf(txId)) !== undefined) return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -556,6 +689,7 @@ export class ChainStore implements ChainView {
         for (const input of tx.vin) if (input.type === "key") this.keyImages.removeSync(buf(input.keyImage));
         this.txPruned.removeSync(id);
         this.txPrunable.removeSync(id);
+        this.txPrunableHashes.removeSync(id);
         this.txIndex.removeSync(id);
       }
       for (const [amount, n] of counts) {
