@@ -108,7 +108,10 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ set: withDefault(bool, true), out_peers: u32 }),
     handler: (p) => {
-      if (p.set) state.outPeers = p.out_peers;
+      if (p.set) {
+        state.outPeers = p.out_peers;
+        state.onPeerLimits?.(state.outPeers, state.inPeers);
+      }
       return { ...ok, out_peers: state.outPeers };
     },
   });
@@ -118,7 +121,10 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ set: withDefault(bool, true), in_peers: u32 }),
     handler: (p) => {
-      if (p.set) state.inPeers = p.in_peers;
+      if (p.set) {
+        state.inPeers = p.in_peers;
+        state.onPeerLimits?.(state.outPeers, state.inPeers);
+      }
       return { ...ok, in_peers: state.inPeers };
     },
   });

@@ -43,6 +43,8 @@ export class DaemonState {
   rpcBanDisabled = false;
   /** core_rpc_server::m_host_fails_score: RPC failure score per host. */
   private readonly hostFails = new Map<string, number>();
+  /** Called when out_peers / in_peers change (the P2P service's limits). */
+  onPeerLimits: ((outPeers: number, inPeers: number) => void) | undefined;
   /** Called when the log level or categories change (the daemon's logger). */
   onLogChange: ((level: number, categories: string) => void) | undefined;
 
