@@ -234,7 +234,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
   if (args.has("public-node")) {
     if (restrictedPort === undefined && !args.has("restricted-rpc"))
       throw new UsageError("--public-node needs restricted RPC mode: add --restricted-rpc or --rpc-restricted-bind-port");
-    notes.push("--public-node: the node is not advertised (P2P networking is not active in this version); its restricted RPC is served");
+    notes.push("--public-node: its restricted RPC is served; the RPC port is not yet announced to peers over P2P");
   }
   const rpc = rpcServerFlags(args);
   const maxPool = argInt(args, "max-txpool-weight", 1, Number.MAX_SAFE_INTEGER);

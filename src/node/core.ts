@@ -263,6 +263,8 @@ export interface NetworkView {
   busySyncing(): boolean;
   /** Spans being downloaded (sync_info). */
   spans(): { connectionId: string; startHeight: number; nblocks: number; size: number; rate: number; remoteAddress: string; speed: number }[];
+  /** relay_tx: sends these pool txs to every peer now. */
+  relayPoolTxs(ids: readonly Bytes[]): void;
   /** Bytes and packets since start, closed connections included. */
   netStats(): { bytesIn: number; bytesOut: number; startTime: number };
 }

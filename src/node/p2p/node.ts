@@ -912,6 +912,10 @@ export class P2pNode extends EventEmitter implements NetworkView {
     this.relayTxs([blob], from);
   }
 
+  relayPoolTxs(ids: readonly Bytes[]): void {
+    this.relayTxs(ids.map((id) => this.core.pool.get(id)?.blob).filter((b): b is Bytes => b !== undefined));
+  }
+
   /** Fluffs txs to every peer but `except` (relay_transactions in fluff mode). */
   relayTxs(blobs: Bytes[], except?: PeerConn): void {
     if (blobs.length === 0) return;

@@ -1,7 +1,8 @@
 /**
- * The daemon's own settings the RPC reports and changes while there is no P2P layer yet: bans,
- * bandwidth limits, peer counts, log level and categories, the bootstrap daemon, hash-rate logging.
- * node/p2p takes these over later; until then they are kept here and answered back.
+ * The daemon's own settings the RPC reports and changes: bans (node/p2p refuses and drops banned
+ * hosts through isAllowed and bans misbehaving ones here), bandwidth limits (reported, not yet
+ * enforced), peer limits (passed on to node/p2p by onPeerLimits), log level and categories, the
+ * bootstrap daemon, hash-rate logging.
  */
 
 /** monerod's default log categories (set_log_categories with no categories). */
