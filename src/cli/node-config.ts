@@ -14,6 +14,77 @@ import { decodeAddress } from "../protocol/address.js";
 import type { Network } from "../protocol/network.js";
 import { argInt, argString as str, type ParsedArgs, UsageError } from "./args.js";
 import { sslFlags } from "./ssl-flags.js";
+import { DEFAULT_P2P_PORT } from "../node/p2p/messages.js";
+import { parseHostPort } from "../node/p2p/node.js";
+import type { P2pDaemonOptions } from "../node/daemon.js";
+import { readFileSync } from "node:fs";
+
+/** A multi-valued flag as a list. */
+function list(args: ParsedArgs, name: string): string[] {
+  const v = args.get(name);
+  return typeof v === "string" ? [v] : Array.isArray(v) ? v : [];
+}
+
+/** node_server::init's P2P flags, checked as monerod checks them. */
+function p2pFlags(args: ParsedArgs, network: Network, notes: string[]): P2pDaemonOptions {
+  const def = DEFAULT_P2P_PORT[network];
+  const port = argInt(args, "p2p-bind-port", 0, 65535) ?? def;
+  const ip = str(args, "p2p-bind-ip") ?? "0.0.0.0";
+  if (isIP(ip) !== 4) throw new UsageError(`--p2p-bind-ip '${ip}' is not an IPv4 address; give one such as 0.0.0.0 or 127.0.0.1`);
+  const ip6 = str(args, "p2p-bind-ipv6-address") ?? "::";
+  if (isIP(ip6) !== 6) throw new UsageError(`--p2p-bind-ipv6-address '${ip6}' is not an IPv6 address; give one such as :: or ::1`);
+  const port6 = argInt(args, "p2p-bind-port-ipv6", 0, 65535) ?? port;
+  const nodes = (flag: string): string[] =>
+    list(args, flag).map((a) => {
+      if (!parseHostPort(a, def)) throw new UsageError(`--${flag} '${a}' is not host:port (e.g. 127.0.0.1:${def})`);
+      return a;
+    });
+  const outPeers = argInt(args, "out-peers", -1, 1_000_000);
+  const inPeers = argInt(args, "in-peers", -1, 1_000_000);
+  const limit = argInt(args, "limit-rate", -1, 1_000_000_000);
+  const up = argInt(args, "limit-rate-up", -1, 1_000_000_000) ?? (limit !== undefined && limit >= 0 ? limit : undefined);
+  const down = argInt(args, "limit-rate-down", -1, 1_000_000_000) ?? (limit !== undefined && limit >= 0 ? limit : undefined);
+  if (up !== undefined || down !== undefined) notes.push("--limit-rate*: the limits are kept and reported by get_limit; P2P traffic is not throttled yet");
+  const banList = str(args, "ban-list");
+  let bans: string[] = [];
+  if (banList !== undefined) {
+    try {
+      bans = readFileSync(banList, "utf8").split(/\r?\n/).map((l) => l.replace(/#.*/, "").trim()).filter((l) => l !== "");
+    } catch (e) {
+      throw new UsageError(`--ban-list ${banList}: cannot read it (${(e as Error).message})`);
+    }
+    for (const b of bans) if (!/^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(b) && isIP(b) === 0) throw new UsageError(`--ban-list ${banList}: '${b}' is not an IP address or subnet`);
+  }
+  if (args.has("fluffy-blocks") && args.has("no-fluffy-blocks")) throw new UsageError("--fluffy-blocks and --no-fluffy-blocks cannot both be given");
+  const exclusive = nodes("add-exclusive-node");
+  if (exclusive.length > 0 && (list(args, "add-priority-node").length > 0 || list(args, "seed-node").length > 0))
+    notes.push("--add-exclusive-node given: --add-priority-node and --seed-node are ignored (as monerod)");
+  const syncSize = argInt(args, "block-sync-size", 0, 2048);
+  const maxPerIp = argInt(args, "max-connections-per-ip", 1, 65535);
+  const ext = argInt(args, "p2p-external-port", 0, 65535);
+  return {
+    bindIp: ip,
+    bindPort: port,
+    ...(args.has("p2p-use-ipv6") ? { ipv6: { ip: ip6, port: port6 } } : {}),
+    ignoreIpv4: args.has("p2p-ignore-ipv4"),
+    ...(ext ? { externalPort: ext } : {}),
+    hideMyPort: args.has("hide-my-port"),
+    addPeers: nodes("add-peer"),
+    priorityNodes: nodes("add-priority-node"),
+    exclusiveNodes: exclusive,
+    seedNodes: nodes("seed-node"),
+    ...(outPeers !== undefined && outPeers >= 0 ? { outPeers } : {}),
+    ...(inPeers !== undefined && inPeers >= 0 ? { inPeers } : {}),
+    noSync: args.has("no-sync"),
+    allowLocalIp: args.has("allow-local-ip"),
+    ...(maxPerIp !== undefined ? { maxConnectionsPerIp: maxPerIp } : {}),
+    noFluffyBlocks: args.has("no-fluffy-blocks"),
+    ...(syncSize ? { blockSyncSize: syncSize } : {}),
+    ...(up !== undefined && up >= 0 ? { limitUp: up } : {}),
+    ...(down !== undefined && down >= 0 ? { limitDown: down } : {}),
+    bans,
+  };
+}
 
 const PORTS = { mainnet: 18081, testnet: 28081, stagenet: 38081 } as const;
 
@@ -163,7 +234,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
   if (args.has("public-node")) {
     if (restrictedPort === undefined && !args.has("restricted-rpc"))
       throw new UsageError("--public-node needs restricted RPC mode: add --restricted-rpc or --rpc-restricted-bind-port");
-    notes.push("--public-node: the node is not advertised (P2P networking is not active in this version); its restricted RPC is served");
+    notes.push("--public-node: its restricted RPC is served; the RPC port is not yet announced to peers over P2P");
   }
   const rpc = rpcServerFlags(args);
   const maxPool = argInt(args, "max-txpool-weight", 1, Number.MAX_SAFE_INTEGER);
@@ -212,8 +283,10 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     }
   });
   if (zmqPub.length > 0 && args.has("no-zmq")) notes.push("--zmq-pub with --no-zmq: the ZMQ server is disabled, nothing is published (as monerod)");
+  const p2p = p2pFlags(args, network, notes);
   const daemon: DaemonOptions = {
     ...hooks,
+    p2p,
     ...(zmqPub.length > 0 && !args.has("no-zmq") ? { zmqPub } : {}),
     ...(startMining ? { startMining } : {}),
     network,

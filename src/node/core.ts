@@ -222,3 +222,55 @@ export interface NodeCore {
   /** Stops the miner and the workers, waits for the writer, closes the store. */
   close(): Promise<void>;
 }
+
+/** One P2P connection as get_connections reports it (connection_info). */
+export interface PeerConnectionInfo {
+  host: string;
+  port: number;
+  /** 16 hex digits. */
+  peerId: string;
+  incoming: boolean;
+  /** monerod's state names: before_handshake, synchronizing, standby, idle, normal. */
+  state: string;
+  height: number;
+  /** Seconds connected. */
+  liveTime: number;
+  recvCount: number;
+  sendCount: number;
+  /** Seconds since the last byte each way. */
+  recvIdleTime: number;
+  sendIdleTime: number;
+  supportFlags: number;
+  connectionId: string;
+  rpcPort: number;
+  pruningSeed: number;
+  /** kB/s averaged over the connection's life. */
+  avgDownload: number;
+  avgUpload: number;
+}
+
+/** A peer list entry as get_peer_list reports it. */
+export interface PeerListInfo {
+  host: string;
+  port: number;
+  id: bigint;
+  lastSeen: number;
+  pruningSeed: number;
+  rpcPort: number;
+}
+
+/** The P2P service as the RPC sees it (node/p2p implements it; absent offline). */
+export interface NetworkView {
+  connections(): PeerConnectionInfo[];
+  whitePeers(): PeerListInfo[];
+  grayPeers(): PeerListInfo[];
+  /** Height we are syncing towards (0 when not syncing). */
+  targetHeight(): number;
+  busySyncing(): boolean;
+  /** Spans being downloaded (sync_info). */
+  spans(): { connectionId: string; startHeight: number; nblocks: number; size: number; rate: number; remoteAddress: string; speed: number }[];
+  /** relay_tx: sends these pool txs to every peer now. */
+  relayPoolTxs(ids: readonly Bytes[]): void;
+  /** Bytes and packets since start, closed connections included. */
+  netStats(): { bytesIn: number; bytesOut: number; startTime: number };
+}

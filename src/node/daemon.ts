@@ -20,9 +20,21 @@ import { throttled } from "./rpc/cache.js";
 import { DaemonState, nodeMethods } from "./rpc/index.js";
 import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
 import { publishCoreEvents } from "./zmq/events.js";
+import { P2pNode, type P2pOptions } from "./p2p/node.js";
+import { ipv4ToInt } from "./rpc/state.js";
 import { ZmqPublisher } from "./zmq/pub.js";
 
+/** The P2P flags (node/p2p's options without what the daemon supplies), plus the ban list and rate limits. */
+export type P2pDaemonOptions = Omit<P2pOptions, "isAllowed" | "ban" | "log" | "stateDir" | "rpcPort"> & {
+  /** --ban-list: hosts and subnets banned from the start (for a year, as monerod's block_host default). */
+  bans?: readonly string[];
+  limitUp?: number;
+  limitDown?: number;
+};
+
 export interface DaemonOptions {
+  /** P2P networking (not started with --offline); absent: no P2P. */
+  p2p?: P2pDaemonOptions;
   network: Network;
   /** Base data directory (monerod's --data-dir); the chain goes in <dataDir>[/testnet|/stagenet][/fake]/lmdb. */
   dataDir: string;
@@ -92,6 +104,8 @@ export interface Daemon {
   restrictedRpcUrl?: string;
   /** The bound --zmq-pub addresses (none without --zmq-pub). */
   zmqPubAddresses: readonly string[];
+  /** The P2P service (undefined offline or without P2P options). */
+  p2p?: P2pNode;
   /** Resolves when the daemon has stopped (database closed). */
   readonly stopped: Promise<void>;
   stop(reason?: string): Promise<void>;
@@ -272,7 +286,9 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const servers: RpcServer[] = [];
 
+  let p2p: P2pNode | undefined;
   const deps = {
+    network: () => p2p,
     core,
     state,
     now: () => Math.floor(Date.now() / 1000),
@@ -361,6 +377,38 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     }
     unhookZmq = publishCoreEvents(core, zmqPub);
   }
+  // node_server::init / run: the P2P listener and connections, after the RPC as in monerod's daemon
+  if (opts.p2p && !opts.offline) {
+    const now = (): number => Math.floor(Date.now() / 1000);
+    for (const b of opts.p2p.bans ?? []) state.ban(b, ipv4ToInt(b.split("/")[0]) ?? 0, 365 * 86400, now());
+    if (opts.p2p.limitUp !== undefined) state.limitUp = opts.p2p.limitUp;
+    if (opts.p2p.limitDown !== undefined) state.limitDown = opts.p2p.limitDown;
+    if (opts.p2p.outPeers !== undefined) state.outPeers = opts.p2p.outPeers;
+    if (opts.p2p.inPeers !== undefined) state.inPeers = opts.p2p.inPeers;
+    p2p = new P2pNode(core, {
+      ...opts.p2p,
+      stateDir: dirname(lmdbDir),
+      isAllowed: (host) => state.isAllowed(host, now()),
+      ban: (host, seconds) => state.ban(host, ipv4ToInt(host) ?? 0, seconds, now()),
+      log: (m) => log(0, `tsmonerod: ${m}`),
+    });
+    // out_peers / in_peers over RPC change the live limits
+    const live = p2p;
+    state.onPeerLimits = (out, inp) => {
+      live.opts.outPeers = out;
+      live.opts.inPeers = inp;
+    };
+    try {
+      await p2p.start();
+    } catch (e) {
+      await p2p.stop();
+      for (const s of servers) await s.close();
+      unhookZmq?.();
+      await zmqPub?.close();
+      await core.close();
+      throw e;
+    }
+  }
   log(0, `tsmonerod: RPC listening on ${rpcUrl}${opts.restrictedRpc ? " (restricted)" : ""}${restrictedUrl ? `, restricted RPC on ${restrictedUrl}` : ""}`);
   // --start-mining (core::init's miner start): a failure is logged, the node keeps serving, as monerod
   if (opts.startMining) {
@@ -379,6 +427,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     rpcUrl,
     ...(restrictedUrl ? { restrictedRpcUrl: restrictedUrl } : {}),
     zmqPubAddresses: zmqPub?.addresses ?? [],
+    ...(p2p ? { p2p } : {}),
     stopped,
     log,
     stop(reason = "stop requested") {
@@ -386,6 +435,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
         log(0, `tsmonerod: stopping (${reason})`);
         if (rateTimer) clearInterval(rateTimer);
         await Promise.all(servers.map((s) => s.close()));
+        await p2p?.stop();
         unhookZmq?.();
         await zmqPub?.close();
         await core.close();

@@ -73,6 +73,8 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
   const c = perTip(core, "get_info", () => infoOfTip(d));
   const dbSize = d.databaseSize();
   const fiveGiB = 5 * 1024 * 1024 * 1024;
+  const net = d.network?.();
+  const conns = net?.connections() ?? [];
   // one literal, no spreads: V8 builds it from a fixed shape (a spread made it a dictionary, 50 µs)
   return {
     adjusted_time: adjustedTime(d),
@@ -82,7 +84,7 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
     block_weight_limit: c.limit,
     block_weight_median: c.median,
     bootstrap_daemon_address: restricted ? "" : state.bootstrapDaemon,
-    busy_syncing: false,
+    busy_syncing: net?.busySyncing() ?? false,
     credits: 0n,
     cumulative_difficulty: c.cum.lo,
     cumulative_difficulty_top64: c.cum.top64,
@@ -90,23 +92,24 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
     difficulty: c.diff.lo,
     difficulty_top64: c.diff.top64,
     free_space: restricted ? (1n << 64n) - 1n : d.freeSpace(),
-    grey_peerlist_size: 0,
+    grey_peerlist_size: restricted ? 0 : (net?.grayPeers().length ?? 0),
     height: c.height,
     height_without_bootstrap: restricted ? 0 : c.height,
-    incoming_connections_count: 0,
+    incoming_connections_count: restricted ? 0 : conns.filter((x) => x.incoming).length,
     mainnet: c.net === "mainnet",
     nettype: c.net === "regtest" ? "fakechain" : c.net,
     offline: core.offline,
-    outgoing_connections_count: 0,
+    outgoing_connections_count: restricted ? 0 : conns.filter((x) => !x.incoming).length,
     restricted,
     // core_rpc_server: the RPC server's open connections (the asking one included); 0 when restricted
     rpc_connections_count: restricted ? 0 : (d.rpcConnections?.() ?? 0),
     stagenet: c.net === "stagenet",
     start_time: restricted ? 0 : state.startTime,
     status: OK,
-    synchronized: true,
+    // monerod: synchronized once a sync finished or no peer is ahead (offline: always)
+    synchronized: !(net?.busySyncing() ?? false),
     target: c.target,
-    target_height: 0,
+    target_height: net?.targetHeight() ?? 0,
     testnet: c.net === "testnet",
     top_block_hash: c.topHash,
     top_hash: "",
@@ -116,7 +119,7 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
     update_available: false,
     version: restricted ? "" : MONERO_VERSION_FULL,
     was_bootstrap_ever_used: false,
-    white_peerlist_size: 0,
+    white_peerlist_size: restricted ? 0 : (net?.whitePeers().length ?? 0),
     wide_cumulative_difficulty: c.cum.wide,
     wide_difficulty: c.diff.wide,
   };

@@ -9,7 +9,7 @@ import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
 import { type JsonWritable, Prerendered } from "../../rpc/json.js";
 import { RpcError } from "../../rpc/methods.js";
-import type { NodeCore } from "../core.js";
+import type { NetworkView, NodeCore } from "../core.js";
 import { BoundedCache, PerTip } from "./cache.js";
 import type { DaemonState } from "./state.js";
 
@@ -25,6 +25,8 @@ export interface NodeRpcDeps {
   databaseSize(): number;
   /** Free bytes on the data dir's disk, for get_info. */
   freeSpace(): bigint;
+  /** The P2P service (undefined offline): get_connections, get_peer_list, sync_info, get_info's counts. */
+  network?(): NetworkView | undefined;
   /** Open connections of the unrestricted RPC server, for get_info (absent: 0). */
   rpcConnections?(): number;
 }

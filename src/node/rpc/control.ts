@@ -6,12 +6,60 @@
  * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp.
  */
 import type { JsonWritable } from "../../rpc/json.js";
+import type { PeerConnectionInfo, PeerListInfo } from "../core.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { array, bool, i64, object, optional, str, u32, withDefault } from "../../rpc/schema.js";
 import { access, epeeShape, type NodeRpcDeps, OK } from "./common.js";
 import { DEFAULT_LIMIT_DOWN, DEFAULT_LIMIT_UP, intToIpv4, ipv4ToInt } from "./state.js";
 
 const ok = { status: OK, untrusted: false };
+
+/** cryptonote::connection_info as get_connections and sync_info write it. */
+function connectionInfo(c: PeerConnectionInfo): Record<string, JsonWritable> {
+  const v6 = c.host.includes(":");
+  const address = v6 ? `[${c.host}]:${c.port}` : `${c.host}:${c.port}`;
+  return {
+    address,
+    address_type: v6 ? 2 : 1,
+    avg_download: c.avgDownload,
+    avg_upload: c.avgUpload,
+    connection_id: c.connectionId,
+    current_download: c.avgDownload,
+    current_upload: c.avgUpload,
+    height: c.height,
+    host: c.host,
+    incoming: c.incoming,
+    ip: c.host,
+    live_time: c.liveTime,
+    local_ip: /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(c.host),
+    localhost: c.host.startsWith("127.") || c.host === "::1",
+    peer_id: c.peerId,
+    port: String(c.port),
+    pruning_seed: c.pruningSeed,
+    recv_count: c.recvCount,
+    recv_idle_time: c.recvIdleTime,
+    rpc_credits_per_hash: 0,
+    rpc_port: c.rpcPort,
+    send_count: c.sendCount,
+    send_idle_time: c.sendIdleTime,
+    state: c.state,
+    support_flags: c.supportFlags,
+  };
+}
+
+/** cryptonote::peer as get_peer_list writes it. */
+function peerInfo(p: PeerListInfo): Record<string, JsonWritable> {
+  return {
+    host: p.host,
+    id: p.id,
+    ip: ipv4ToInt(p.host) ?? 0,
+    last_seen: p.lastSeen,
+    port: p.port,
+    pruning_seed: p.pruningSeed,
+    rpc_credits_per_hash: 0,
+    rpc_port: p.rpcPort,
+  };
+}
 /** Log categories are comma-separated `<category>:<LEVEL>` (or a bare number 0-4 in monerod's mlog_set_log). */
 const CATEGORY = /^([A-Za-z0-9_.*-]+:(FATAL|ERROR|WARNING|INFO|DEBUG|TRACE))$/i;
 
@@ -22,14 +70,25 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     name: "get_connections",
     restricted: true,
     params: object({}, { arrayIsEmpty: true }),
-    handler: () => ({ ...ok }),
+    handler: () => {
+      const c = d.network?.()?.connections() ?? [];
+      return c.length > 0 ? { ...ok, connections: c.map(connectionInfo) } : { ...ok };
+    },
   });
 
   t.addJsonPath({
     path: "/get_peer_list",
     restricted: true,
     params: object({ public_only: bool, include_blocked: bool }),
-    handler: () => ({ ...ok }),
+    handler: (p) => {
+      const n = d.network?.();
+      if (!n) return { ...ok };
+      const now = d.now();
+      const keep = (e: PeerListInfo): boolean => p.include_blocked || state.isAllowed(e.host, now);
+      const white = n.whitePeers().filter(keep).map(peerInfo);
+      const gray = p.public_only ? [] : n.grayPeers().filter(keep).map(peerInfo);
+      return { ...ok, ...(gray.length > 0 ? { gray_list: gray } : {}), ...(white.length > 0 ? { white_list: white } : {}) };
+    },
   });
 
   t.addJsonPath({
@@ -108,7 +167,10 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ set: withDefault(bool, true), out_peers: u32 }),
     handler: (p) => {
-      if (p.set) state.outPeers = p.out_peers;
+      if (p.set) {
+        state.outPeers = p.out_peers;
+        state.onPeerLimits?.(state.outPeers, state.inPeers);
+      }
       return { ...ok, out_peers: state.outPeers };
     },
   });
@@ -118,7 +180,10 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ set: withDefault(bool, true), in_peers: u32 }),
     handler: (p) => {
-      if (p.set) state.inPeers = p.in_peers;
+      if (p.set) {
+        state.inPeers = p.in_peers;
+        state.onPeerLimits?.(state.outPeers, state.inPeers);
+      }
       return { ...ok, in_peers: state.inPeers };
     },
   });
@@ -127,14 +192,38 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     name: "sync_info",
     restricted: true,
     params: object({}, { arrayIsEmpty: true }),
-    handler: () => ({ ...access(), height: d.core.store.height(), next_needed_pruning_seed: 1, overview: "[]", target_height: 0 }),
+    handler: () => {
+      const n = d.network?.();
+      const peers = (n?.connections() ?? []).map((c) => ({ info: connectionInfo(c) }));
+      const spans = (n?.spans() ?? []).map((s) => ({
+        connection_id: s.connectionId,
+        nblocks: s.nblocks,
+        rate: s.rate,
+        remote_address: s.remoteAddress,
+        size: s.size,
+        speed: s.speed,
+        start_block_height: s.startHeight,
+      }));
+      return {
+        ...access(),
+        height: d.core.store.height(),
+        next_needed_pruning_seed: 1,
+        overview: spans.length > 0 ? `[${"o".repeat(spans.length)}]` : "[]",
+        ...(peers.length > 0 ? { peers } : {}),
+        ...(spans.length > 0 ? { spans } : {}),
+        target_height: n?.targetHeight() ?? 0,
+      };
+    },
   });
 
   t.addJsonPath({
     path: "/get_net_stats",
     restricted: true,
     params: object({}),
-    handler: () => ({ ...ok, start_time: state.startTime, total_bytes_in: 0, total_bytes_out: 0, total_packets_in: 0, total_packets_out: 0 }),
+    handler: () => {
+      const s = d.network?.()?.netStats();
+      return { ...ok, start_time: state.startTime, total_bytes_in: s?.bytesIn ?? 0, total_bytes_out: s?.bytesOut ?? 0, total_packets_in: 0, total_packets_out: 0 };
+    },
   });
 
   t.addJsonPath({

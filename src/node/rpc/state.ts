@@ -1,7 +1,8 @@
 /**
- * The daemon's own settings the RPC reports and changes while there is no P2P layer yet: bans,
- * bandwidth limits, peer counts, log level and categories, the bootstrap daemon, hash-rate logging.
- * node/p2p takes these over later; until then they are kept here and answered back.
+ * The daemon's own settings the RPC reports and changes: bans (node/p2p refuses and drops banned
+ * hosts through isAllowed and bans misbehaving ones here), bandwidth limits (reported, not yet
+ * enforced), peer limits (passed on to node/p2p by onPeerLimits), log level and categories, the
+ * bootstrap daemon, hash-rate logging.
  */
 
 /** monerod's default log categories (set_log_categories with no categories). */
@@ -43,6 +44,8 @@ export class DaemonState {
   rpcBanDisabled = false;
   /** core_rpc_server::m_host_fails_score: RPC failure score per host. */
   private readonly hostFails = new Map<string, number>();
+  /** Called when out_peers / in_peers change (the P2P service's limits). */
+  onPeerLimits: ((outPeers: number, inPeers: number) => void) | undefined;
   /** Called when the log level or categories change (the daemon's logger). */
   onLogChange: ((level: number, categories: string) => void) | undefined;
 

@@ -485,6 +485,8 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
         else ids.push(id);
       }
       const missing = new Set((await core.relayTransactions(ids)).map(toHex));
+      // core_rpc_server::on_relay_tx: the found ones go to the peers now
+      d.network?.()?.relayPoolTxs(ids.filter((id) => !missing.has(toHex(id))));
       for (const s of p.txids) if (parseHash(s) && missing.has(s.toLowerCase())) problems.push(`transaction not found in pool: ${s}`);
       if (problems.length > 0) throw new RpcError(-5, problems.join(", "));
       return { ...access() };
