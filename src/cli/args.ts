@@ -215,7 +215,7 @@ export function argString(args: ParsedArgs, name: string): string | undefined {
 export function argInt(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
   const x = argString(args, name);
   if (x === undefined) return undefined;
-  if (!/^[0-9]+$/.test(x) || Number(x) < min || Number(x) > max) throw new UsageError(`--${name} needs an integer from ${min} to ${max} (got '${x}')`);
+  if (!/^-?[0-9]+$/.test(x) || Number(x) < min || Number(x) > max) throw new UsageError(`--${name} needs an integer from ${min} to ${max} (got '${x}')`);
   return Number(x);
 }
 
