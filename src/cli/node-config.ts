@@ -294,6 +294,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     ...(fixed !== undefined ? { fixedDifficulty: BigInt(fixed) } : {}),
     offline: args.has("offline"),
     pruneBlockchain: args.has("prune-blockchain"),
+    keepAltBlocks: args.has("keep-alt-blocks"),
     keepFakechain: args.has("keep-fakechain"),
     rpcBindIp: bindIp,
     rpcBindPort: rpcPort,

@@ -91,7 +91,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   s("prune-blockchain", "Prune blockchain"),
   v("reorg-notify", "Run a program for each reorg, '%s' will be replaced by the split height, '%h' will be replaced by the new blockchain height, '%n' will be replaced by the number of new blocks in the new chain, and '%d' will be replaced by the number of blocks discarded from the old chain"),
   inactive(v("block-rate-notify", "Run a program when the block rate undergoes large fluctuations. %t will be replaced by the number of minutes for the observation window, %b by the number of blocks observed within that window, and %e by the number of blocks that was expected in that window."), "the block-rate check (monerod runs it only with a sync target from its peers: P2P)"),
-  inactive(s("keep-alt-blocks", "Keep alternative blocks on restart"), "keeping alternative blocks on restart"),
+  s("keep-alt-blocks", "Keep alternative blocks on restart"),
   inactive(v("extra-messages-file", "Specify file for extra messages to include into coinbase transactions"), "extra coinbase messages"),
   v("start-mining", "Specify wallet address to mining for"),
   v("mining-threads", "Specify mining threads count"),

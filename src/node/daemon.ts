@@ -40,6 +40,8 @@ export interface DaemonOptions {
   dataDir: string;
   fixedDifficulty?: bigint;
   offline?: boolean;
+  /** --keep-alt-blocks: keep the stored alternative blocks across a restart (monerod drops them by default). */
+  keepAltBlocks?: boolean;
   /** --prune-blockchain: prune the chain at start (a random stripe the first time), then as it grows. */
   pruneBlockchain?: boolean;
   /** regtest: keep the chain between runs (monerod wipes a fake chain at start without it). */
@@ -215,6 +217,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     ...(opts.maxTxpoolWeight !== undefined ? { maxTxpoolWeight: opts.maxTxpoolWeight } : {}),
     ...(opts.syncMode ? { syncMode: opts.syncMode } : {}),
     ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
+    dropAltBlocks: !(opts.keepAltBlocks ?? false),
   });
   log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
   if (opts.pruneBlockchain) {

@@ -70,6 +70,11 @@ export interface OpenNodeOptions {
   /** RingCT verification worker threads (default: CPUs − 1). */
   verifyThreads?: number;
   backend?: CryptoBackend;
+  /**
+   * Drop the stored alternative blocks once the interrupted-switch recovery has run: what monerod
+   * does at start without --keep-alt-blocks (Blockchain::init → drop_alt_blocks). Default: keep.
+   */
+  dropAltBlocks?: boolean;
 }
 
 /** One writer at a time: each call runs after the previous one settled. */
@@ -518,6 +523,13 @@ export class Node extends EventEmitter implements NodeCore {
 
   // ---- alternative chains ----
 
+  /** Forgets every stored alternative block (monerod's drop_alt_blocks). */
+  dropAltBlocks(): number {
+    const all = this.alts.all();
+    for (const a of all) this.alts.remove(a.hash);
+    return all.length;
+  }
+
   altBlockCount(): number {
     return this.alts.count();
   }
@@ -680,6 +692,7 @@ export async function openNode(opts: OpenNodeOptions): Promise<Node> {
   const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}) });
   const node = new Node(store, opts);
   await node.recover();
+  if (opts.dropAltBlocks) node.dropAltBlocks();
   await node.pool.revalidate();
   return node;
 }

@@ -272,7 +272,16 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/save_bc",
     restricted: true,
     params: object({}),
-    handler: () => ({ ...ok }),
+    // core_rpc_server::on_save_bc → Blockchain::store_blockchain: committed blocks forced to disk
+    // (they are already durable in the default safe sync mode; --db-sync-mode fast/fastest skips fsyncs)
+    handler: async () => {
+      try {
+        await d.core.store.flush();
+        return { ...ok };
+      } catch (e) {
+        return { ...ok, status: `Error while storing blockchain: ${e instanceof Error ? e.message : String(e)}` };
+      }
+    },
   });
 
   t.addJsonPath({

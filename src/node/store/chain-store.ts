@@ -290,6 +290,16 @@ export class ChainStore implements ChainView {
     }
   }
 
+  /**
+   * Forces committed data to disk (mdb_env_sync with force): /save_bc, and what "fast" sync mode
+   * leaves to the OS. Resolves once the sync is done.
+   */
+  flush(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      (this.env as unknown as { sync(cb: (e?: Error) => void): void }).sync((e) => (e ? reject(e) : resolve()));
+    });
+  }
+
   /** Closes the environment (every applied block is already committed). */
   async close(): Promise<void> {
     if (this.closed) return;
