@@ -7,4 +7,5 @@ export * from "./errors.js";
 export * from "./fees.js";
 export * from "./reward.js";
 export * from "./tx-rules.js";
+export * from "./tx-sanity.js";
 export * from "./weight.js";

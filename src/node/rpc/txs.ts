@@ -3,6 +3,7 @@
  * /get_outs, get_transaction_pool(_hashes/_stats), get_txpool_backlog, relay_tx, flush_txpool.
  * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp and tx_pool.cpp.
  */
+import { CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE, txSanityCheck } from "../../consensus/index.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { txToJson } from "../../protocol/json.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
@@ -365,13 +366,17 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
         // on_send_raw_transaction runs tx_sanity_check (which starts by parsing the blob, with
         // binary_archive's quirk of reading missing trailing varints as 0) before the pool sees
         // it: a blob that does not parse gets monerod's flag and words; one that parses only that
-        // way ("0200") fails later in the pool, as there. monerod's ring-spread heuristics are not
-        // applied.
+        // way ("0200") fails later in the pool, as there. Then its ring heuristics, over the
+        // mature RingCT outputs (get_num_mature_outputs(0): in blocks at least 10 below the top)
+        let parsed;
         try {
-          parseTransactionAsSanityCheck(blob);
+          parsed = parseTransactionAsSanityCheck(blob);
         } catch {
           return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
         }
+        const height = store.height();
+        const mature = height > CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE ? BigInt(store.cumulativeRctOutputs(height - CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE, height - CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE)[0]) : 0n;
+        if (txSanityCheck(parsed, mature) !== undefined) return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
       }
       if (blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is empty: send a transaction blob as hex" };
       const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
