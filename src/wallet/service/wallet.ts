@@ -31,6 +31,7 @@ import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "..
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
 import { ScanWorker } from "../scan/pool.js";
 import type { ColdContext } from "../cold/context.js";
+import { type MultisigStatus, multisigStatus } from "../multisig/kex.js";
 import type { SpendContext } from "../send/sender.js";
 import { type RefreshResult, type SyncProgress, WalletSync } from "../sync/index.js";
 
@@ -83,6 +84,14 @@ export class NoDaemonError extends Error {
   constructor() {
     super("no connection to daemon: this wallet service runs offline; set a daemon with set_daemon or --daemon-address");
     this.name = "NoDaemonError";
+  }
+}
+
+/** A spend asked of a multisig wallet: its transactions need the group's signatures (not built by this version). */
+export class MultisigSpendError extends Error {
+  constructor() {
+    super("transfers from a multisig wallet are not available in this version of tsmonero-wallet-rpc: make the multisig_txset with monero-wallet-rpc for now");
+    this.name = "MultisigSpendError";
   }
 }
 
@@ -264,6 +273,37 @@ export class OpenWallet {
     return new OpenWallet(o, files, keys, cache, unlock);
   }
 
+  /**
+   * The same wallet (files, lock, options) under new keys data: what make_multisig and
+   * exchange_multisig_keys turn a wallet into. The keys file is rewritten at once; the ledger is
+   * kept when the address did not change, else it starts empty (wallet2::clear and
+   * setup_new_blockchain) with the labels of a new wallet. The caller installs the result and closes
+   * this one.
+   */
+  static rekeyed(old: OpenWallet, keysData: WalletKeysData): OpenWallet {
+    const sameAddress = Buffer.compare(old.keysData.spendPublicKey, keysData.spendPublicKey) === 0 && Buffer.compare(old.keysData.viewPublicKey, keysData.viewPublicKey) === 0;
+    const log = old.opts.log ?? ((m) => console.error(m));
+    const unlock = old.files ? lockWallet(old.opts.dir, old.opts.name, log) : () => undefined;
+    const data: WalletKeysData = sameAddress
+      ? keysData
+      : { ...keysData, user: { ...emptyUserData(), txNotes: keysData.user.txNotes, attributes: keysData.user.attributes } };
+    const w = new OpenWallet(old.opts, old.files, data, sameAddress ? old.cache() : null, unlock);
+    w.store();
+    return w;
+  }
+
+  /** wallet2's multisig(&ready, &threshold, &total). */
+  get multisig(): MultisigStatus {
+    return multisigStatus(this.keysData);
+  }
+
+  /** wallet2::enable_multisig (kept in the keys file, as wallet2 keeps enable_multisig). */
+  setEnableMultisig(on: boolean): void {
+    if (this.keysData.enableMultisig === on) return;
+    this.keysData.enableMultisig = on;
+    this.files?.storeKeys(this.keysData);
+  }
+
   get name(): string {
     return this.opts.name;
   }
@@ -409,8 +449,11 @@ export class OpenWallet {
   attach(node: NodeApi | null): void {
     this.node = node;
     if (!this.worker && !this.closed) {
+      const m = this.keysData.multisig;
       this.worker = new ScanWorker({
         ...this.keys,
+        // a multisig wallet scans with its share of the spend key: partial key images (wallet2 m_key_image_partial)
+        ...(m ? { multisig: true, spendSecretKey: m.keys.reduce((acc, k) => this.backend.scAdd(acc, k), new Uint8Array(32)) } : {}),
         lookaheadMajor: this.opts.lookaheadMajor,
         lookaheadMinor: this.opts.lookaheadMinor,
         subaddressCounts: this.user.subaddressLabels.map((l) => l.length),
@@ -618,6 +661,7 @@ export class OpenWallet {
     return this.serial(async () => {
       if (this.closed) throw new Error("wallet closed");
       if (!this.node) throw new NoDaemonError();
+      if (this.keysData.multisig) throw new MultisigSpendError();
       const pendingBefore = this.ledger.state.pending.length;
       const ctx: SpendContext = { ...this.heldContext(), node: this.node };
       try {

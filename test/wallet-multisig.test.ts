@@ -1,0 +1,177 @@
+/**
+ * Issue 18 (key exchange): tsmonero-wallet-rpc and monero-wallet-rpc in one multisig group. A 2/3
+ * group of two of ours and one real wallet, and a 2/2 group of one of each, built from the seeds of
+ * Monero's functional test `multisig`, reach the address that test expects; funds mined to the 2/3
+ * address arrive in every member with the same balance. Altered, truncated, replayed and foreign
+ * kex messages are refused with wallet2's reason and leave the wallet as it was; a reopened wallet
+ * is still multisig.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { NodeClient } from "../src/client/node-client.js";
+import type { JsonWritable } from "../src/rpc/json.js";
+import { type Daemon, waitReady } from "./helpers/monerod.js";
+import { needPackage } from "./helpers/packages.js";
+import { big, call, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+
+const skip = needPackage("monero");
+const BIN = new URL("../../bin/", import.meta.url).pathname;
+const OURS = join(BIN, "tsmonero-wallet-rpc");
+const REAL = "/usr/bin/monero-wallet-rpc";
+/** Ports of this test (the multisig worktree's range). */
+const PORT0 = 19010;
+
+/** tests/functional_tests/multisig.py v0.18.0.0: seeds and the group addresses it expects. */
+const SEEDS = [
+  "velvet lymph giddy number token physics poetry unquoted nibs useful sabotage limits benches lifestyle eden nitrogen anvil fewest avoid batch vials washing fences goat unquoted",
+  "peeled mixture ionic radar utopia puddle buying illness nuns gadget river spout cavernous bounced paradise drunk looking cottage jump tequila melting went winter adjust spout",
+  "dilute gutter certain antics pamphlet macro enjoy left slid guarded bogeys upload nineteen bomb jubilee enhanced irritate turnip eggs swung jukebox loudly reduce sedan slid",
+];
+const ADDR_2OF2 = "45J58b7PmKJFSiNPFFrTdtfMcFGnruP7V4CMuRpX7NsH4j3jGHKAjo3YJP2RePX6HMaSkbvTbrWUFhDNcNcHgtNmQ3gr7sG";
+const ADDR_2OF3 = "44G2TQNfsiURKkvxp7gbgaJY8WynZvANnhmyMAwv6WeEbAvyAWMfKXRhh3uBXT2UAKhAsUJ7Fg5zjjF2U1iGciFk5duN94i";
+
+/** The call must fail; returns the error. */
+async function refused(url: string, method: string, params: JsonWritable): Promise<{ code: number; message: string }> {
+  const a = await rpc(url, method, params);
+  assert.ok(a.error, `${url} ${method} must refuse, answered ${JSON.stringify(a.result, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`);
+  return a.error;
+}
+const status = async (u: string) => {
+  const r = await call(u, "is_multisig");
+  return { multisig: r.multisig, ready: r.ready, threshold: Number(r.threshold), total: Number(r.total) };
+};
+/** Alters one base58 character in the middle of a message. */
+const alter = (m: string): string => {
+  const at = Math.floor(m.length / 2);
+  return m.slice(0, at) + (m[at] === "2" ? "3" : "2") + m.slice(at + 1);
+};
+
+describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rpc", { skip }, () => {
+  let daemon: Daemon;
+  let node: NodeClient;
+  const procs: Daemon[] = [];
+  const dirs: string[] = [];
+  /** 2/3: ours, ours, real; 2/2: ours, real. */
+  const g3: string[] = [];
+  const g2: string[] = [];
+
+  before(async () => {
+    const nodeDir = mkdtempSync(join(tmpdir(), "tsmonero-msig-node-"));
+    dirs.push(nodeDir);
+    daemon = startRegtestNode("tsmonerod", [PORT0, PORT0 + 1], nodeDir);
+    procs.push(daemon);
+    node = new NodeClient({ url: daemon.url, timeoutMs: 60_000 });
+    await waitReady(daemon, node);
+    const bins = [OURS, OURS, REAL, OURS, REAL];
+    bins.forEach((bin, i) => {
+      const dir = mkdtempSync(join(tmpdir(), `tsmonero-msig-w${i}-`));
+      dirs.push(dir);
+      const p = startWallet(bin, daemon.url, PORT0 + 2 + i, dir);
+      procs.push(p);
+      (i < 3 ? g3 : g2).push(p.url);
+    });
+    await Promise.all(procs.slice(1).map(waitWallet));
+    const restore = (u: string, i: number, name: string) => call(u, "restore_deterministic_wallet", { filename: name, password: "pw", seed: SEEDS[i], restore_height: 0 });
+    await Promise.all([...g3.map((u, i) => restore(u, i, "m3")), ...g2.map((u, i) => restore(u, i, "m2"))]);
+  });
+
+  after(async () => {
+    await stopProcesses(procs);
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Runs the exchange to the end; checks at every round that bad messages change nothing. */
+  async function buildGroup(urls: string[], threshold: number, bad: (round: number, u: string, msgs: string[]) => Promise<void>): Promise<string[]> {
+    const first: string[] = [];
+    for (const u of urls) first.push(String((await call(u, "prepare_multisig", { enable_multisig_experimental: true })).multisig_info));
+    let msgs: string[] = [];
+    let addresses: string[] = [];
+    for (const u of urls) {
+      const r = await call(u, "make_multisig", { multisig_info: first, threshold, password: "pw" });
+      msgs.push(String(r.multisig_info));
+      addresses.push(String(r.address));
+    }
+    for (let round = 2; ; round++) {
+      const states = await Promise.all(urls.map(status));
+      assert.ok(states.every((s) => s.multisig && s.threshold === threshold && s.total === urls.length));
+      if (states.every((s) => s.ready)) break;
+      assert.ok(states.every((s) => !s.ready), "all members move together");
+      for (const u of urls) await bad(round, u, msgs);
+      const next: string[] = [];
+      addresses = [];
+      for (const u of urls) {
+        const r = await call(u, "exchange_multisig_keys", { multisig_info: msgs, password: "pw" });
+        next.push(String(r.multisig_info));
+        addresses.push(String(r.address));
+      }
+      msgs = next;
+    }
+    return addresses;
+  }
+
+  let firstOfG2 = "";
+  it("a 2/2 group of one of ours and one real wallet reaches the functional test's address", async () => {
+    firstOfG2 = String((await call(g2[0], "prepare_multisig", { enable_multisig_experimental: true })).multisig_info);
+    const addresses = await buildGroup(g2, 2, async () => undefined);
+    assert.deepEqual(addresses, [ADDR_2OF2, ADDR_2OF2]);
+    for (const u of g2) assert.equal((await call(u, "get_address")).address, ADDR_2OF2);
+  });
+
+  it("a 2/3 group of two of ours and one real wallet reaches it too, refusing bad messages on the way", async () => {
+    const addresses = await buildGroup(g3, 2, async (round, u, msgs) => {
+      if (u !== g3[0] && u !== g3[2]) return;
+      const before = await status(u);
+      const beforeAddr = (await call(u, "get_address")).address;
+      const cases: [string, string[], RegExp][] = [
+        ["altered", [alter(msgs[1]), msgs[2]], /invalid|decoding|Deserializ/i],
+        ["truncated", [msgs[1].slice(0, msgs[1].length - 10), msgs[2]], /decoding|Deserializ/i],
+        ["replayed from round 1", [firstOfG2, firstOfG2], /round|signer/i],
+        ["foreign", [firstOfG2, msgs[2]], /round|signer/i],
+      ];
+      for (const [what, bad, re] of cases) {
+        const e = await refused(u, "exchange_multisig_keys", { multisig_info: bad, password: "pw" });
+        assert.equal(e.code, -1, `${what} at round ${round}: ${e.message}`);
+        if (u === g3[0]) assert.match(e.message, re, `${what}: ${e.message}`);
+        assert.deepEqual(await status(u), before, `${what} changed nothing`);
+        assert.equal((await call(u, "get_address")).address, beforeAddr);
+      }
+    });
+    assert.deepEqual(addresses, [ADDR_2OF3, ADDR_2OF3, ADDR_2OF3]);
+  });
+
+  it("refuses what monero-wallet-rpc refuses, with its codes", async () => {
+    for (const u of [g3[0], g3[2]]) {
+      assert.equal((await refused(u, "prepare_multisig", {})).code, -28);
+      assert.equal((await refused(u, "make_multisig", { multisig_info: [firstOfG2], threshold: 2 })).code, -28);
+      assert.equal((await refused(u, "exchange_multisig_keys", { multisig_info: [firstOfG2] })).code, -28);
+    }
+  });
+
+  it("funds mined to the 2/3 address arrive in every member, with the same balance and import-needed flag", async () => {
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 3, wallet_address: ADDR_2OF3 });
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 2, wallet_address: ADDR_2OF2 });
+    const balances = [];
+    for (const u of g3) {
+      await call(u, "refresh").catch((e: unknown) => {
+        throw new Error(`${String(e)}\n${procs.map((p) => p.output.join("").slice(-3000)).join("\n---\n")}`);
+      });
+      const b = await call(u, "get_balance");
+      balances.push({ balance: big(b.balance), needed: b.multisig_import_needed });
+    }
+    assert.ok(balances[0].balance > 0n);
+    assert.deepEqual(balances[0], balances[2]);
+    assert.deepEqual(balances[1], balances[2]);
+  });
+
+  it("a reopened multisig wallet is still the same multisig wallet", async () => {
+    const u = g3[0];
+    const before = await status(u);
+    await call(u, "close_wallet");
+    await call(u, "open_wallet", { filename: "m3", password: "pw" });
+    assert.deepEqual(await status(u), before);
+    assert.equal((await call(u, "get_address")).address, ADDR_2OF3);
+  });
+});
