@@ -92,10 +92,11 @@ export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
       name: "finalize_multisig",
       params: obj({ password: withDefault(str, ""), multisig_info: list(str) }),
       handler: () => {
-        // v0.18.0.0 keeps the method but finalizing is exchange_multisig_keys' last round now
+        // v0.18.0.0 keeps the method but answers an error of code 0 with no message: finalizing is
+        // exchange_multisig_keys' last round now. Same code here, with a message saying so.
         const wal = w();
         checkMultisigEnabled(wal);
-        return fail(W.UNKNOWN_ERROR, "finalize_multisig is gone since 0.18 (multisig kex v2): call exchange_multisig_keys until is_multisig says ready");
+        return fail(0, "finalize_multisig is gone since 0.18 (multisig kex v2): call exchange_multisig_keys until is_multisig says ready");
       },
     }),
   ];
