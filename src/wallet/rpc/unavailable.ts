@@ -30,6 +30,6 @@ export function unavailableMethod(u: Unavailable): WalletDef {
     restricted: u.restricted,
     params: anyJson,
     handler: () =>
-      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: multisig comes in a later release`),
+      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: multisig infos, multisig txsets and their signing come in a later release`),
   });
 }
