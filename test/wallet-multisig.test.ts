@@ -166,6 +166,47 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
     assert.deepEqual(balances[1], balances[2]);
   });
 
+  it("multisig infos cross between both kinds: full key images agree, bad infos change nothing", async () => {
+    const kis = async (u: string) => {
+      const r = await call(u, "incoming_transfers", { transfer_type: "all" });
+      return ((r.transfers ?? []) as { key_image: string }[]).map((t) => t.key_image).sort();
+    };
+    const infos: string[] = [];
+    for (const u of g3) infos.push(String((await call(u, "export_multisig_info")).info));
+    const foreign = String((await call(g2[0], "export_multisig_info")).info);
+    // bad infos first, on ours: refused, nothing changes
+    const u0 = g3[0];
+    const before = { bal: await call(u0, "get_balance"), kis: await kis(u0) };
+    const hexFlip = (h: string) => h.slice(0, 200) + (h[200] === "0" ? "1" : "0") + h.slice(201);
+    const bad: [string, string[], number, RegExp][] = [
+      ["altered", [hexFlip(infos[1])], -1, /authenticate|altered/],
+      ["truncated", [infos[1].slice(0, infos[1].length - 40)], -1, /authenticate|altered|short/],
+      ["foreign", [foreign], -1, /authenticate|another group/],
+      ["own only", [infos[0]], -1, /Wrong number of multisig sources/],
+      ["not hex", ["zz"], -26, /Failed to parse hex/],
+      ["none", [], -33, /more participants/],
+    ];
+    for (const [what, list, code, re] of bad) {
+      const e = await refused(u0, "import_multisig_info", { info: list });
+      assert.equal(e.code, code, `${what}: ${e.message}`);
+      assert.match(e.message, re, what);
+      assert.deepEqual({ bal: await call(u0, "get_balance"), kis: await kis(u0) }, before, `${what} changed nothing`);
+    }
+    assert.equal(before.bal.multisig_import_needed, true);
+    const n: number[] = [];
+    for (const u of g3) n.push(Number((await call(u, "import_multisig_info", { info: infos })).n_outputs));
+    assert.ok(n[0] > 0);
+    assert.deepEqual(n, [n[0], n[0], n[0]]);
+    const all = await Promise.all(g3.map(kis));
+    assert.deepEqual(all[0], all[2], "ours and monero-wallet-rpc compute the same full key images");
+    assert.deepEqual(all[1], all[2]);
+    for (const u of g3) {
+      const b = await call(u, "get_balance");
+      assert.equal(b.multisig_import_needed, false);
+      assert.equal(big(b.balance), big(before.bal.balance));
+    }
+  });
+
   it("a reopened multisig wallet is still the same multisig wallet", async () => {
     const u = g3[0];
     const before = await status(u);

@@ -52,9 +52,8 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
           {
             balance: total.balance,
             unlocked_balance: total.unlockedBalance,
-            // wallet2: multisig() && has_multisig_partial_key_images(); every output of a multisig
-            // wallet keeps a partial key image until the group's infos are imported
-            multisig_import_needed: wal.multisig.multisig && ledger.state.transfers.length > 0,
+            // wallet2: multisig() && has_multisig_partial_key_images()
+            multisig_import_needed: wal.multisig.multisig && ledger.hasPartialKeyImages(),
             blocks_to_unlock: total.blocksToUnlock,
             time_to_unlock: total.timeToUnlock,
           },

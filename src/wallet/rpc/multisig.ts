@@ -1,6 +1,7 @@
 /**
  * Multisig methods of monero-wallet-rpc (wallet_rpc_server.cpp v0.18.0.0 on_is_multisig,
- * on_prepare_multisig, on_make_multisig, on_exchange_multisig_keys, on_finalize_multisig), over
+ * on_prepare_multisig, on_make_multisig, on_exchange_multisig_keys, on_finalize_multisig,
+ * on_export_multisig, on_import_multisig), over
  * wallet/multisig. Each checks what monero-wallet-rpc checks, in its order, with its codes: −28
  * already multisig, −29 watch-only, −31 not multisig, −33 too few infos, −48 multisig disabled, −1
  * with wallet2's reason when a message is refused. A wallet that becomes multisig (or moves a round
@@ -11,7 +12,7 @@ import { primaryAddress } from "../keys/account.js";
 import { exchangeMultisigKeys, firstKexMessage, makeMultisig } from "../multisig/kex.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { OpenWallet } from "../service/wallet.js";
-import { def, fail, list, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
 /** CHECK_MULTISIG_ENABLED's answer. */
 export const MULTISIG_DISABLED_MSG =
@@ -36,6 +37,16 @@ export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
     const next = OpenWallet.rekeyed(wal, r.keys);
     await svc.replaceWallet(next);
     return { r, next };
+  };
+
+  /** export/import's checks: a multisig wallet (−31), finalized (−31), opted in (−48). */
+  const readyWallet = (): OpenWallet => {
+    const wal = w();
+    const s = wal.multisig;
+    if (!s.multisig) fail(W.NOT_MULTISIG, "This wallet is not multisig");
+    if (!s.ready) fail(W.NOT_MULTISIG, "This wallet is multisig, but not yet finalized");
+    checkMultisigEnabled(wal);
+    return wal;
   };
 
   return [
@@ -86,6 +97,38 @@ export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         if (p.multisig_info.length + 1 < s.total) fail(W.THRESHOLD_NOT_REACHED, `Needs multisig info from more participants: ${p.multisig_info.length} given, one from each of the ${s.total - 1} other signers needed`);
         const { r, next } = await step(wal, () => exchangeMultisigKeys(wal.backend, wal.keysData, p.multisig_info), "Error calling exchange_multisig_info: ");
         return { address: r.ready ? primaryAddress(next.keys, next.network, next.backend) : "", multisig_info: r.message };
+      },
+    }),
+    def({
+      name: "export_multisig_info",
+      restricted: true,
+      params: obj({}),
+      handler: async () => {
+        const wal = readyWallet();
+        try {
+          return { info: Buffer.from(await wal.exportMultisig()).toString("hex") };
+        } catch (e) {
+          if (e instanceof MultisigError) fail(W.UNKNOWN_ERROR, e.message);
+          throw e;
+        }
+      },
+    }),
+    def({
+      name: "import_multisig_info",
+      restricted: true,
+      params: obj({ info: list(str) }),
+      handler: async (p) => {
+        const wal = readyWallet();
+        const s = wal.multisig;
+        if (p.info.length < s.threshold - 1)
+          fail(W.THRESHOLD_NOT_REACHED, `Needs multisig export info from more participants: ${p.info.length} given, at least ${s.threshold - 1} other signers' needed`);
+        if (!p.info.every(isHex)) fail(W.BAD_HEX, "Failed to parse hex.");
+        try {
+          return { n_outputs: await wal.importMultisig(p.info.map((h) => Uint8Array.from(Buffer.from(h, "hex")))) };
+        } catch (e) {
+          if (e instanceof MultisigError) fail(W.UNKNOWN_ERROR, `Error calling import_multisig: ${e.message}`);
+          throw e;
+        }
       },
     }),
     def({
