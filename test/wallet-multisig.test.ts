@@ -193,6 +193,14 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
       assert.deepEqual({ bal: await call(u0, "get_balance"), kis: await kis(u0) }, before, `${what} changed nothing`);
     }
     assert.equal(before.bal.multisig_import_needed, true);
+    // before the import, neither kind shows a key image (partial ones are not known ones)
+    assert.deepEqual(new Set(before.kis), new Set([""]));
+    assert.deepEqual(new Set(await kis(g3[2])), new Set([""]));
+    // the multisig seed (query_key mnemonic): the group's keys are the same in both kinds' seeds
+    const seeds = await Promise.all([g3[0], g3[2]].map(async (u) => String((await call(u, "query_key", { key_type: "mnemonic" })).key)));
+    assert.equal(seeds[0].length, seeds[1].length);
+    assert.equal(seeds[0].slice(0, 16), seeds[1].slice(0, 16), "threshold and total");
+    assert.equal(seeds[0].slice(16 + 64, 16 + 256), seeds[1].slice(16 + 64, 16 + 256), "spend public, view secret, view public");
     const n: number[] = [];
     for (const u of g3) n.push(Number((await call(u, "import_multisig_info", { info: infos })).n_outputs));
     assert.ok(n[0] > 0);

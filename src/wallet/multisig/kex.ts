@@ -119,3 +119,19 @@ export function exchangeMultisigKeys(b: CryptoBackend, k: WalletKeysData, msgs: 
   const a = kexUpdate(b, account, expanded);
   return { keys: withAccount(k, a, m.threshold, m.signers), message: a.nextMessage, ready: isReady(a) };
 }
+
+/**
+ * wallet2::get_multisig_seed (raw): u32le threshold ‖ u32le total ‖ spend secret (k_base) ‖ spend
+ * public ‖ view secret ‖ view public ‖ multisig keys ‖ signers — what restores the member.
+ */
+export function multisigSeed(k: WalletKeysData): Bytes {
+  const m = k.multisig;
+  if (!m || k.spendSecretKey === null) throw new MultisigError("This is not a multisig wallet");
+  const parts: Bytes[] = [k.spendSecretKey, k.spendPublicKey, k.viewSecretKey, k.viewPublicKey, ...m.keys, ...m.signers];
+  const out = new Uint8Array(8 + 32 * parts.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, m.threshold, true);
+  dv.setUint32(4, m.signers.length, true);
+  parts.forEach((p, i) => out.set(p, 8 + 32 * i));
+  return out;
+}
