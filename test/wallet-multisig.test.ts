@@ -1,10 +1,12 @@
 /**
- * Issue 18 (key exchange): tsmonero-wallet-rpc and monero-wallet-rpc in one multisig group. A 2/3
- * group of two of ours and one real wallet, and a 2/2 group of one of each, built from the seeds of
- * Monero's functional test `multisig`, reach the address that test expects; funds mined to the 2/3
- * address arrive in every member with the same balance. Altered, truncated, replayed and foreign
- * kex messages are refused with wallet2's reason and leave the wallet as it was; a reopened wallet
- * is still multisig.
+ * Issue 18: tsmonero-wallet-rpc and monero-wallet-rpc in one multisig group. A 2/3 group of two of
+ * ours and one real wallet, and a 2/2 group of one of each, built from the seeds of Monero's
+ * functional test `multisig`, reach the address that test expects; funds mined to the 2/3 address
+ * arrive in every member with the same balance; multisig infos cross both ways and give the same
+ * full key images; a transfer made and signed by two real members (a second real wallet of member
+ * 1 follows the exchange) is seen by ours as by the real ones. Altered, truncated, replayed and
+ * foreign kex messages and infos are refused with wallet2's reason and leave the wallet as it was;
+ * a reopened wallet is still the same multisig wallet.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -57,6 +59,8 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
   /** 2/3: ours, ours, real; 2/2: ours, real. */
   const g3: string[] = [];
   const g2: string[] = [];
+  /** Member 1 of the 2/3 group in a real wallet. */
+  let real1 = "";
 
   before(async () => {
     const nodeDir = mkdtempSync(join(tmpdir(), "tsmonero-msig-node-"));
@@ -65,15 +69,23 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
     procs.push(daemon);
     node = new NodeClient({ url: daemon.url, timeoutMs: 60_000 });
     await waitReady(daemon, node);
-    const bins = [OURS, OURS, REAL, OURS, REAL];
+    const bins = [OURS, OURS, REAL, OURS, REAL, REAL];
     bins.forEach((bin, i) => {
+      if (i === 5) return;
       const dir = mkdtempSync(join(tmpdir(), `tsmonero-msig-w${i}-`));
       dirs.push(dir);
       const p = startWallet(bin, daemon.url, PORT0 + 2 + i, dir);
       procs.push(p);
       (i < 3 ? g3 : g2).push(p.url);
     });
+    // member 1 of the 2/3 group again, in a real wallet: two real members can then sign a transfer
+    const dir5 = mkdtempSync(join(tmpdir(), "tsmonero-msig-w5-"));
+    dirs.push(dir5);
+    const p5 = startWallet(REAL, daemon.url, PORT0 + 7, dir5);
+    procs.push(p5);
+    real1 = p5.url;
     await Promise.all(procs.slice(1).map(waitWallet));
+    await call(real1, "restore_deterministic_wallet", { filename: "m3b", password: "pw", seed: SEEDS[1], restore_height: 0 });
     const restore = (u: string, i: number, name: string) => call(u, "restore_deterministic_wallet", { filename: name, password: "pw", seed: SEEDS[i], restore_height: 0 });
     await Promise.all([...g3.map((u, i) => restore(u, i, "m3")), ...g2.map((u, i) => restore(u, i, "m2"))]);
   });
@@ -84,7 +96,7 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
   });
 
   /** Runs the exchange to the end; checks at every round that bad messages change nothing. */
-  async function buildGroup(urls: string[], threshold: number, bad: (round: number, u: string, msgs: string[]) => Promise<void>): Promise<string[]> {
+  async function buildGroup(urls: string[], threshold: number, bad: (round: number, u: string, msgs: string[]) => Promise<void>, shadow?: string): Promise<string[]> {
     const first: string[] = [];
     for (const u of urls) first.push(String((await call(u, "prepare_multisig", { enable_multisig_experimental: true })).multisig_info));
     let msgs: string[] = [];
@@ -94,12 +106,17 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
       msgs.push(String(r.multisig_info));
       addresses.push(String(r.address));
     }
+    // a second wallet of one member (same seed) follows the exchange with the same messages
+    const follow = async (method: string, params: JsonWritable) => shadow && (await call(shadow, method, params));
+    if (shadow) await call(shadow, "prepare_multisig", { enable_multisig_experimental: true });
+    await follow("make_multisig", { multisig_info: first, threshold, password: "pw" });
     for (let round = 2; ; round++) {
       const states = await Promise.all(urls.map(status));
       assert.ok(states.every((s) => s.multisig && s.threshold === threshold && s.total === urls.length));
       if (states.every((s) => s.ready)) break;
       assert.ok(states.every((s) => !s.ready), "all members move together");
       for (const u of urls) await bad(round, u, msgs);
+      await follow("exchange_multisig_keys", { multisig_info: msgs, password: "pw" });
       const next: string[] = [];
       addresses = [];
       for (const u of urls) {
@@ -138,8 +155,9 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
         assert.deepEqual(await status(u), before, `${what} changed nothing`);
         assert.equal((await call(u, "get_address")).address, beforeAddr);
       }
-    });
+    }, real1);
     assert.deepEqual(addresses, [ADDR_2OF3, ADDR_2OF3, ADDR_2OF3]);
+    assert.equal((await call(real1, "get_address")).address, ADDR_2OF3);
   });
 
   it("refuses what monero-wallet-rpc refuses, with its codes", async () => {
@@ -153,6 +171,8 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
   it("funds mined to the 2/3 address arrive in every member, with the same balance and import-needed flag", async () => {
     await node.jsonRpc("generateblocks", { amount_of_blocks: 3, wallet_address: ADDR_2OF3 });
     await node.jsonRpc("generateblocks", { amount_of_blocks: 2, wallet_address: ADDR_2OF2 });
+    // the coinbase outputs unlock after 60 blocks, and a ring of 16 needs as many unlocked outputs
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 100, wallet_address: ADDR_2OF2 });
     const balances = [];
     for (const u of g3) {
       await call(u, "refresh").catch((e: unknown) => {
@@ -215,12 +235,43 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
     }
   });
 
+  it("a transfer made and signed by two real members is seen by ours as by the real ones", async () => {
+    const members = [g3[0], real1, g3[2]];
+    for (const u of members) await call(u, "refresh");
+    const infos: string[] = [];
+    for (const u of members) infos.push(String((await call(u, "export_multisig_info")).info));
+    for (const u of members) assert.ok(Number((await call(u, "import_multisig_info", { info: infos })).n_outputs) > 0);
+    const made = await call(g3[2], "transfer", { destinations: [{ address: ADDR_2OF2, amount: 1_000_000_000_000n }] });
+    assert.ok(String(made.multisig_txset).length > 0);
+    const signed = await call(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
+    const sub = await call(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
+    const txid = String((sub.tx_hash_list as string[])[0]);
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+    const view = async (u: string) => {
+      await call(u, "refresh");
+      const b = await call(u, "get_balance");
+      const t = await call(u, "get_transfers", { out: true });
+      const out = ((t.out ?? []) as { txid: string; amount: JsonWritable; fee: JsonWritable }[]).filter((x) => x.txid === txid);
+      return { balance: big(b.balance), unlocked: big(b.unlocked_balance), needed: b.multisig_import_needed, out: out.map((x) => ({ amount: big(x.amount as number), fee: big(x.fee as number) })) };
+    };
+    const ours = await view(g3[0]);
+    const real = await view(g3[2]);
+    assert.equal(ours.out.length, 1, "ours sees the group's transfer as an outgoing one");
+    assert.deepEqual(ours, real);
+  });
+
   it("a reopened multisig wallet is still the same multisig wallet", async () => {
     const u = g3[0];
-    const before = await status(u);
+    const seen = async () => ({
+      status: await status(u),
+      balance: await call(u, "get_balance"),
+      incoming: await call(u, "incoming_transfers", { transfer_type: "all" }),
+      seed: await call(u, "query_key", { key_type: "mnemonic" }),
+    });
+    const before = await seen();
     await call(u, "close_wallet");
     await call(u, "open_wallet", { filename: "m3", password: "pw" });
-    assert.deepEqual(await status(u), before);
+    assert.deepEqual(await seen(), before);
     assert.equal((await call(u, "get_address")).address, ADDR_2OF3);
   });
 });
