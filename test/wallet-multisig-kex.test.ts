@@ -12,7 +12,8 @@ import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
 import { emptyUserData, type WalletKeysData } from "../src/wallet/files/index.js";
 import { accountFromRecoveryKey, primaryAddress } from "../src/wallet/keys/account.js";
 import { exchangeMultisigKeys, firstKexMessage, makeMultisig, multisigStatus } from "../src/wallet/multisig/kex.js";
-import { KEX_MSG_V2_MAGIC_1, KEX_MSG_V2_MAGIC_N, parseKexMsg } from "../src/wallet/multisig/kex-msg.js";
+import { KEX_MSG_V2_MAGIC_1, KEX_MSG_V2_MAGIC_N, MultisigError, parseKexMsg } from "../src/wallet/multisig/kex-msg.js";
+import { runKexStep } from "../src/wallet/multisig/kex-worker.js";
 
 const SEEDS = [
   "velvet lymph giddy number token physics poetry unquoted nibs useful sabotage limits benches lifestyle eden nitrogen anvil fewest avoid batch vials washing fences goat unquoted",
@@ -97,6 +98,22 @@ for (const b of availableBackends()) {
       const fin = done.map((s) => exchangeMultisigKeys(b, s.keys, done.map((d) => d.message)));
       assert.ok(fin.every((s) => s.ready));
       assert.throws(() => exchangeMultisigKeys(b, fin[0].keys, msgs), /already been finished/);
+    });
+
+    it("runs a step in a worker thread with the same result, a refusal as the same MultisigError, the loop free meanwhile", async () => {
+      const ws = SEEDS.slice(0, 4).map(keysOf);
+      const first = ws.map((k) => firstKexMessage(b, k));
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const made = await Promise.all(ws.map((k) => runKexStep({ op: "make", backend: b.name, keys: k, msgs: first, threshold: 2 })));
+      clearInterval(timer);
+      assert.ok(ticks > 0, "the event loop ran while the workers worked");
+      const inline = ws.map((k) => makeMultisig(b, k, first, 2));
+      made.forEach((m, i) => assert.deepEqual(m.keys.multisig, inline[i].keys.multisig));
+      const msgs = made.map((m) => m.message);
+      const next = await runKexStep({ op: "exchange", backend: b.name, keys: made[0].keys, msgs });
+      assert.equal(snapshot(next.keys), snapshot(exchangeMultisigKeys(b, made[0].keys, msgs).keys));
+      await assert.rejects(runKexStep({ op: "exchange", backend: b.name, keys: made[0].keys, msgs: first }), (e: unknown) => e instanceof MultisigError && /expected kex round/.test(e.message));
     });
   });
 }

@@ -9,7 +9,8 @@
  */
 import { bool, str, u32, withDefault } from "../../rpc/index.js";
 import { primaryAddress } from "../keys/account.js";
-import { exchangeMultisigKeys, firstKexMessage, makeMultisig } from "../multisig/kex.js";
+import { firstKexMessage } from "../multisig/kex.js";
+import { type KexRequest, runKexStep } from "../multisig/kex-worker.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { OpenWallet } from "../service/wallet.js";
 import { def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
@@ -24,11 +25,11 @@ export function checkMultisigEnabled(wal: OpenWallet): void {
 }
 
 export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
-  /** Runs a kex step with the ledger held still, then installs the wallet under its new keys. */
-  const step = async (wal: OpenWallet, f: () => { keys: OpenWallet["keysData"]; message: string; ready: boolean }, prefix: string) => {
-    const r = await wal.exclusive(false, () => {
+  /** Runs a kex step (in a worker thread) with the ledger held still, then installs the wallet under its new keys. */
+  const step = async (wal: OpenWallet, req: KexRequest, prefix: string) => {
+    const r = await wal.exclusive(false, async () => {
       try {
-        return Promise.resolve(f());
+        return await runKexStep(req);
       } catch (e) {
         if (e instanceof MultisigError) fail(W.UNKNOWN_ERROR, prefix + e.message);
         throw e;
@@ -80,7 +81,7 @@ export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         if (wal.multisig.multisig) fail(W.ALREADY_MULTISIG, "This wallet is already multisig");
         checkMultisigEnabled(wal);
         if (wal.watchOnly) fail(W.WATCH_ONLY, "wallet is watch-only and cannot be made multisig");
-        const { r, next } = await step(wal, () => makeMultisig(wal.backend, wal.keysData, p.multisig_info, p.threshold), "");
+        const { r, next } = await step(wal, { op: "make", backend: wal.backend.name, keys: wal.keysData, msgs: p.multisig_info, threshold: p.threshold }, "");
         return { address: primaryAddress(next.keys, next.network, next.backend), multisig_info: r.message };
       },
     }),
@@ -95,7 +96,7 @@ export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         if (s.ready) fail(W.ALREADY_MULTISIG, "This wallet is multisig, and already finalized");
         checkMultisigEnabled(wal);
         if (p.multisig_info.length + 1 < s.total) fail(W.THRESHOLD_NOT_REACHED, `Needs multisig info from more participants: ${p.multisig_info.length} given, one from each of the ${s.total - 1} other signers needed`);
-        const { r, next } = await step(wal, () => exchangeMultisigKeys(wal.backend, wal.keysData, p.multisig_info), "Error calling exchange_multisig_info: ");
+        const { r, next } = await step(wal, { op: "exchange", backend: wal.backend.name, keys: wal.keysData, msgs: p.multisig_info }, "Error calling exchange_multisig_info: ");
         return { address: r.ready ? primaryAddress(next.keys, next.network, next.backend) : "", multisig_info: r.message };
       },
     }),
