@@ -118,7 +118,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       await err(s2.url, "sign_multisig", { destinations: [] }, -13, /^No wallet file$/);
       await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
       assert.deepEqual(await ok(s2.url, "sign_multisig", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
-      await err(s2.url, "make_multisig", {}, -48, /^make_multisig is not available/);
+      await err(s2.url, "submit_multisig", {}, -48, /^submit_multisig is not available/);
       await err(url, "sign_multisig", {}, -48, /^sign_multisig is not available/);
       await ok(s2.url, "close_wallet");
     } finally {
@@ -253,7 +253,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "set_daemon", { address: "127.0.0.1:1", ssl_support: "enabled" }, -38, /SSL is enabled but no user certificate or fingerprints were provided/);
     await err(url, "set_log_level", { level: 9 }, -44, /^Error: log level not valid$/);
     await err(url, "change_wallet_password", { old_password: "wrong", new_password: "x" }, -22, /^Invalid original password\.$/);
-    for (const m of ["make_multisig", "export_multisig_info"])
+    for (const m of ["submit_multisig", "sign_multisig"])
       await err(url, m, { destinations: [] }, -48, new RegExp(`^${m} is not available in this version`));
     // outputs, key images and cold signing: bad input answers monero-wallet-rpc's codes
     await err(url, "import_outputs", { outputs_data_hex: "zz" }, -26, /^Failed to parse hex\.$/);

@@ -82,6 +82,25 @@ export interface WalletKeysData {
   /** Creation time, seconds since the epoch. */
   createdAt: bigint;
   user: WalletUserData;
+  /**
+   * A multisig wallet's key-exchange state (wallet2's multisig, multisig_threshold,
+   * multisig_signers, multisig_rounds_passed, multisig_derivations and the account's
+   * m_multisig_keys); absent for other wallets. The spend secret is then k_base, the view keys the
+   * group's common keys and the spend public key the group's (identity until the exchange is done).
+   */
+  multisig?: MultisigKeysData;
+  /** wallet2's enable_multisig (set by prepare_multisig's enable_multisig_experimental). */
+  enableMultisig?: boolean;
+}
+
+/** What the keys file keeps of a multisig wallet. */
+export interface MultisigKeysData {
+  threshold: number;
+  signers: Uint8Array[];
+  roundsPassed: number;
+  derivations: Uint8Array[];
+  /** The multisig private key shares (account_keys::m_multisig_keys). */
+  keys: Uint8Array[];
 }
 
 const NETWORKS = new Set(["mainnet", "testnet", "stagenet", "regtest"]);
@@ -103,6 +122,15 @@ function keysProblem(v: unknown): string | null {
   if (!isStringRecord(u.txNotes) || !isStringRecord(u.accountTags) || !isStringRecord(u.accountTagDescriptions) || !isStringRecord(u.attributes))
     return "bad user data maps";
   if (!Array.isArray(u.addressBook) || !Array.isArray(u.subaddressLabels)) return "bad user data lists";
+  if (k.multisig !== undefined) {
+    const m = k.multisig as Record<string, unknown> | null;
+    const keyList = (v: unknown) => Array.isArray(v) && v.every((x) => isBytes(x, 32));
+    if (!m || typeof m !== "object") return "bad multisig state";
+    if (typeof m.threshold !== "number" || typeof m.roundsPassed !== "number") return "bad multisig counters";
+    if (!keyList(m.signers) || !keyList(m.derivations) || !keyList(m.keys)) return "bad multisig keys";
+    if (k.spendSecretKey === null) return "a multisig wallet without its spend share";
+  }
+  if (k.enableMultisig !== undefined && typeof k.enableMultisig !== "boolean") return "bad enable_multisig";
   return null;
 }
 

@@ -138,6 +138,15 @@ export interface LedgerState {
   txKeys?: Record<string, { txKey: string; additional: string[] }>;
   /** One-time output key → key image, from signed tx sets (wallet2's m_cold_key_images): a view-only wallet learns its change's key images. */
   coldKeyImages?: Record<string, string>;
+  /**
+   * A multisig wallet's full key images by one-time output key, from the group's imported infos
+   * (wallet2 update_multisig_rescan_info); an output not here still has a partial key image.
+   */
+  multisigKeyImages?: Record<string, string>;
+  /** The signing nonces this wallet exported for each output (m_multisig_k), hex, by output key. */
+  multisigNonces?: Record<string, string[]>;
+  /** The other signers' infos imported for each output (m_multisig_info), by output key. */
+  multisigInfos?: Record<string, { signer: string; lr: [string, string][]; partialKeyImages: string[] }[]>;
 }
 
 export function emptyLedgerState(startHeight = 0): LedgerState {
@@ -491,13 +500,15 @@ export class Ledger {
   private transferOf(tx: ScannedTx, r: ScannedTx["received"][number], txid: string, height: number): TransferDetails {
     // a view-only wallet: the key image may be known from a signed tx set (m_cold_key_images), and is wanted
     const cold = r.keyImage ? undefined : this.state.coldKeyImages?.[hex(r.publicKey)];
+    // a multisig wallet: the group's full key image once infos were imported, else the partial one scanned
+    const full = r.keyImage ? this.state.multisigKeyImages?.[hex(r.publicKey)] : undefined;
     return {
       txid,
       blockHeight: height,
       internalIndex: r.index,
       globalIndex: r.globalIndex ?? -1n,
       amount: r.amount,
-      keyImage: r.keyImage ? hex(r.keyImage) : (cold ?? ""),
+      keyImage: r.keyImage ? (full ?? hex(r.keyImage)) : (cold ?? ""),
       ...(r.keyImage ? {} : { keyImageRequest: true }),
       publicKey: hex(r.publicKey),
       mask: hex(r.mask),
@@ -835,6 +846,12 @@ export class Ledger {
   addColdKeyImages(entries: readonly { pubkey: string; keyImage: string }[]): void {
     const m = (this.state.coldKeyImages ??= {});
     for (const e of entries) m[e.pubkey] = e.keyImage;
+  }
+
+  /** Whether any output still has only a partial key image (wallet2::has_multisig_partial_key_images, for a multisig wallet). */
+  hasPartialKeyImages(): boolean {
+    const full = this.state.multisigKeyImages ?? {};
+    return this.state.transfers.some((t) => full[t.publicKey] === undefined);
   }
 
   /** The index of the transfer with this one-time output key. */

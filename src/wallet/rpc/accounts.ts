@@ -1,7 +1,7 @@
 /**
  * Balances, addresses, subaddresses and accounts (wallet_rpc_server.cpp): get_balance, get_address,
  * get_address_index, create_address, label_address, get_accounts, create_account, label_account,
- * account tags, is_multisig.
+ * account tags (is_multisig is in multisig.ts).
  */
 import { decodeAddress } from "../../protocol/address.js";
 import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
@@ -52,7 +52,8 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
           {
             balance: total.balance,
             unlocked_balance: total.unlockedBalance,
-            multisig_import_needed: false,
+            // wallet2: multisig() && has_multisig_partial_key_images()
+            multisig_import_needed: wal.multisig.multisig && ledger.hasPartialKeyImages(),
             blocks_to_unlock: total.blocksToUnlock,
             time_to_unlock: total.timeToUnlock,
           },
@@ -213,11 +214,6 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
         wal.user.accountTagDescriptions[p.tag] = p.description;
         return {};
       },
-    }),
-    def({
-      name: "is_multisig",
-      params: obj({}),
-      handler: () => ({ multisig: false, ready: false, threshold: 0, total: 0 }),
     }),
   ];
 }

@@ -5,7 +5,8 @@
  */
 import { bool, str, u64, withDefault } from "../../rpc/index.js";
 import { getLanguages, queryKey } from "../keys/rpc.js";
-import { def, obj, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { multisigSeed } from "../multisig/kex.js";
+import { def, fail, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
 /** Wallet files: create, open, close, store, passwords, restore, keys. */
 export function fileMethods(d: WalletRpcDeps): WalletDef[] {
@@ -103,7 +104,15 @@ export function fileMethods(d: WalletRpcDeps): WalletDef[] {
       name: "query_key",
       restricted: true,
       params: obj({ key_type: str }),
-      handler: (p) => queryKey(w().keyWallet, p.key_type),
+      handler: (p) => {
+        const wal = w();
+        // a multisig wallet's "mnemonic" is wallet2's raw multisig seed (get_multisig_seed), in hex
+        if (p.key_type === "mnemonic" && wal.multisig.multisig) {
+          if (!wal.multisig.ready) fail(W.NOT_MULTISIG, "This wallet is multisig, but not yet finalized");
+          return { key: Buffer.from(multisigSeed(wal.keysData)).toString("hex") };
+        }
+        return queryKey(wal.keyWallet, p.key_type);
+      },
     }),
     def({ name: "get_languages", wallet: false, params: obj({}), handler: () => getLanguages() }),
   ];

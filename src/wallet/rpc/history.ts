@@ -96,7 +96,11 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
         const type = p.transfer_type;
         if (type !== "all" && type !== "available" && type !== "unavailable")
           fail(W.TRANSFER_TYPE, "Transfer type must be one of: all, available, or unavailable");
-        const list = wal.ledger.incomingTransfers(type as "all", p.account_index, p.subaddr_indices, now()).map((t) => rpcIncomingTransfer(t) as unknown as JsonWritable);
+        // a multisig wallet's partial key images are not known ones: "" until the infos are imported (m_key_image_known)
+        const full = wal.multisig.multisig ? (wal.ledger.state.multisigKeyImages ?? {}) : null;
+        const list = wal.ledger
+          .incomingTransfers(type as "all", p.account_index, p.subaddr_indices, now())
+          .map((t) => rpcIncomingTransfer(full && full[t.pubkey] === undefined ? { ...t, keyImage: "" } : t) as unknown as JsonWritable);
         return withList({}, "transfers", list);
       },
     }),

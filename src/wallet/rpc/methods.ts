@@ -2,7 +2,7 @@
  * monero-wallet-rpc's JSON-RPC methods over a WalletService (src/wallet/wallet_rpc_server.cpp v0.18.0.0,
  * wallet_rpc_server_commands_defs.h for field names and defaults, wallet_rpc_server_error_codes.h).
  * This file only assembles the table; each concern's methods live in their own file (files.ts,
- * accounts.ts, addresses.ts, history.ts, sync.ts, misc.ts, send.ts, proofs.ts, cold.ts, unavailable.ts; shared parts in common.ts).
+ * accounts.ts, addresses.ts, history.ts, sync.ts, misc.ts, send.ts, proofs.ts, cold.ts, multisig.ts, unavailable.ts; shared parts in common.ts).
  * Each handler checks what monero-wallet-rpc checks, in its order: an open wallet (-13 "No wallet
  * file"), then restricted mode (-7), then the method's own errors with Monero's codes and messages.
  */
@@ -15,6 +15,7 @@ import { fail, RESTRICTED_MSG, toRpcError, W, WALLET_ERRORS, type WalletDef, typ
 import { fileMethods } from "./files.js";
 import { historyMethods } from "./history.js";
 import { miscMethods } from "./misc.js";
+import { multisigMethods } from "./multisig.js";
 import { proofMethods } from "./proofs.js";
 import { sendMethods } from "./send.js";
 import { syncMethods } from "./sync.js";
@@ -31,7 +32,7 @@ export { UNAVAILABLE } from "./unavailable.js";
 export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, extra: (d: WalletRpcDeps) => WalletDef[] = () => []): MethodTable {
   const table = new MethodTable({ errors: WALLET_ERRORS, restricted: WALLET_RESTRICTED });
   const deps: WalletRpcDeps = { svc, o, w: () => svc.wallet() };
-  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, extra].flatMap((f) => f(deps));
+  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, multisigMethods, extra].flatMap((f) => f(deps));
   const named = new Set(real.flatMap((d) => [d.name, ...(d.aliases ?? [])]));
   const stubs = UNAVAILABLE.filter((u) => !named.has(u.name)).map(unavailableMethod);
   for (const d of [...real, ...stubs]) {

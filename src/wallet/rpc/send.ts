@@ -250,6 +250,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       });
     } catch (e) {
       if (e instanceof Error && e.name === "NoDaemonError") fail(W.NO_DAEMON_CONNECTION, e.message);
+      if (e instanceof Error && e.name === "MultisigSpendError") fail(W.DISABLED, e.message);
       return sendErrorToRpc(e);
     }
   }

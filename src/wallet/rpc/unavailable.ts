@@ -1,5 +1,5 @@
 /**
- * The methods of a later issue (multisig): monero-wallet-rpc has them,
+ * The methods of a later issue (multisig signing): monero-wallet-rpc has them,
  * tsmonero-wallet-rpc answers −48 (WALLET_RPC_ERROR_CODE_DISABLED) after the open-wallet and
  * restricted checks. A real definition of the same name (e.g. from send.ts) replaces its stub in
  * `walletMethods`: nothing here needs editing when a method lands.
@@ -16,12 +16,6 @@ export interface Unavailable {
 
 /** Every method of a later issue, in monero-wallet-rpc's order. */
 export const UNAVAILABLE: readonly Unavailable[] = [
-  { name: "prepare_multisig", restricted: true },
-  { name: "make_multisig", restricted: true },
-  { name: "export_multisig_info", restricted: true },
-  { name: "import_multisig_info", restricted: true },
-  { name: "finalize_multisig", restricted: false },
-  { name: "exchange_multisig_keys", restricted: true },
   { name: "sign_multisig", restricted: true },
   { name: "submit_multisig", restricted: true },
 ];
@@ -34,6 +28,6 @@ export function unavailableMethod(u: Unavailable): WalletDef {
     restricted: u.restricted,
     params: anyJson,
     handler: () =>
-      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: multisig comes in a later release`),
+      fail(W.DISABLED, `${u.name} is not available in this version of tsmonero-wallet-rpc: multisig txsets and their signing come in a later release`),
   });
 }

@@ -41,6 +41,12 @@ export interface ScanKeys {
   readonly lookaheadMinor?: number;
   /** Subaddress count per account already created (wallet2's m_subaddress_labels sizes); default [1]. */
   readonly subaddressCounts?: readonly number[];
+  /**
+   * A multisig wallet: spendSecretKey is then this signer's share (the sum of its multisig keys), the
+   * key images are partial (generate_key_image_helper_precomp's multisig branch), and the share does
+   * not open the output by itself.
+   */
+  readonly multisig?: boolean;
 }
 
 /** One block as /get_blocks.bin gives it. */
@@ -276,7 +282,7 @@ export class Scanner {
       let x = be.deriveSecretKey(derivation, i, b);
       if (index.major !== 0 || index.minor !== 0) x = be.scAdd(x, this.deriver.secretKey(index.major, index.minor));
       const P = be.scalarMultBase(x);
-      if (!eq(P, target.key)) throw new Error(`key image: derived secret does not open output ${i}`);
+      if (!this.keys.multisig && !eq(P, target.key)) throw new Error(`key image: derived secret does not open output ${i}`);
       keyImage = be.generateKeyImage(target.key, x);
     }
     return {

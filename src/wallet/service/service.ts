@@ -235,6 +235,11 @@ export class WalletService {
     }
   }
 
+  /** Makes `next` (the open wallet under new keys, OpenWallet.rekeyed) the open wallet and closes the old one. */
+  async replaceWallet(next: OpenWallet): Promise<void> {
+    await this.install(next);
+  }
+
   /** Makes `w` the open wallet, closing the previous one (not stored here). */
   private async install(w: OpenWallet): Promise<void> {
     const old = this.current;

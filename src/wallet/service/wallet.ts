@@ -31,6 +31,9 @@ import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "..
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
 import { ScanWorker } from "../scan/pool.js";
 import type { ColdContext } from "../cold/context.js";
+import { type MultisigStatus, multisigStatus } from "../multisig/kex.js";
+import { MultisigError } from "../multisig/kex-msg.js";
+import { compositeKeyImage, exportMultisigInfo, type ImportedInfo, parseMultisigInfo } from "../multisig/info.js";
 import type { SpendContext } from "../send/sender.js";
 import { type RefreshResult, type SyncProgress, WalletSync } from "../sync/index.js";
 
@@ -83,6 +86,14 @@ export class NoDaemonError extends Error {
   constructor() {
     super("no connection to daemon: this wallet service runs offline; set a daemon with set_daemon or --daemon-address");
     this.name = "NoDaemonError";
+  }
+}
+
+/** A spend asked of a multisig wallet: its transactions need the group's signatures (not built by this version). */
+export class MultisigSpendError extends Error {
+  constructor() {
+    super("transfers from a multisig wallet are not available in this version of tsmonero-wallet-rpc: make the multisig_txset with monero-wallet-rpc for now");
+    this.name = "MultisigSpendError";
   }
 }
 
@@ -264,6 +275,37 @@ export class OpenWallet {
     return new OpenWallet(o, files, keys, cache, unlock);
   }
 
+  /**
+   * The same wallet (files, lock, options) under new keys data: what make_multisig and
+   * exchange_multisig_keys turn a wallet into. The keys file is rewritten at once; the ledger is
+   * kept when the address did not change, else it starts empty (wallet2::clear and
+   * setup_new_blockchain) with the labels of a new wallet. The caller installs the result and closes
+   * this one.
+   */
+  static rekeyed(old: OpenWallet, keysData: WalletKeysData): OpenWallet {
+    const sameAddress = Buffer.compare(old.keysData.spendPublicKey, keysData.spendPublicKey) === 0 && Buffer.compare(old.keysData.viewPublicKey, keysData.viewPublicKey) === 0;
+    const log = old.opts.log ?? ((m) => console.error(m));
+    const unlock = old.files ? lockWallet(old.opts.dir, old.opts.name, log) : () => undefined;
+    const data: WalletKeysData = sameAddress
+      ? keysData
+      : { ...keysData, user: { ...emptyUserData(), txNotes: keysData.user.txNotes, attributes: keysData.user.attributes } };
+    const w = new OpenWallet(old.opts, old.files, data, sameAddress ? old.cache() : null, unlock);
+    w.store();
+    return w;
+  }
+
+  /** wallet2's multisig(&ready, &threshold, &total). */
+  get multisig(): MultisigStatus {
+    return multisigStatus(this.keysData);
+  }
+
+  /** wallet2::enable_multisig (kept in the keys file, as wallet2 keeps enable_multisig). */
+  setEnableMultisig(on: boolean): void {
+    if (this.keysData.enableMultisig === on) return;
+    this.keysData.enableMultisig = on;
+    this.files?.storeKeys(this.keysData);
+  }
+
   get name(): string {
     return this.opts.name;
   }
@@ -409,8 +451,11 @@ export class OpenWallet {
   attach(node: NodeApi | null): void {
     this.node = node;
     if (!this.worker && !this.closed) {
+      const m = this.keysData.multisig;
       this.worker = new ScanWorker({
         ...this.keys,
+        // a multisig wallet scans with its share of the spend key: partial key images (wallet2 m_key_image_partial)
+        ...(m ? { multisig: true, spendSecretKey: m.keys.reduce((acc, k) => this.backend.scAdd(acc, k), new Uint8Array(32)) } : {}),
         lookaheadMajor: this.opts.lookaheadMajor,
         lookaheadMinor: this.opts.lookaheadMinor,
         subaddressCounts: this.user.subaddressLabels.map((l) => l.length),
@@ -618,6 +663,7 @@ export class OpenWallet {
     return this.serial(async () => {
       if (this.closed) throw new Error("wallet closed");
       if (!this.node) throw new NoDaemonError();
+      if (this.keysData.multisig) throw new MultisigSpendError();
       const pendingBefore = this.ledger.state.pending.length;
       const ctx: SpendContext = { ...this.heldContext(), node: this.node };
       try {
@@ -659,6 +705,113 @@ export class OpenWallet {
           this.storeCacheOnly();
         }
       }
+    });
+  }
+
+  /** This multisig wallet's share of the spend key: the sum of its multisig keys. */
+  private multisigShare(): Bytes {
+    const m = this.keysData.multisig;
+    if (!m) throw new MultisigError("Wallet is not multisig");
+    return m.keys.reduce((acc, k) => this.backend.scAdd(acc, k), new Uint8Array(32));
+  }
+
+  /**
+   * export_multisig: this signer's info for every output (partial key images and fresh nonces); the
+   * nonces replace the ones exported before (an earlier signing attempt can no longer be signed).
+   */
+  exportMultisig(): Promise<Bytes> {
+    return this.exclusive(true, async () => {
+      const m = this.keysData.multisig;
+      const spend = this.keysData.spendSecretKey;
+      if (!m || !spend) throw new MultisigError("Wallet is not multisig");
+      const transfers = this.ledger.state.transfers;
+      const { blob, nonces } = await exportMultisigInfo(
+        {
+          backend: this.backend,
+          spendPublicKey: this.keysData.spendPublicKey,
+          viewPublicKey: this.keysData.viewPublicKey,
+          viewSecretKey: this.keysData.viewSecretKey,
+          basePrivkey: spend,
+          multisigKeys: m.keys,
+          threshold: m.threshold,
+          total: m.signers.length,
+        },
+        transfers.map((t) => Uint8Array.from(Buffer.from(t.publicKey, "hex"))),
+      );
+      const kept: Record<string, string[]> = {};
+      transfers.forEach((t, i) => (kept[t.publicKey] = nonces[i]));
+      this.ledger.state.multisigNonces = kept;
+      return blob;
+    });
+  }
+
+  /**
+   * import_multisig: the other signers' infos give each output its full key image; the chain is
+   * scanned again from the first output that had a partial one (detach_blockchain + refresh), so
+   * spends of the group's outputs are seen. Everything is checked before anything changes. Returns
+   * how many outputs were updated.
+   */
+  importMultisig(blobs: readonly Bytes[]): Promise<number> {
+    return this.serial(async () => {
+      if (this.closed) throw new Error("wallet closed");
+      const m = this.keysData.multisig;
+      const spend = this.keysData.spendSecretKey;
+      if (!m || !spend) throw new MultisigError("Wallet is not multisig");
+      const b = this.backend;
+      const self = b.scalarMultBase(spend);
+      const seen = new Set<string>();
+      const infos: ImportedInfo[] = [];
+      for (const [i, blob] of blobs.entries()) {
+        const r = await parseMultisigInfo(b, this.keysData, blob, `info[${i}]`);
+        const id = hexOf(r.signer);
+        if (Buffer.compare(r.signer, self) === 0 || seen.has(id)) continue; // own or duplicate info: ignored, as wallet2
+        seen.add(id);
+        infos.push(r);
+      }
+      if (!(infos.length + 1 <= m.signers.length && infos.length + 1 >= m.threshold))
+        throw new MultisigError(
+          `Wrong number of multisig sources: ${infos.length} other signer(s) given, between ${m.threshold - 1} and ${m.signers.length - 1} needed (own and repeated infos do not count)`,
+        );
+      const transfers = this.ledger.state.transfers;
+      const n = Math.min(transfers.length, ...infos.map((x) => x.infos.length));
+      if (n === 0) return 0;
+      for (const x of infos) {
+        if (!m.signers.some((s) => Buffer.compare(s, x.infos[0].signer) === 0)) throw new MultisigError("Signer is not a member of this multisig wallet");
+        for (let i = 1; i < n; i++) if (Buffer.compare(x.infos[i].signer, x.infos[0].signer) !== 0) throw new MultisigError("Mismatched signers in imported multisig info");
+      }
+      const share = this.multisigShare();
+      const full: Record<string, string> = { ...(this.ledger.state.multisigKeyImages ?? {}) };
+      const others: Record<string, { signer: string; lr: [string, string][]; partialKeyImages: string[] }[]> = { ...(this.ledger.state.multisigInfos ?? {}) };
+      let detach: number | null = null;
+      for (let i = 0; i < n; i++) {
+        const t = transfers[i];
+        if (!t.txPubKey) throw new MultisigError(`output ${t.txid}:${t.internalIndex} has no recorded tx key; rescan_blockchain first`);
+        const P = Uint8Array.from(Buffer.from(t.publicKey, "hex"));
+        const d = b.generateKeyDerivation(Uint8Array.from(Buffer.from(t.txPubKey, "hex")), this.keysData.viewSecretKey);
+        if (!d) throw new MultisigError(`output ${t.txid}:${t.internalIndex}: bad tx key`);
+        let x = b.deriveSecretKey(d, t.internalIndex, share);
+        if (t.subaddress.major !== 0 || t.subaddress.minor !== 0) x = b.scAdd(x, this.deriver.secretKey(t.subaddress.major, t.subaddress.minor));
+        const mine = b.generateKeyImage(P, x);
+        const list = infos.map((inf) => inf.infos[i]);
+        if (detach === null && full[t.publicKey] === undefined) detach = t.blockHeight;
+        full[t.publicKey] = hexOf(compositeKeyImage(b, P, mine, m.keys, list));
+        others[t.publicKey] = list.map((inf) => ({ signer: hexOf(inf.signer), lr: inf.lr.map((p) => [hexOf(p.L), hexOf(p.R)] as [string, string]), partialKeyImages: inf.partialKeyImages.map(hexOf) }));
+      }
+      // nothing changed before this point
+      const st = this.ledger.state;
+      st.multisigKeyImages = full;
+      st.multisigInfos = others;
+      if (detach !== null && detach >= st.hashTailStart) this.ledger.rollback(detach);
+      else if (detach !== null) {
+        const fresh = emptyLedgerState(0);
+        this.ledger = new Ledger({ ...fresh, txKeys: st.txKeys, coldKeyImages: st.coldKeyImages, multisigKeyImages: full, multisigInfos: others, multisigNonces: st.multisigNonces }, this.ledger.network);
+        if (this.node && this.worker) this.sync = this.makeSync(this.node, this.worker);
+      } else for (let i = 0; i < n; i++) this.ledger.setKeyImage(i, full[transfers[i].publicKey], false);
+      const sync = this.sync;
+      if (sync) await sync.refresh();
+      this.syncLabels();
+      this.storeCacheOnly();
+      return n;
     });
   }
 
