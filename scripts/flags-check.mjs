@@ -299,6 +299,10 @@ function nodeCase(name, port, dir) {
     case "seed-node":
       c.value = "127.0.0.1:29798";
       break;
+    case "bootstrap-daemon-login":
+      c.value = "u:p";
+      c.extra = ["--bootstrap-daemon-address", "127.0.0.1:29796"];
+      break;
     case "proxy":
     case "bootstrap-daemon-proxy":
       c.value = "127.0.0.1:9050";

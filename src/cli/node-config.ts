@@ -295,6 +295,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     offline: args.has("offline"),
     pruneBlockchain: args.has("prune-blockchain"),
     keepAltBlocks: args.has("keep-alt-blocks"),
+    ...bootstrapOf(args),
     keepFakechain: args.has("keep-fakechain"),
     rpcBindIp: bindIp,
     rpcBindPort: rpcPort,
@@ -322,4 +323,17 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     rpcSsl,
   };
   return { daemon, notes, detach: args.has("detach"), ...(str(args, "pidfile") !== undefined ? { pidfile: resolve(str(args, "pidfile") ?? "") } : {}) };
+}
+
+/** --bootstrap-daemon-address / -login (core_rpc_server::init's bootstrap daemon). */
+function bootstrapOf(args: ParsedArgs): { bootstrapDaemon?: { address: string; login?: string } } {
+  const address = str(args, "bootstrap-daemon-address");
+  const login = str(args, "bootstrap-daemon-login");
+  if (address === undefined || address === "") {
+    if (login !== undefined) throw new UsageError("--bootstrap-daemon-login needs --bootstrap-daemon-address");
+    return {};
+  }
+  if (login !== undefined && !login.includes(":")) throw new UsageError(`--bootstrap-daemon-login needs username:password (got '${login}')`);
+  if (address !== "auto" && !/^(https?:\/\/)?(\[[0-9a-fA-F:.]+\]|[^/:\s]+)(:\d+)?\/?$/.test(address)) throw new UsageError(`--bootstrap-daemon-address '${address}' is not host:port or a URL (e.g. 127.0.0.1:18081)`);
+  return { bootstrapDaemon: { address, ...(login !== undefined ? { login } : {}) } };
 }

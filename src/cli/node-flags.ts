@@ -3,7 +3,7 @@
  * active (it has monerod's meaning), inactive (accepted and logged: P2P and ZMQ belong to the P2P
  * issue; a few features are still to come) or refused with the reason.
  */
-import { commandLineOnly as cl, type FlagSpec, flag as s, inactive, option as v } from "./args.js";
+import { commandLineOnly as cl, type FlagSpec, flag as s, inactive, option as v, refused } from "./args.js";
 import { sslFlagSpecs } from "./ssl-flags.js";
 
 const P2P = "P2P networking through a proxy or DNS (direct P2P is active)";
@@ -135,9 +135,9 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   v("rpc-bind-port", "Port for RPC server", "18081, 28081 if 'testnet', 38081 if 'stagenet'"),
   v("rpc-restricted-bind-port", "Port for restricted RPC server"),
   s("restricted-rpc", "Restrict RPC to view only commands and do not return privacy sensitive data in RPC calls"),
-  inactive(v("bootstrap-daemon-address", "URL of a 'bootstrap' remote daemon that the connected wallets can use while this daemon is still not fully synced. Use 'auto' to enable automatic public nodes discovering and bootstrap daemon switching"), "the bootstrap daemon"),
-  inactive(v("bootstrap-daemon-login", "Specify username:password for the bootstrap daemon login"), "the bootstrap daemon"),
-  inactive(v("bootstrap-daemon-proxy", "<ip>:<port> socks proxy to use for bootstrap daemon connections"), "the bootstrap daemon"),
+  v("bootstrap-daemon-address", "URL of a 'bootstrap' remote daemon that the connected wallets can use while this daemon is still not fully synced. Use 'auto' to enable automatic public nodes discovering and bootstrap daemon switching"),
+  v("bootstrap-daemon-login", "Specify username:password for the bootstrap daemon login"),
+  refused(v("bootstrap-daemon-proxy", "<ip>:<port> socks proxy to use for bootstrap daemon connections"), "SOCKS proxies are not supported: tsmonerod would connect to the bootstrap daemon directly, leaking what the proxy is meant to hide"),
   ...rpcServerFlags(),
   ...sslFlagSpecs("rpc-ssl", true),
   s("disable-rpc-ban", "Do not ban hosts on RPC errors"),

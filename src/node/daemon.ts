@@ -18,6 +18,8 @@ import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
 import { DaemonState, nodeMethods } from "./rpc/index.js";
+import { addBootstrapForwarding, BootstrapDaemon, type BootstrapOptions } from "./rpc/bootstrap.js";
+import { bootstrapAddress } from "./rpc/control.js";
 import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
 import { publishCoreEvents } from "./zmq/events.js";
 import { P2pNode, type P2pOptions } from "./p2p/node.js";
@@ -40,6 +42,8 @@ export interface DaemonOptions {
   dataDir: string;
   fixedDifficulty?: bigint;
   offline?: boolean;
+  /** --bootstrap-daemon-address / -login: where wallets' calls go while this node is behind. */
+  bootstrapDaemon?: BootstrapOptions;
   /** --keep-alt-blocks: keep the stored alternative blocks across a restart (monerod drops them by default). */
   keepAltBlocks?: boolean;
   /** --prune-blockchain: prune the chain at start (a random stripe the first time), then as it grows. */
@@ -309,6 +313,12 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     }),
   };
   const methods = nodeMethods({ ...deps, rpcConnections: () => servers[0]?.connections ?? 0 });
+  if (opts.bootstrapDaemon) {
+    state.bootstrap = new BootstrapDaemon(opts.bootstrapDaemon);
+    state.bootstrapDaemon = bootstrapAddress(opts.bootstrapDaemon.address);
+  }
+  // monerod's forwarded calls ask the bootstrap daemon first while we are behind it
+  addBootstrapForwarding(methods, { current: () => state.bootstrap, height: () => core.store.height(), noSync: opts.p2p?.noSync ?? false, log: (m) => log(0, m) });
   const login = opts.rpcLogin ? parseLogin(opts.rpcLogin) : undefined;
   state.rpcBanDisabled = opts.disableRpcBan ?? false;
   const common = {

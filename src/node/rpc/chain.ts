@@ -118,7 +118,7 @@ export function getInfo(d: NodeRpcDeps, restricted: boolean): Record<string, Jso
     untrusted: false,
     update_available: false,
     version: restricted ? "" : MONERO_VERSION_FULL,
-    was_bootstrap_ever_used: false,
+    was_bootstrap_ever_used: restricted ? false : (state.bootstrap?.everUsed ?? false),
     white_peerlist_size: restricted ? 0 : (net?.whitePeers().length ?? 0),
     wide_cumulative_difficulty: c.cum.wide,
     wide_difficulty: c.diff.wide,

@@ -10,6 +10,7 @@ import type { PeerConnectionInfo, PeerListInfo } from "../core.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { array, bool, i64, object, optional, str, u32, withDefault } from "../../rpc/schema.js";
 import { access, epeeShape, type NodeRpcDeps, OK } from "./common.js";
+import { BootstrapDaemon } from "./bootstrap.js";
 import { DEFAULT_LIMIT_DOWN, DEFAULT_LIMIT_UP, intToIpv4, ipv4ToInt } from "./state.js";
 
 const ok = { status: OK, untrusted: false };
@@ -342,6 +343,15 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     // core_rpc_server::on_set_bootstrap_daemon: the address is only parsed (epee parse_url), never
     // resolved or contacted here, so monerod answers OK for any string, an unresolvable host included
     handler: (p) => {
+      if (p.proxy !== "") return { status: `Failed to set bootstrap daemon to address = ${p.address}: SOCKS proxies are not supported by tsmonerod (a bypassed proxy would leak the traffic)` };
+      let b: BootstrapDaemon | undefined;
+      try {
+        b = p.address === "" ? undefined : new BootstrapDaemon({ address: p.address, ...(p.username !== "" ? { login: `${p.username}:${p.password}` } : {}) });
+      } catch {
+        // monerod stores any string and only fails when it connects: same answer, nothing to forward to
+        b = undefined;
+      }
+      state.bootstrap = b;
       state.bootstrapDaemon = bootstrapAddress(p.address);
       return { status: OK };
     },

@@ -4,6 +4,7 @@
  * enforced), peer limits (passed on to node/p2p by onPeerLimits), log level and categories, the
  * bootstrap daemon, hash-rate logging.
  */
+import type { BootstrapDaemon } from "./bootstrap.js";
 
 /** monerod's default log categories (set_log_categories with no categories). */
 export const DEFAULT_LOG_CATEGORIES = "*:WARNING,net:FATAL,net.p2p:FATAL,net.cn:FATAL,global:INFO,verify:FATAL,stacktrace:INFO,logging:INFO,msgwriter:INFO";
@@ -38,6 +39,8 @@ export class DaemonState {
   outPeers = 12;
   inPeers = 0xffffffff;
   bootstrapDaemon = "";
+  /** The bootstrap daemon calls are forwarded to while this node is behind (node/rpc/bootstrap.ts). */
+  bootstrap: BootstrapDaemon | undefined;
   logHashRate = false;
   private readonly bans = new Map<string, Ban>();
   /** --disable-rpc-ban: RPC failures never ban their host. */
