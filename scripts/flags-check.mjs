@@ -316,9 +316,6 @@ function nodeCase(name, port, dir) {
     case "bootstrap-daemon-address":
       c.value = "127.0.0.1:29796";
       break;
-    case "bootstrap-daemon-login":
-      c.value = "u:p";
-      break;
     case "rpc-payment-address":
       c.value = ALICE;
       break;
