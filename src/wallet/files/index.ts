@@ -82,6 +82,8 @@ export interface WalletKeysData {
   /** Creation time, seconds since the epoch. */
   createdAt: bigint;
   user: WalletUserData;
+  /** set_subaddress_lookahead's sizes (wallet2 keeps them in the keys file); absent: the service's default. */
+  subaddressLookahead?: { major: number; minor: number };
 }
 
 const NETWORKS = new Set(["mainnet", "testnet", "stagenet", "regtest"]);
