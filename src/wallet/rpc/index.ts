@@ -4,10 +4,13 @@
  */
 import type { AddressInfo } from "node:net";
 import { type Login, RpcServer, type ServerTls } from "../../rpc/index.js";
+import type { WalletHub } from "../hub/hub.js";
 import type { WalletService } from "../service/service.js";
+import { hubRoutes } from "./hub.js";
 import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
 export * from "./methods.js";
+export { hubRoutes } from "./hub.js";
 
 export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly service: WalletService;
@@ -36,6 +39,8 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly jsonStyle?: "epee" | "compact";
   /** --rpc-ssl*: TLS of the server (src/rpc/tls.ts); absent: plain HTTP. */
   readonly tls?: ServerTls;
+  /** Many wallets in one process (/wallets/json_rpc, /wallets/NAME/json_rpc; ./hub.ts). */
+  readonly hub?: WalletHub;
   /** More real methods (e.g. the sending ones); each replaces the −48 stub of its name. */
   readonly extraMethods?: (d: WalletRpcDeps) => WalletDef[];
 }
@@ -52,6 +57,7 @@ export interface WalletRpc {
 export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
   const server = new RpcServer({
     methods: walletMethods(o.service, o, o.extraMethods),
+    ...(o.hub ? { routes: hubRoutes(o.hub, o, o.extraMethods) } : {}),
     restricted: o.restricted ?? false,
     login: o.login,
     maxBodyBytes: 64 * 1024 * 1024,
