@@ -7,6 +7,7 @@
  */
 import type { NodeApi } from "../../client/node-client.js";
 import type { Login } from "../../rpc/digest.js";
+import { walletEvents } from "../events/events.js";
 import { WalletRpcError } from "../keys/rpc.js";
 import { WalletService, type WalletServiceOptions } from "../service/service.js";
 import { type SharedNode, sharedNode } from "./shared-node.js";
@@ -55,6 +56,7 @@ export class WalletHub {
   private newService(): WalletService {
     const svc = new WalletService({ ...this.opts, node: this.shared?.api ?? null });
     svc.start();
+    walletEvents(svc, this.opts.log ? { log: this.opts.log } : {}); // push events (webhooks), from the wallet's open on
     return svc;
   }
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { type Login, RpcServer, type ServerTls } from "../../rpc/index.js";
 import type { WalletHub } from "../hub/hub.js";
 import type { WalletService } from "../service/service.js";
+import { walletEvents } from "../events/events.js";
 import { hubRoutes } from "./hub.js";
 import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
@@ -55,6 +56,7 @@ export interface WalletRpc {
 
 /** Starts the HTTP server for `service` (monero-wallet-rpc answers no size limit; we allow 64 MiB). */
 export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
+  walletEvents(o.service, o.log ? { log: o.log } : {}); // push events of the drop-in wallet (webhooks), from its open on
   const server = new RpcServer({
     methods: walletMethods(o.service, o, o.extraMethods),
     ...(o.hub ? { routes: hubRoutes(o.hub, o, o.extraMethods) } : {}),

@@ -12,6 +12,7 @@ import { accountMethods } from "./accounts.js";
 import { addressMethods } from "./addresses.js";
 import { coldMethods } from "./cold.js";
 import { fail, RESTRICTED_MSG, toRpcError, W, WALLET_ERRORS, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
+import { eventMethods } from "./events.js";
 import { fileMethods } from "./files.js";
 import { historyMethods } from "./history.js";
 import { miscMethods } from "./misc.js";
@@ -34,7 +35,7 @@ const HUB_LIFECYCLE = new Set(["create_wallet", "open_wallet", "close_wallet", "
 export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, extra: (d: WalletRpcDeps) => WalletDef[] = () => []): MethodTable {
   const table = new MethodTable({ errors: WALLET_ERRORS, restricted: WALLET_RESTRICTED });
   const deps: WalletRpcDeps = { svc, o, w: () => svc.wallet() };
-  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, extra].flatMap((f) => f(deps));
+  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, eventMethods, extra].flatMap((f) => f(deps));
   const named = new Set(real.flatMap((d) => [d.name, ...(d.aliases ?? [])]));
   const stubs = UNAVAILABLE.filter((u) => !named.has(u.name)).map(unavailableMethod);
   for (const d of [...real, ...stubs]) {

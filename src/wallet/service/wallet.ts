@@ -314,6 +314,10 @@ export class OpenWallet {
   get name(): string {
     return this.opts.name;
   }
+  /** The cache file's path (the wallet file, NAME); null for an in-memory wallet. */
+  get filePath(): string | null {
+    return this.files?.cachePath ?? null;
+  }
   /** Whether the wallet has no files (made with an empty filename). */
   get inMemory(): boolean {
     return this.files === null;
