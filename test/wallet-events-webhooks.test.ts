@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, get, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -29,6 +29,33 @@ interface Received {
   readonly body: string;
   readonly event: WalletEvent;
   readonly signatureOk: boolean;
+}
+
+/** A Server-Sent Events client: the frames received so far (id, event, parsed data). */
+function sse(url: string, lastEventId?: string): { frames: { id: string; kind: string; event: WalletEvent }[]; status: Promise<number>; close(): void } {
+  const frames: { id: string; kind: string; event: WalletEvent }[] = [];
+  let res: IncomingMessage | undefined;
+  const status = new Promise<number>((resolve, reject) => {
+    const req = get(url, { headers: lastEventId ? { "last-event-id": lastEventId } : {} }, (r) => {
+      res = r;
+      resolve(r.statusCode ?? 0);
+      let buf = "";
+      r.setEncoding("utf8");
+      r.on("data", (d: string) => {
+        buf += d;
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const f = Object.fromEntries(block.split("\n").filter((l) => !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
+          if (f.data) frames.push({ id: f.id, kind: f.event, event: JSON.parse(f.data) as WalletEvent });
+        }
+      });
+      r.on("error", () => undefined);
+    });
+    req.on("error", reject);
+  });
+  return { frames, status, close: () => res?.destroy() };
 }
 
 describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
@@ -193,5 +220,33 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     const outIds = new Set(wanted.map((e) => e.id));
     assert.ok([...byId.keys()].every((id) => outIds.has(id)));
     assert.ok(wanted.filter((e) => e.kind === "wallet_synced").slice(-5).every((e) => byId.has(e.id)));
+  });
+
+  it("the SSE stream at /events replays the outbox after Last-Event-ID and pushes new events live", async () => {
+    const first = got[0].id;
+    const replay = sse(`${recv.url}/events`, first);
+    assert.equal(await replay.status, 200);
+    const outbox = readFileSync(join(recvDir, "recv.events"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { t: string; event?: WalletEvent })
+      .flatMap((l) => (l.event ? [l.event] : []));
+    const after = outbox.slice(outbox.findIndex((e) => e.id === first) + 1);
+    await until("the replay", () => replay.frames.length >= after.length);
+    assert.deepEqual(replay.frames.map((f) => f.id), after.map((e) => e.id));
+    assert.ok(replay.frames.every((f) => f.kind === f.event.kind && f.id === f.event.id));
+    // live: a new block makes a wallet_synced, on the stream and to the webhook, under one id
+    const live = sse(`${recv.url}/events`);
+    assert.equal(await live.status, 200);
+    await mine(1);
+    await call(recv.url, "refresh");
+    await until("a live wallet_synced", () => live.frames.some((f) => f.kind === "wallet_synced"));
+    const synced = live.frames.find((f) => f.kind === "wallet_synced");
+    await until("the same event by webhook", () => got.some((g) => g.id === synced?.id));
+    assert.equal(replay.frames.at(-1)?.id, synced?.id, "the replaying stream continues live");
+    replay.close();
+    live.close();
+    const post = await fetch(`${recv.url}/events`, { method: "POST", body: "{}" });
+    assert.equal(post.status, 405);
   });
 });

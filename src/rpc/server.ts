@@ -25,7 +25,10 @@ import type { ServerTls } from "./tls.js";
 
 /** A JSON-RPC endpoint at another path than /json_rpc, with its own methods and login (see `RpcServerOptions.routes`). */
 export interface RpcRoute {
-  readonly methods: MethodTable;
+  /** JSON-RPC methods at that path (POST); absent: a stream-only path. */
+  readonly methods?: MethodTable;
+  /** GET at that path: a streamed answer (HttpAnswer.stream, e.g. Server-Sent Events), after the login check. */
+  readonly stream?: (req: HttpRequest) => HttpAnswer;
   /** Its own digest login; absent: the server's. */
   readonly auth?: DigestAuthenticator;
 }
@@ -198,7 +201,8 @@ export class RpcServer {
         return req.signal;
       },
     };
-    if (route) return this.jsonRpc(req.body, ctx, route.methods);
+    if (route?.stream && req.method === "GET") return route.stream(req);
+    if (route) return route.methods ? this.jsonRpc(req.body, ctx, route.methods) : { status: 405, type: "text/plain", body: "use GET for this stream\n", headers: { Allow: "GET" } };
     if (path === "/json_rpc") return this.jsonRpc(req.body, ctx);
     if (this.o.methods.jsonPath(path, this.o.restricted)) return this.jsonPath(path, req.body, ctx);
     if (this.o.methods.binPath(path, this.o.restricted)) return this.binPath(path, req.body, ctx);

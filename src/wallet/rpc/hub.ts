@@ -11,6 +11,7 @@ import { DigestAuthenticator, MethodTable, type RpcRoute, str, withDefault, bool
 import type { HubWallet, WalletHub } from "../hub/hub.js";
 import { fail, obj, toRpcError, W, WALLET_ERRORS, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
 import { walletMethods } from "./methods.js";
+import { eventStream } from "./stream.js";
 
 const loginOf = (p: { rpc_username: string; rpc_password: string }) => {
   if (p.rpc_username === "" && p.rpc_password === "") return null;
@@ -69,10 +70,11 @@ function summary(w: HubWallet): Record<string, unknown> {
 export function hubRoutes(hub: WalletHub, o: WalletMethodsOptions = {}, extra?: (d: WalletRpcDeps) => WalletDef[]): (path: string) => RpcRoute | undefined {
   const own: RpcRoute = { methods: hubTable(hub) };
   const perWallet = new WeakMap<HubWallet, RpcRoute>();
+  const streams = new WeakMap<HubWallet, RpcRoute>();
   return (path) => {
     if (!path.startsWith("/wallets/")) return undefined;
     if (path === "/wallets/json_rpc") return own;
-    const m = /^\/wallets\/([^/]+)\/json_rpc$/.exec(path);
+    const m = /^\/wallets\/([^/]+)\/(json_rpc|events)$/.exec(path);
     if (!m) return undefined;
     let name: string;
     try {
@@ -82,6 +84,14 @@ export function hubRoutes(hub: WalletHub, o: WalletMethodsOptions = {}, extra?: 
     }
     const w = hub.get(name);
     if (!w) return undefined; // 404, as for any path the server does not serve
+    if (m[2] === "events") {
+      let st = streams.get(w);
+      if (!st) {
+        st = { stream: eventStream(w.service, o.log), ...(w.login ? { auth: new DigestAuthenticator(w.login) } : {}) };
+        streams.set(w, st);
+      }
+      return st;
+    }
     let r = perWallet.get(w);
     if (!r) {
       r = { methods: walletMethods(w.service, { ...o, fixedWallet: true }, extra), ...(w.login ? { auth: new DigestAuthenticator(w.login) } : {}) };

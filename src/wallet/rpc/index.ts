@@ -3,11 +3,12 @@
  * RpcServer (src/rpc). One server serves one service; a process may run several.
  */
 import type { AddressInfo } from "node:net";
-import { type Login, RpcServer, type ServerTls } from "../../rpc/index.js";
+import { type Login, type RpcRoute, RpcServer, type ServerTls } from "../../rpc/index.js";
 import type { WalletHub } from "../hub/hub.js";
 import type { WalletService } from "../service/service.js";
 import { walletEvents } from "../events/events.js";
 import { hubRoutes } from "./hub.js";
+import { eventStream } from "./stream.js";
 import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
 export * from "./methods.js";
@@ -54,12 +55,19 @@ export interface WalletRpc {
   close(): Promise<void>;
 }
 
+/** /events (the drop-in wallet's stream, the server's login) and, with a hub, its /wallets/… routes. */
+function walletRoutes(o: WalletRpcOptions): (path: string) => RpcRoute | undefined {
+  const events: RpcRoute = { stream: eventStream(o.service, o.log) };
+  const hub = o.hub ? hubRoutes(o.hub, o, o.extraMethods) : undefined;
+  return (path) => (path === "/events" ? events : hub?.(path));
+}
+
 /** Starts the HTTP server for `service` (monero-wallet-rpc answers no size limit; we allow 64 MiB). */
 export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
   walletEvents(o.service, o.log ? { log: o.log } : {}); // push events of the drop-in wallet (webhooks), from its open on
   const server = new RpcServer({
     methods: walletMethods(o.service, o, o.extraMethods),
-    ...(o.hub ? { routes: hubRoutes(o.hub, o, o.extraMethods) } : {}),
+    routes: walletRoutes(o),
     restricted: o.restricted ?? false,
     login: o.login,
     maxBodyBytes: 64 * 1024 * 1024,
