@@ -121,4 +121,17 @@ describe("many wallets in one process: the hub's routes over tsmonerod", () => {
     const wrong = await rpc(hubUrl, "close_wallet", { filename: "zz" });
     assert.equal(wrong.error?.code, -13);
   });
+
+  it("each wallet has its event stream at /wallets/NAME/events, behind its own login; an unknown wallet's is 404", async () => {
+    const ac = new AbortController();
+    const w1 = await fetch(`${url("w1")}/events`, { headers: { "last-event-id": "unknown" }, signal: ac.signal });
+    assert.equal(w1.status, 200);
+    assert.equal(w1.headers.get("content-type"), "text/event-stream");
+    const reader = w1.body?.getReader();
+    const first = new TextDecoder().decode((await reader?.read())?.value);
+    assert.match(first, /^: tsmonero wallet events/);
+    ac.abort();
+    assert.equal((await fetch(`${url("w0")}/events`)).status, 401);
+    assert.equal((await fetch(`${url("nope")}/events`)).status, 404);
+  });
 });
