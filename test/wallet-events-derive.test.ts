@@ -11,8 +11,8 @@ import { deriveEvents, type EmittedState, emptyEmittedState, type IncomingView, 
 const TX = "aa".repeat(32);
 const TX2 = "bb".repeat(32);
 const OUT = "cc".repeat(32);
-const inc = (height: number, unlocked = false, txid = TX): IncomingView => ({ txid, account: 0, minor: 1, amount: 5n, height, unlocked, doubleSpendSeen: false });
-const out = (height: number, failed = false): OutgoingView => ({ txid: OUT, account: 1, subaddrIndices: [0], amount: 7n, height, failed });
+const inc = (height: number, unlocked = false, txid = TX, blockHash = `b${height}`): IncomingView => ({ txid, account: 0, minor: 1, amount: 5n, height, blockHash, unlocked, doubleSpendSeen: false });
+const out = (height: number, failed = false): OutgoingView => ({ txid: OUT, account: 1, subaddrIndices: [0], amount: 7n, height, blockHash: `b${height}`, failed });
 // every scripted chain has its own top block (a reorg back to a height has another hash there)
 let chain = 0;
 const view = (height: number, incoming: IncomingView[], outgoing: OutgoingView[] = [], synced = true): LedgerView => ({ height, topHash: `h${height}-${synced ? ++chain : chain}`, synced, incoming, outgoing });
@@ -76,6 +76,16 @@ describe("event deriver", () => {
     const first = r.ids[0][0];
     const again = r.ids[3][1];
     assert.notEqual(again, first, "the same tx confirmed at the same height after a reorg is a new occurrence");
+    assert.equal(new Set(r.ids.flat()).size, r.ids.flat().length);
+  });
+
+  it("a tx re-mined at the same height in another block is a reorg (status moved), confirmed again under new ids", () => {
+    const r = run([view(105, [inc(100)]), view(105, [inc(100, false, TX, "other")]), view(105, [inc(100, false, TX, "other")])]);
+    assert.deepEqual(r.kinds, [
+      ["tx_confirmed@1", "tx_confirmed@3", "wallet_synced"],
+      ["tx_reorged:moved", "tx_confirmed@1", "tx_confirmed@3", "wallet_synced"],
+      ["wallet_synced"],
+    ]);
     assert.equal(new Set(r.ids.flat()).size, r.ids.flat().length);
   });
 });

@@ -29,6 +29,7 @@ interface Received {
   readonly body: string;
   readonly event: WalletEvent;
   readonly signatureOk: boolean;
+  readonly path: string;
 }
 
 /** A Server-Sent Events client: the frames received so far (id, event, parsed data). */
@@ -74,7 +75,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
 
   const mine = (n: number) => node.jsonRpc("generateblocks", { amount_of_blocks: n, wallet_address: aliceAddress });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const has = (kind: string, txid: string) => got.some((g) => g.event.kind === kind && g.event.txid === txid);
+  const has = (kind: string, txid: string) => got.some((g) => g.path === "/" && g.event.kind === kind && g.event.txid === txid);
   async function until(what: string, f: () => boolean, ms = 60_000): Promise<void> {
     const end = Date.now() + ms;
     while (!f()) {
@@ -114,7 +115,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
         }
         const want = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
         const event = JSON.parse(body) as WalletEvent;
-        got.push({ id: String(req.headers["x-tsmonero-event-id"]), body, event, signatureOk: req.headers["x-tsmonero-signature"] === want });
+        got.push({ id: String(req.headers["x-tsmonero-event-id"]), body, event, signatureOk: req.headers["x-tsmonero-signature"] === want, path: req.url ?? "" });
         res.writeHead(204).end();
       });
     });
@@ -248,5 +249,34 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     live.close();
     const post = await fetch(`${recv.url}/events`, { method: "POST", body: "{}" });
     assert.equal(post.status, 405);
+  });
+
+  it("a reorg that takes a confirmed payment out is tx_reorged; mined again it is confirmed under a new id; the sender sees outgoing_sent / outgoing_confirmed", async () => {
+    await call(alice.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/alice`, secret: SECRET });
+    const at = (path: string, kind: string, txid: string) => got.filter((g) => g.path === path && g.event.kind === kind && g.event.txid === txid);
+    await call(alice.url, "refresh");
+    const tx3 = String((await call(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 3_000_000_000_000 }] })).tx_hash);
+    await call(alice.url, "refresh");
+    await until("outgoing_sent", () => at("/alice", "outgoing_sent", tx3).length > 0);
+    await call(recv.url, "refresh");
+    await mine(3);
+    for (const u of [alice.url, recv.url]) await call(u, "refresh");
+    await until("tx_confirmed of tx3", () => has("tx_confirmed", tx3) && at("/alice", "outgoing_confirmed", tx3).length > 0);
+    const minedAt = at("/", "tx_confirmed", tx3)[0].event.height ?? 0;
+    // the node drops the 3 blocks (tx3 goes back to its pool) and mines 3 others: the wallet, as
+    // wallet2, sees the reorg when the new chain is longer... or as long, at its first differing block
+    await node.json("/pop_blocks", { nblocks: 3 });
+    await mine(4);
+    await call(recv.url, "refresh");
+    await until("tx_reorged of tx3", () => has("tx_reorged", tx3));
+    const reorg = at("/", "tx_reorged", tx3)[0].event;
+    assert.equal(reorg.from_height, minedAt);
+    assert.ok(reorg.status === "moved" || reorg.status === "pool", String(reorg.status));
+    if (reorg.status === "pool") {
+      await mine(3);
+      await call(recv.url, "refresh");
+    }
+    await until("tx3 confirmed again", () => new Set(at("/", "tx_confirmed", tx3).map((g) => g.id)).size === 2);
+    assert.ok(got.every((g) => g.signatureOk));
   });
 });

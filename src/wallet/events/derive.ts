@@ -46,6 +46,8 @@ export interface IncomingView {
   readonly amount: bigint;
   /** 0: in the pool. */
   readonly height: number;
+  /** The hash of the block at `height` ("" when unknown): a tx re-mined at the same height in another block is a reorg too. */
+  readonly blockHash: string;
   readonly unlocked: boolean;
   readonly doubleSpendSeen: boolean;
 }
@@ -57,6 +59,7 @@ export interface OutgoingView {
   readonly subaddrIndices: readonly number[];
   readonly amount: bigint;
   readonly height: number;
+  readonly blockHash: string;
   readonly failed: boolean;
 }
 
@@ -75,6 +78,8 @@ export interface LedgerView {
 export interface TxMark {
   /** The height the emitted events were about (0: pool or not mined). */
   height: number;
+  /** The hash of that block ("" unknown). */
+  hash?: string;
   /** Bumped by every reorg of the tx, so its later events get new ids. */
   gen: number;
   /** Confirmation thresholds emitted at `height`. */
@@ -119,7 +124,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     dir: "in" | "out",
     marks: Record<string, TxMark>,
     key: string,
-    cur: { txid: string; account: number; subs: readonly number[]; amount: bigint; height: number } | undefined,
+    cur: { txid: string; account: number; subs: readonly number[]; amount: bigint; height: number; blockHash: string } | undefined,
   ): TxMark => {
     const m = marks[key] ?? newMark();
     marks[key] = m;
@@ -136,7 +141,8 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     };
     // un-confirmed, moved, or dropped: a reorg (or a pool tx that left without being mined)
     const nowHeight = cur?.height ?? -1;
-    if (m.height > 0 && nowHeight !== m.height) {
+    const otherBlock = nowHeight === m.height && !!cur?.blockHash && !!m.hash && cur.blockHash !== m.hash;
+    if (m.height > 0 && (nowHeight !== m.height || otherBlock)) {
       base("tx_reorged", { from_height: m.height, height: Math.max(nowHeight, 0), status: nowHeight > 0 ? "moved" : nowHeight === 0 ? "pool" : "dropped" }, m.height, nowHeight);
       Object.assign(m, { ...newMark(), gen: m.gen + 1 });
     } else if (!cur && m.pool && !m.gone) {
@@ -157,7 +163,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     const key = `${t.txid}:${t.account}:${t.minor}`;
     if (seenIn.has(key)) continue;
     seenIn.add(key);
-    const cur = { txid: t.txid, account: t.account, subs: [t.minor], amount: t.amount, height: t.height };
+    const cur = { txid: t.txid, account: t.account, subs: [t.minor], amount: t.amount, height: t.height, blockHash: t.blockHash };
     const m = track("in", state.incoming, key, cur);
     const ev = (kind: EventKind, extra: Partial<WalletEvent>, ...idParts: (string | number)[]): void => {
       events.push({ id: eventId(wallet, kind, key, m.gen, ...idParts), kind, wallet, txid: t.txid, direction: "in", account_index: t.account, subaddress_indices: [t.minor], amount: t.amount.toString(), height: t.height, ...extra });
@@ -170,6 +176,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
       continue;
     }
     m.height = t.height;
+    m.hash = t.blockHash;
     const conf = view.height - t.height;
     for (const n of wanted) {
       if (conf >= n && !m.levels.includes(n)) {
@@ -189,7 +196,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
   for (const t of view.outgoing) {
     if (seenOut.has(t.txid)) continue;
     seenOut.add(t.txid);
-    const cur = { txid: t.txid, account: t.account, subs: t.subaddrIndices, amount: t.amount, height: t.height };
+    const cur = { txid: t.txid, account: t.account, subs: t.subaddrIndices, amount: t.amount, height: t.height, blockHash: t.blockHash };
     const m = track("out", state.outgoing, t.txid, cur);
     const ev = (kind: EventKind, extra: Partial<WalletEvent>, ...idParts: (string | number)[]): void => {
       events.push({ id: eventId(wallet, kind, t.txid, m.gen, ...idParts), kind, wallet, txid: t.txid, direction: "out", account_index: t.account, subaddress_indices: [...t.subaddrIndices], amount: t.amount.toString(), height: t.height, ...extra });
@@ -205,6 +212,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
       continue;
     }
     m.height = t.height;
+    m.hash = t.blockHash;
     const conf = view.height - t.height;
     for (const n of wanted) {
       if (conf >= n && !m.levels.includes(n)) {
