@@ -72,7 +72,8 @@ export class WalletEvents {
         this.log(`event state ${statePath} is unreadable (${(e as Error).message}); deriving from the start, the outbox drops repeats`);
       }
     }
-    const cur: Open = { wallet: w, outbox: new Outbox(`${path}.events`, this.log), hooks: new WebhookStore(`${path}.webhooks`), statePath, state, senders: new Map() };
+    const hooks = new WebhookStore(`${path}.webhooks`); // may throw (unreadable): before the outbox opens a file
+    const cur: Open = { wallet: w, outbox: new Outbox(`${path}.events`, this.log), hooks, statePath, state, senders: new Map() };
     this.cur = cur;
     for (const h of cur.hooks.all()) this.startSender(cur, h);
   }

@@ -107,6 +107,11 @@ export class Outbox {
     return this.list.slice(Math.max(0, seq));
   }
 
+  /** The event at position `seq` (1-based). */
+  at(seq: number): StoredEvent | undefined {
+    return seq >= 1 ? this.list[seq - 1] : undefined;
+  }
+
   seqOf(id: string): number | undefined {
     return this.byId.get(id)?.seq;
   }

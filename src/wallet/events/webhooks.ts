@@ -90,6 +90,7 @@ export class WebhookSender {
     private readonly log: (m: string) => void,
     private readonly o: DeliveryOptions = {},
   ) {
+    this.passed = hook.since;
     this.done = this.run();
   }
 
@@ -104,8 +105,15 @@ export class WebhookSender {
     await this.done;
   }
 
+  /** Outbox position before which every event is delivered or not this hook's (so a long outbox is walked once). */
+  private passed: number;
+
   private next(): StoredEvent | undefined {
-    return this.outbox.after(this.hook.since).find((s) => matches(this.hook, s.event) && !this.outbox.isDelivered(this.hook.id, s.event.id));
+    for (let s = this.outbox.at(this.passed + 1); s; s = this.outbox.at(this.passed + 1)) {
+      if (matches(this.hook, s.event) && !this.outbox.isDelivered(this.hook.id, s.event.id)) return s;
+      this.passed = s.seq;
+    }
+    return undefined;
   }
 
   private sleep(ms: number): Promise<void> {
