@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { createServer, get, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -278,5 +278,17 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     }
     await until("tx3 confirmed again", () => new Set(at("/", "tx_confirmed", tx3).map((g) => g.id)).size === 2);
     assert.ok(got.every((g) => g.signatureOk));
+  });
+
+  it("a wallet opened without an emitted state takes its ledger as the baseline: its history is not pushed again", async () => {
+    await killRecv();
+    unlinkSync(join(recvDir, "recv.events-state"));
+    const before = new Set(got.map((g) => g.id));
+    await reopenRecv();
+    await call(recv.url, "refresh");
+    await sleep(1500);
+    const fresh = got.filter((g) => !before.has(g.id) && g.path === "/");
+    assert.ok(fresh.every((g) => g.event.kind === "wallet_synced"), fresh.map((g) => g.event.kind).join(", "));
+    assert.ok(readFileSync(join(recvDir, "recv.events-state"), "utf8").length > 0);
   });
 });

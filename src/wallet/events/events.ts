@@ -74,6 +74,12 @@ export class WalletEvents {
     }
     const hooks = new WebhookStore(`${path}.webhooks`); // may throw (unreadable): before the outbox opens a file
     const cur: Open = { wallet: w, outbox: new Outbox(`${path}.events`, this.log), hooks, statePath, state, senders: new Map() };
+    if (!existsSync(statePath)) {
+      // the first open with events (a new wallet, or one from before them): what the ledger holds
+      // already is the baseline, not news; events start from here
+      cur.state = deriveEvents(w.name, state, ledgerView(w.ledger, false), this.levels(cur)).state;
+      writeFileAtomic(statePath, Buffer.from(JSON.stringify(cur.state)));
+    }
     this.cur = cur;
     for (const h of cur.hooks.all()) this.startSender(cur, h);
   }
