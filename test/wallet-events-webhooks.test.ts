@@ -210,7 +210,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     const txKinds = (txid: string) => [...new Set(got.filter((g) => g.event.txid === txid).map((g) => g.event.kind))];
     assert.deepEqual(txKinds(tx2), ["tx_pool", "tx_confirmed", "tx_unlocked"]);
     // none missing: every event of the outbox that this subscription takes has arrived
-    const outbox = readFileSync(join(recvDir, "recv.events"), "utf8")
+    const outbox = readFileSync(join(recvDir, ".recv.events"), "utf8")
       .split("\n")
       .filter((l) => l !== "")
       .map((l) => JSON.parse(l) as { t: string; event?: WalletEvent });
@@ -227,7 +227,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     const first = got[0].id;
     const replay = sse(`${recv.url}/events`, first);
     assert.equal(await replay.status, 200);
-    const outbox = readFileSync(join(recvDir, "recv.events"), "utf8")
+    const outbox = readFileSync(join(recvDir, ".recv.events"), "utf8")
       .split("\n")
       .filter((l) => l !== "")
       .map((l) => JSON.parse(l) as { t: string; event?: WalletEvent })
@@ -282,13 +282,13 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
 
   it("a wallet opened without an emitted state takes its ledger as the baseline: its history is not pushed again", async () => {
     await killRecv();
-    unlinkSync(join(recvDir, "recv.events-state"));
+    unlinkSync(join(recvDir, ".recv.events-state"));
     const before = new Set(got.map((g) => g.id));
     await reopenRecv();
     await call(recv.url, "refresh");
     await sleep(1500);
     const fresh = got.filter((g) => !before.has(g.id) && g.path === "/");
     assert.ok(fresh.every((g) => g.event.kind === "wallet_synced"), fresh.map((g) => g.event.kind).join(", "));
-    assert.ok(readFileSync(join(recvDir, "recv.events-state"), "utf8").length > 0);
+    assert.ok(readFileSync(join(recvDir, ".recv.events-state"), "utf8").length > 0);
   });
 });

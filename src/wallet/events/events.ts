@@ -1,13 +1,14 @@
 /**
  * Push events of a WalletService's open wallet (issue 20): after the wallet opens and after each
- * refresh, the deriver (./derive.ts) compares the ledger with what was emitted (NAME.events-state),
- * appends the new events to the outbox (NAME.events, ./outbox.ts), then saves the emitted state, and
- * wakes the webhook senders (NAME.webhooks, ./webhooks.ts) and the live streams. A kill between the
+ * refresh, the deriver (./derive.ts) compares the ledger with what was emitted (.NAME.events-state),
+ * appends the new events to the outbox (.NAME.events, ./outbox.ts), then saves the emitted state, and
+ * wakes the webhook senders (.NAME.webhooks, ./webhooks.ts) and the live streams. A kill between the
  * append and the state save derives the same events again, with the same ids, which the outbox
  * already holds; a kill before the append derives them at the next open. In-memory wallets
  * (empty filename) have no files and push nothing.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../files/container.js";
 import { WalletRpcError } from "../keys/rpc.js";
 import type { WalletService } from "../service/service.js";
@@ -62,7 +63,9 @@ export class WalletEvents {
     this.closeCurrent();
     const path = w.filePath;
     if (path === null) return;
-    const statePath = `${path}.events-state`;
+    // dot files, as the lock (.NAME.lock): the wallet dir lists what monero-wallet-rpc's would
+    const side = (suffix: string) => join(dirname(path), `.${basename(path)}.${suffix}`);
+    const statePath = side("events-state");
     let state = emptyEmittedState();
     if (existsSync(statePath)) {
       try {
@@ -72,8 +75,8 @@ export class WalletEvents {
         this.log(`event state ${statePath} is unreadable (${(e as Error).message}); deriving from the start, the outbox drops repeats`);
       }
     }
-    const hooks = new WebhookStore(`${path}.webhooks`); // may throw (unreadable): before the outbox opens a file
-    const cur: Open = { wallet: w, outbox: new Outbox(`${path}.events`, this.log), hooks, statePath, state, senders: new Map() };
+    const hooks = new WebhookStore(side("webhooks")); // may throw (unreadable): before the outbox opens a file
+    const cur: Open = { wallet: w, outbox: new Outbox(side("events"), this.log), hooks, statePath, state, senders: new Map() };
     if (!existsSync(statePath)) {
       // the first open with events (a new wallet, or one from before them): what the ledger holds
       // already is the baseline, not news; events start from here

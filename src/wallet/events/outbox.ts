@@ -1,5 +1,5 @@
 /**
- * A wallet's persistent outbox (NAME.events): append-only JSON lines, fsync'd per append, holding
+ * A wallet's persistent outbox (.NAME.events): append-only JSON lines, fsync'd per append, holding
  * every event once (by id) in the order derived, and a "delivered" line for each event a webhook
  * acknowledged. On open the file is replayed; a torn last line (kill -9 mid-write) is cut off with a
  * log line. Nothing is lost between an append and a delivery: an event without its delivered line is

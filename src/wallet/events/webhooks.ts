@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions of one wallet (NAME.webhooks, JSON, written atomically) and their delivery:
+ * Webhook subscriptions of one wallet (.NAME.webhooks, JSON, written atomically) and their delivery:
  * each subscription gets, in outbox order, the events after its creation that match its filter, as
  * POST JSON with `X-Tsmonero-Event-Id` and `X-Tsmonero-Signature: sha256=<hex HMAC-SHA256 of the
  * body under the subscription's secret>`; a 2xx answer marks the event delivered in the outbox,
