@@ -59,7 +59,25 @@ export interface HttpAnswer {
   reason?: string;
   /** Close the connection after this answer. */
   close?: boolean;
+  /**
+   * A streamed answer (Server-Sent Events): the head is written without Content-Length, `body` is
+   * ignored, and `stream` gets the sink to write to until it ends it or the client goes away; the
+   * connection then closes (no keep-alive after a stream).
+   */
+  stream?: (sink: StreamSink) => void;
 }
+
+/** Where a streamed answer writes. */
+export interface StreamSink {
+  /** Writes text; false once the connection is gone. A client that leaves more than 8 MiB unread is dropped. */
+  write(text: string): boolean;
+  /** Ends the answer and closes the connection. */
+  end(): void;
+  /** Called once when the connection closes (client gone, end(), server closed). */
+  onClose(f: () => void): void;
+}
+
+const STREAM_MAX_UNREAD = 8 * 1024 * 1024;
 
 export type HttpHandler = (req: HttpRequest) => Promise<HttpAnswer> | HttpAnswer;
 
@@ -111,6 +129,7 @@ const REASONS: Record<number, string> = {
   401: "Unauthorized",
   404: "Not found",
   408: "Request Timeout",
+  405: "Method Not Allowed",
   413: "Payload Too Large",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
@@ -436,6 +455,47 @@ class Connection {
     this.socket.destroy();
   }
 
+  /** A streamed answer: the head, then whatever the stream writes, until either side closes. */
+  private writeStream(a: HttpAnswer, stream: (sink: StreamSink) => void): void {
+    const s = this.socket;
+    const type = a.type === "" ? "" : `Content-Type: ${a.type}\r\n`;
+    let head = `HTTP/1.1 ${a.status} ${a.reason ?? REASONS[a.status] ?? "Unknown"}\r\nServer: Epee-based\r\n${type}Cache-Control: no-cache\r\nConnection: close\r\n`;
+    for (const [k, v] of Object.entries(a.headers ?? {})) for (const one of Array.isArray(v) ? v : [v]) head += `${k}: ${one}\r\n`;
+    s.write(`${head}\r\n`, "latin1");
+    // no timers while streaming: the stream lives until the client or the stream ends it; requests
+    // pipelined behind it are never answered (busy stays true)
+    this.arm(undefined);
+    const closers: (() => void)[] = [];
+    let gone = false;
+    const close = (): void => {
+      if (gone) return;
+      gone = true;
+      for (const f of closers) f();
+    };
+    s.once("close", close);
+    stream({
+      write: (text) => {
+        if (gone || s.destroyed) return false;
+        if (s.writableLength > STREAM_MAX_UNREAD) {
+          this.server.options.log(`http: dropping a stream to ${s.remoteAddress ?? "?"}: more than ${STREAM_MAX_UNREAD} bytes unread`);
+          this.destroy();
+          return false;
+        }
+        s.write(text, "utf8");
+        return true;
+      },
+      end: () => {
+        this.closed = true;
+        s.end();
+        setTimeout(() => s.destroy(), 5000).unref();
+      },
+      onClose: (f) => {
+        if (gone) f();
+        else closers.push(f);
+      },
+    });
+  }
+
   /** Answers an unparseable or refused request, then closes. */
   private fail(status: number, why: string): void {
     if (this.closed) return;
@@ -620,6 +680,7 @@ class Connection {
   }
 
   private write(a: HttpAnswer, headOnly: boolean): void {
+    if (a.stream && !headOnly) return this.writeStream(a, a.stream);
     const text = typeof a.body === "string";
     const length = text ? Buffer.byteLength(a.body as string, "utf8") : a.body.length;
     // epee closes the connection after every 500

@@ -23,7 +23,23 @@ import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
 import { SchemaError } from "./schema.js";
 import type { ServerTls } from "./tls.js";
 
+/** A JSON-RPC endpoint at another path than /json_rpc, with its own methods and login (see `RpcServerOptions.routes`). */
+export interface RpcRoute {
+  /** JSON-RPC methods at that path (POST); absent: a stream-only path. */
+  readonly methods?: MethodTable;
+  /** GET at that path: a streamed answer (HttpAnswer.stream, e.g. Server-Sent Events), after the login check. */
+  readonly stream?: (req: HttpRequest) => HttpAnswer;
+  /** Its own digest login; absent: the server's. */
+  readonly auth?: DigestAuthenticator;
+}
+
 export interface RpcServerOptions {
+  /**
+   * More JSON-RPC endpoints: called with each request's path (not /json_rpc, which is always
+   * `methods`); a route answers that path with its methods and login, undefined leaves the path to
+   * the server's own tables (404 when none has it).
+   */
+  readonly routes?: (path: string) => RpcRoute | undefined;
   methods: MethodTable;
   /** Hide restricted methods (monerod --restricted-rpc, or the --rpc-restricted-bind-port instance). */
   restricted?: boolean;
@@ -80,8 +96,9 @@ export const IDLE_TIMEOUT_LOCAL_MS = 1_800_000;
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
-  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls" | "maxConnectionsPerPublicIp" | "allowConnection" | "accessControlOrigins" | "responseSoftLimit">> & { idleTimeoutLocalMs: number };
+  private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls" | "routes" | "maxConnectionsPerPublicIp" | "allowConnection" | "accessControlOrigins" | "responseSoftLimit">> & { idleTimeoutLocalMs: number };
   private readonly origins: ReadonlySet<string>;
+  private readonly routes: RpcServerOptions["routes"];
 
   constructor(opts: RpcServerOptions) {
     this.o = {
@@ -98,6 +115,7 @@ export class RpcServer {
     };
     this.auth = opts.login ? new DigestAuthenticator(opts.login, opts.realm ?? DEFAULT_REALM) : undefined;
     this.origins = new Set(opts.accessControlOrigins ?? []);
+    this.routes = opts.routes;
     this.http = new HttpServer(
       {
         maxBodyBytes: this.o.maxBodyBytes,
@@ -160,8 +178,11 @@ export class RpcServer {
     // epee answers every OPTIONS (a browser's CORS preflight) "200 OK" with no body and no type,
     // before any handler, so before the digest check too
     if (req.method === "OPTIONS") return { status: 200, reason: "OK", type: "", body: "" };
-    if (this.auth) {
-      const a = this.auth.check(req.method, url, req.headers.get("authorization"));
+    const q0 = url.indexOf("?");
+    const route = this.routes && url.startsWith("/") ? this.routes(q0 < 0 ? url : url.slice(0, q0)) : undefined;
+    const auth = route?.auth ?? this.auth;
+    if (auth) {
+      const a = auth.check(req.method, url, req.headers.get("authorization"));
       if (!a.ok) {
         return {
           status: 401,
@@ -180,6 +201,8 @@ export class RpcServer {
         return req.signal;
       },
     };
+    if (route?.stream && req.method === "GET") return route.stream(req);
+    if (route) return route.methods ? this.jsonRpc(req.body, ctx, route.methods) : { status: 405, type: "text/plain", body: "use GET for this stream\n", headers: { Allow: "GET" } };
     if (path === "/json_rpc") return this.jsonRpc(req.body, ctx);
     if (this.o.methods.jsonPath(path, this.o.restricted)) return this.jsonPath(path, req.body, ctx);
     if (this.o.methods.binPath(path, this.o.restricted)) return this.binPath(path, req.body, ctx);
@@ -192,8 +215,7 @@ export class RpcServer {
     return { status: 200, type: "application/json", body: rawBytes ? Buffer.from(text, "latin1") : text };
   }
 
-  private async jsonRpc(body: Buffer, ctx: RpcContext): Promise<Reply> {
-    const table = this.o.methods;
+  private async jsonRpc(body: Buffer, ctx: RpcContext, table: MethodTable = this.o.methods): Promise<Reply> {
     let root: JsonValue;
     try {
       // epee loads an empty body as an empty object (then: no method, -32600)

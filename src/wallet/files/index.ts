@@ -82,6 +82,8 @@ export interface WalletKeysData {
   /** Creation time, seconds since the epoch. */
   createdAt: bigint;
   user: WalletUserData;
+  /** set_subaddress_lookahead's sizes (wallet2 keeps them in the keys file); absent: the service's default. */
+  subaddressLookahead?: { major: number; minor: number };
   /**
    * A multisig wallet's key-exchange state (wallet2's multisig, multisig_threshold,
    * multisig_signers, multisig_rounds_passed, multisig_derivations and the account's

@@ -101,6 +101,26 @@ export class SubaddressDeriver {
   }
 }
 
+/** A SubaddressTable's state: what `snapshot` gives and `adopt` takes. */
+export interface SubaddressTableSnapshot {
+  readonly cap: number;
+  readonly count: number;
+  readonly prefixLo: Uint32Array;
+  readonly prefixHi: Uint32Array;
+  readonly majors: Uint32Array;
+  readonly minors: Uint32Array;
+  readonly used: Uint8Array;
+}
+
+/** A SubaddressLookahead's state (see `SubaddressLookahead.snapshot`). */
+export interface LookaheadSnapshot {
+  readonly lookaheadMajor: number;
+  readonly lookaheadMinor: number;
+  readonly counts: readonly number[];
+  readonly derived: readonly number[];
+  readonly table: SubaddressTableSnapshot;
+}
+
 /** Open-addressing map from subaddress spend public keys to their index. */
 export class SubaddressTable {
   private cap: number;
@@ -186,6 +206,22 @@ export class SubaddressTable {
     }
   }
 
+  /** The table's arrays, for another thread to adopt instead of deriving the keys again (structured-cloneable). */
+  snapshot(): SubaddressTableSnapshot {
+    return { cap: this.cap, count: this.count, prefixLo: this.prefixLo, prefixHi: this.prefixHi, majors: this.majors, minors: this.minors, used: this.used };
+  }
+
+  /** Replaces the contents with a snapshot of a table over the same keys (its arrays are kept, not copied). */
+  adopt(s: SubaddressTableSnapshot): void {
+    this.cap = s.cap;
+    this.count = s.count;
+    this.prefixLo = s.prefixLo;
+    this.prefixHi = s.prefixHi;
+    this.majors = s.majors;
+    this.minors = s.minors;
+    this.used = s.used;
+  }
+
   /** The index whose spend public key is `spendPublicKey`, or null. */
   get(spendPublicKey: Bytes): SubaddressIndex | null {
     const k = spendPublicKey;
@@ -201,6 +237,20 @@ export class SubaddressTable {
     }
     return null;
   }
+}
+
+/**
+ * wallet2::set_subaddress_lookahead's checks (its messages). Sizes are u32 as there, but the
+ * table lives in memory: more than 2^26 keys per account (67 M, ~2.3 GB) is refused as too large.
+ */
+export const MAX_LOOKAHEAD_MINOR = 1 << 26;
+export const MAX_LOOKAHEAD_MAJOR = 1 << 16;
+export function checkLookahead(major: number, minor: number): void {
+  if (major === 0) throw new RangeError("Subaddress major lookahead may not be zero");
+  if (!Number.isInteger(major) || major < 0 || major > MAX_LOOKAHEAD_MAJOR) throw new RangeError(`Subaddress major lookahead is too large (at most ${MAX_LOOKAHEAD_MAJOR} accounts)`);
+  if (minor === 0) throw new RangeError("Subaddress minor lookahead may not be zero");
+  if (!Number.isInteger(minor) || minor < 0 || minor > MAX_LOOKAHEAD_MINOR) throw new RangeError(`Subaddress minor lookahead is too large (at most ${MAX_LOOKAHEAD_MINOR} subaddresses)`);
+  if (major * minor > MAX_LOOKAHEAD_MINOR) throw new RangeError(`Subaddress lookahead is too large: ${major} × ${minor} keys (at most ${MAX_LOOKAHEAD_MINOR} in all, ~2.3 GB)`);
 }
 
 /** min(a + b, 2^32 − 1) (wallet2's get_subaddress_clamped_sum). */
@@ -226,15 +276,63 @@ export class SubaddressLookahead {
    * `deferred`: expansions only queue their ranges; `work(n)` derives n keys at a time (a caller
    * can spread the ~18 µs per key over event-loop turns) and reading `table` derives the rest.
    */
+  private major: number;
+  private minor: number;
+
   constructor(
     keys: SubaddressKeys,
-    readonly lookaheadMajor = 50,
-    readonly lookaheadMinor = 200,
+    lookaheadMajor = 50,
+    lookaheadMinor = 200,
     backend: CryptoBackend = defaultBackend(),
     private readonly deferred = false,
   ) {
+    checkLookahead(lookaheadMajor, lookaheadMinor);
+    this.major = lookaheadMajor;
+    this.minor = lookaheadMinor;
     this.keyTable = new SubaddressTable(keys, backend, 16384);
     this.expand(0, 0); // setup_new_blockchain adds the primary account
+  }
+
+  /** wallet2's m_subaddress_lookahead_major: accounts looked at past the last one used. */
+  get lookaheadMajor(): number {
+    return this.major;
+  }
+  /** wallet2's m_subaddress_lookahead_minor: subaddresses looked at past the last one used, in each account. */
+  get lookaheadMinor(): number {
+    return this.minor;
+  }
+
+  /**
+   * wallet2::set_subaddress_lookahead (0.18.2+): new lookahead sizes; when either grew, every
+   * account's range (and the accounts past the last) is extended to them. Smaller sizes derive
+   * nothing and drop nothing: keys already in the table stay, as wallet2 keeps m_subaddresses.
+   */
+  setLookahead(major: number, minor: number): void {
+    checkLookahead(major, minor);
+    const grew = major > this.major || minor > this.minor;
+    this.major = major;
+    this.minor = minor;
+    if (!grew) return;
+    const majorEnd = clampedSum(Math.max(this.counts.length, 1) - 1, major);
+    for (let m = 0; m < majorEnd; m++) this.derive(m, 0, clampedSum(Math.max(this.counts[m] ?? 0, 1) - 1, minor));
+  }
+
+  /** Everything this lookahead holds, for a lookahead over the same keys in another thread to `adopt`. */
+  snapshot(): LookaheadSnapshot {
+    this.work();
+    return { lookaheadMajor: this.major, lookaheadMinor: this.minor, counts: [...this.counts], derived: [...this.derived], table: this.keyTable.snapshot() };
+  }
+
+  /** Takes over a snapshot of a lookahead over the same keys (instead of deriving its keys again). */
+  adopt(s: LookaheadSnapshot): void {
+    this.queue.length = 0;
+    this.major = s.lookaheadMajor;
+    this.minor = s.lookaheadMinor;
+    this.counts.length = 0;
+    this.counts.push(...s.counts);
+    this.derived.length = 0;
+    this.derived.push(...s.derived);
+    this.keyTable.adopt(s.table);
   }
 
   /** The lookup table, complete (queued ranges are derived first). */

@@ -223,6 +223,52 @@ export interface GetTransfersQuery {
   allAccounts?: boolean;
 }
 
+/** A position in get_transfers' paged order (see Ledger.getTransfersPage). */
+export interface TransferCursor {
+  readonly height: number;
+  readonly timestamp: bigint;
+  readonly txid: string;
+  /** 0: an incoming entry, 1: an outgoing one. */
+  readonly dir: 0 | 1;
+  /** The entry's rank among the tx's entries of that direction. */
+  readonly k: number;
+}
+
+export function compareCursor(a: TransferCursor, b: TransferCursor): number {
+  return (
+    a.height - b.height ||
+    (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0) ||
+    (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : 0) ||
+    a.dir - b.dir ||
+    a.k - b.k
+  );
+}
+
+/** The cursor as the client sees it: "height.timestamp.txid.dir.k". */
+export function encodeCursor(c: TransferCursor): string {
+  return `${c.height}.${c.timestamp}.${c.txid}.${c.dir}.${c.k}`;
+}
+
+/** Reads a cursor back; null when `text` is not one. */
+export function decodeCursor(text: string): TransferCursor | null {
+  const m = /^(\d{1,15})\.(\d{1,20})\.([0-9a-f]{64})\.([01])\.(\d{1,9})$/.exec(text);
+  if (!m) return null;
+  return { height: Number(m[1]), timestamp: BigInt(m[2]), txid: m[3], dir: m[4] === "0" ? 0 : 1, k: Number(m[5]) };
+}
+
+/** get_transfers' filters: the height window, the account, the minor indices. */
+function transferFilters(q: GetTransfersQuery) {
+  let minHeight = 0;
+  let maxHeight = Number(MAX_BLOCK_NUMBER);
+  if (q.filterByHeight) {
+    minHeight = q.minHeight ?? 0;
+    maxHeight = Math.min(q.maxHeight ?? maxHeight, maxHeight);
+  }
+  const account = q.allAccounts ? null : (q.accountIndex ?? 0);
+  const minors = new Set(q.allAccounts ? [] : (q.subaddrIndices ?? []));
+  return { minHeight, maxHeight, minors, accountOk: (major: number) => account === null || account === major, minorOk: (m: number) => minors.size === 0 || minors.has(m) };
+}
+
 export interface QueryEnv {
   /** Seconds since the epoch (wallet2 uses time(NULL) or the daemon's adjusted time). */
   now: bigint;
@@ -757,16 +803,7 @@ export class Ledger {
    * subaddresses in wallet2's own order (hash-order.ts).
    */
   getTransfers(q: GetTransfersQuery, env: QueryEnv): GetTransfersResult {
-    let minHeight = 0;
-    let maxHeight = Number(MAX_BLOCK_NUMBER);
-    if (q.filterByHeight) {
-      minHeight = q.minHeight ?? 0;
-      maxHeight = Math.min(q.maxHeight ?? maxHeight, maxHeight);
-    }
-    const account = q.allAccounts ? null : (q.accountIndex ?? 0);
-    const minors = new Set(q.allAccounts ? [] : (q.subaddrIndices ?? []));
-    const accountOk = (major: number) => account === null || account === major;
-    const minorOk = (m: number) => minors.size === 0 || minors.has(m);
+    const { minHeight, maxHeight, accountOk, minorOk, minors } = transferFilters(q);
     const res: GetTransfersResult = { in: [], out: [], pending: [], failed: [], pool: [] };
     const order = (a: TransferEntry, b: TransferEntry) =>
       a.height - b.height ||
@@ -803,6 +840,56 @@ export class Ledger {
       res.pool.sort(order);
     }
     return res;
+  }
+
+  /**
+   * get_transfers with tsmonero's pagination extension: the confirmed entries (in and out, merged
+   * in chain order: height, timestamp, txid, in before out, then the tx's own order) after `after`,
+   * at most `limit` of them (0: all). New blocks only add entries after every existing position, so
+   * a client paging with the returned cursor while blocks arrive sees each entry once. Pending,
+   * failed and pool entries are not in that order: they come whole with the first page only
+   * (`after` null). `next` is the position of the last entry returned (`after` again when none).
+   */
+  getTransfersPage(q: GetTransfersQuery, env: QueryEnv, limit: number, after: TransferCursor | null): GetTransfersResult & { next: TransferCursor | null; more: boolean } {
+    const { minHeight, maxHeight, accountOk, minorOk, minors } = transferFilters(q);
+    type Cand = { key: TransferCursor; p?: PaymentDetails; o?: OutgoingTransfer };
+    const cands: Cand[] = [];
+    const seen = new Map<string, number>();
+    const kOf = (txid: string, dir: 0 | 1) => {
+      const id = `${dir}${txid}`;
+      const k = seen.get(id) ?? 0;
+      seen.set(id, k + 1);
+      return k;
+    };
+    if (q.in) {
+      for (const p of this.state.payments) {
+        if (!(minHeight < p.blockHeight && maxHeight >= p.blockHeight && accountOk(p.subaddress.major) && minorOk(p.subaddress.minor))) continue;
+        const key: TransferCursor = { height: p.blockHeight, timestamp: p.timestamp, txid: p.txid, dir: 0, k: kOf(p.txid, 0) };
+        if (after === null || compareCursor(key, after) > 0) cands.push({ key, p });
+      }
+    }
+    if (q.out) {
+      for (const o of this.state.outgoing) {
+        if (o.blockHeight <= minHeight || o.blockHeight > maxHeight || !accountOk(o.account)) continue;
+        if (minors.size > 0 && !o.subaddrIndices.some((m) => minors.has(m))) continue;
+        const key: TransferCursor = { height: o.blockHeight, timestamp: o.timestamp, txid: o.txid, dir: 1, k: kOf(o.txid, 1) };
+        if (after === null || compareCursor(key, after) > 0) cands.push({ key, o });
+      }
+    }
+    cands.sort((a, b) => compareCursor(a.key, b.key));
+    const take = limit > 0 ? cands.slice(0, limit) : cands;
+    const res: GetTransfersResult = { in: [], out: [], pending: [], failed: [], pool: [] };
+    for (const c of take) {
+      if (c.p) res.in.push(this.entryOfPayment(c.p, env, null));
+      else if (c.o) res.out.push(this.entryOfOutgoing(c.o, env));
+    }
+    if (after === null && (q.pending || q.failed || q.pool)) {
+      const rest = this.getTransfers({ ...q, in: false, out: false }, env);
+      res.pending = rest.pending;
+      res.failed = rest.failed;
+      res.pool = rest.pool;
+    }
+    return { ...res, next: take.at(-1)?.key ?? after, more: take.length < cands.length };
   }
 
   /** get_payments / get_bulk_payments: confirmed payments with these ids above minHeight. */

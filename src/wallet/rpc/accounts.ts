@@ -96,6 +96,26 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
         return { index: { major: index?.major ?? 0, minor: index?.minor ?? 0 } };
       },
     }),
+    // wallet_rpc_server::on_set_subaddr_lookahead (0.18.2+): the password unless the wallet has no file; wallet2's checks answer −1
+    def({
+      name: "set_subaddress_lookahead",
+      params: obj({ password: str, major_idx: u32, minor_idx: u32 }),
+      handler: async (p) => {
+        const wal = w();
+        if (!wal.inMemory && !(await wal.verifyPassword(p.password))) fail(W.INVALID_PASSWORD, "Invalid password.");
+        await wal.setSubaddressLookahead(p.major_idx, p.minor_idx);
+        return {};
+      },
+    }),
+    // tsmonero's extension (no monero-wallet-rpc has it): the sizes set_subaddress_lookahead set
+    def({
+      name: "get_subaddress_lookahead",
+      params: obj({}),
+      handler: () => {
+        const l = w().subaddressLookahead;
+        return { major_idx: l.major, minor_idx: l.minor };
+      },
+    }),
     def({
       name: "create_address",
       params: obj({ account_index: u32, count: withDefault(u32, 1), label: str }),

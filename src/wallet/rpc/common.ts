@@ -66,6 +66,8 @@ export interface WalletMethodsOptions {
   readonly maxConcurrency?: number;
   /** Log lines (set_log_level, open_wallet's reasons, etc.). */
   readonly log?: (msg: string) => void;
+  /** A wallet of the hub (/wallets/NAME/json_rpc): the methods that open, create or close another wallet answer −1. */
+  readonly fixedWallet?: boolean;
 }
 
 /** What a handler may use: the service, the options, and the open wallet (−13 when none). */

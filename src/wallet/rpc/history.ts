@@ -3,7 +3,7 @@
  * incoming_transfers, get_payments, get_bulk_payments, tx notes, attributes, freeze/thaw/frozen.
  */
 import { bool, type JsonWritable, str, u32, u64, withDefault } from "../../rpc/index.js";
-import { MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
+import { decodeCursor, encodeCursor, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
 import { def, list, fail, historyEnv, isHash, isHex, now, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
 
@@ -42,13 +42,19 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
         account_index: u32,
         subaddr_indices: list(u32),
         all_accounts: bool,
+        // tsmonero's pagination extension (README): absent or 0 and "" answer as monero-wallet-rpc
+        limit: u32,
+        cursor: str,
       }),
       handler: async (p) => {
         const wal = w();
+        const paged = p.limit > 0 || p.cursor !== "";
+        const after = p.cursor === "" ? null : decodeCursor(p.cursor);
+        if (paged && p.cursor !== "" && after === null)
+          fail(W.UNKNOWN_ERROR, `Invalid cursor ${JSON.stringify(p.cursor.slice(0, 100))}: pass the next_cursor of a previous get_transfers answer, or "" for the first page`);
         if (p.pool) await wal.updatePool();
         const clamp = (x: bigint) => Number(x > MAX_BLOCK_NUMBER ? MAX_BLOCK_NUMBER : x);
-        const r = wal.ledger.getTransfers(
-          {
+        const q = {
             in: p.in,
             out: p.out,
             pending: p.pending,
@@ -60,11 +66,17 @@ export function historyMethods(d: WalletRpcDeps): WalletDef[] {
             accountIndex: p.account_index,
             subaddrIndices: p.subaddr_indices,
             allAccounts: p.all_accounts,
-          },
-          historyEnv(wal),
-        );
+        };
         const out: Record<string, JsonWritable> = {};
+        if (!paged) {
+          const r = wal.ledger.getTransfers(q, historyEnv(wal));
+          for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => rpcTransferEntry(e) as unknown as JsonWritable));
+          return out;
+        }
+        const r = wal.ledger.getTransfersPage(q, historyEnv(wal), p.limit, after);
         for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => rpcTransferEntry(e) as unknown as JsonWritable));
+        out.next_cursor = r.next ? encodeCursor(r.next) : "";
+        out.more = r.more;
         return out;
       },
     }),

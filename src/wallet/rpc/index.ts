@@ -3,11 +3,16 @@
  * RpcServer (src/rpc). One server serves one service; a process may run several.
  */
 import type { AddressInfo } from "node:net";
-import { type Login, RpcServer, type ServerTls } from "../../rpc/index.js";
+import { type Login, type RpcRoute, RpcServer, type ServerTls } from "../../rpc/index.js";
+import type { WalletHub } from "../hub/hub.js";
 import type { WalletService } from "../service/service.js";
+import { walletEvents } from "../events/events.js";
+import { hubRoutes } from "./hub.js";
+import { eventStream } from "./stream.js";
 import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
 export * from "./methods.js";
+export { hubRoutes } from "./hub.js";
 
 export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly service: WalletService;
@@ -36,6 +41,8 @@ export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly jsonStyle?: "epee" | "compact";
   /** --rpc-ssl*: TLS of the server (src/rpc/tls.ts); absent: plain HTTP. */
   readonly tls?: ServerTls;
+  /** Many wallets in one process (/wallets/json_rpc, /wallets/NAME/json_rpc; ./hub.ts). */
+  readonly hub?: WalletHub;
   /** More real methods (e.g. the sending ones); each replaces the −48 stub of its name. */
   readonly extraMethods?: (d: WalletRpcDeps) => WalletDef[];
 }
@@ -48,10 +55,19 @@ export interface WalletRpc {
   close(): Promise<void>;
 }
 
+/** /events (the drop-in wallet's stream, the server's login) and, with a hub, its /wallets/… routes. */
+function walletRoutes(o: WalletRpcOptions): (path: string) => RpcRoute | undefined {
+  const events: RpcRoute = { stream: eventStream(o.service, o.log) };
+  const hub = o.hub ? hubRoutes(o.hub, o, o.extraMethods) : undefined;
+  return (path) => (path === "/events" ? events : hub?.(path));
+}
+
 /** Starts the HTTP server for `service` (monero-wallet-rpc answers no size limit; we allow 64 MiB). */
 export async function startWalletRpc(o: WalletRpcOptions): Promise<WalletRpc> {
+  walletEvents(o.service, o.log ? { log: o.log } : {}); // push events of the drop-in wallet (webhooks), from its open on
   const server = new RpcServer({
     methods: walletMethods(o.service, o, o.extraMethods),
+    routes: walletRoutes(o),
     restricted: o.restricted ?? false,
     login: o.login,
     maxBodyBytes: 64 * 1024 * 1024,

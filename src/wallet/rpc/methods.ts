@@ -12,6 +12,7 @@ import { accountMethods } from "./accounts.js";
 import { addressMethods } from "./addresses.js";
 import { coldMethods } from "./cold.js";
 import { fail, RESTRICTED_MSG, toRpcError, W, WALLET_ERRORS, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
+import { eventMethods } from "./events.js";
 import { fileMethods } from "./files.js";
 import { historyMethods } from "./history.js";
 import { miscMethods } from "./misc.js";
@@ -24,6 +25,9 @@ import { UNAVAILABLE, unavailableMethod } from "./unavailable.js";
 export { def, type Def, list, obj, toRpcError, W, WALLET_ERRORS, WALLET_RPC_VERSION, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
 export { UNAVAILABLE } from "./unavailable.js";
 
+/** What a hub wallet's endpoint refuses: the calls that would put another wallet in its place. */
+const HUB_LIFECYCLE = new Set(["create_wallet", "open_wallet", "close_wallet", "restore_deterministic_wallet", "generate_from_keys", "stop_wallet"]);
+
 /**
  * The method table of tsmonero-wallet-rpc over `svc`. `extra` are more real methods (e.g. the
  * sending ones): a real method replaces the −48 stub of the same name; two real ones of one name
@@ -32,7 +36,7 @@ export { UNAVAILABLE } from "./unavailable.js";
 export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, extra: (d: WalletRpcDeps) => WalletDef[] = () => []): MethodTable {
   const table = new MethodTable({ errors: WALLET_ERRORS, restricted: WALLET_RESTRICTED });
   const deps: WalletRpcDeps = { svc, o, w: () => svc.wallet() };
-  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, multisigMethods, extra].flatMap((f) => f(deps));
+  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, multisigMethods, eventMethods, extra].flatMap((f) => f(deps));
   const named = new Set(real.flatMap((d) => [d.name, ...(d.aliases ?? [])]));
   const stubs = UNAVAILABLE.filter((u) => !named.has(u.name)).map(unavailableMethod);
   for (const d of [...real, ...stubs]) {
@@ -42,6 +46,8 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, 
       params: d.params,
       summary: d.summary,
       handler: async (p, ctx) => {
+        if (o.fixedWallet && HUB_LIFECYCLE.has(d.name))
+          fail(W.UNKNOWN_ERROR, `${d.name} is not available on a hub wallet's endpoint: open, create and close wallets through /wallets/json_rpc`);
         if (d.wallet !== false && !svc.hasWallet) fail(W.NOT_OPEN, "No wallet file");
         if (d.restricted && ctx.restricted) fail(W.DENIED, RESTRICTED_MSG);
         try {

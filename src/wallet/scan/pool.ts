@@ -6,6 +6,7 @@
  * wallets use several `ScanWorker`s, which `ScanPool` caps at a thread count.
  */
 import { Worker } from "node:worker_threads";
+import type { LookaheadSnapshot } from "../keys/subaddress.js";
 import type { ScanBlockInput, ScanKeys, ScannedBlock, ScannedTx } from "./scan.js";
 import type { ScanRequest } from "./worker.js";
 
@@ -58,6 +59,16 @@ export class ScanWorker {
   /** Tells the worker's table about a created subaddress/account (create_address, create_account). */
   async expand(major: number, minor: number): Promise<void> {
     await this.call({ op: "expand", major, minor });
+  }
+
+  /** set_subaddress_lookahead: the worker derives the grown ranges (a million keys take ~20 s, off the main thread). */
+  async setLookahead(major: number, minor: number): Promise<void> {
+    await this.call({ op: "lookahead", major, minor });
+  }
+
+  /** A copy of the worker's lookahead table, for the main thread to adopt instead of deriving it again. */
+  snapshot(): Promise<LookaheadSnapshot> {
+    return this.call({ op: "snapshot" }) as Promise<LookaheadSnapshot>;
   }
 
   async close(): Promise<void> {

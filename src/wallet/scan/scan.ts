@@ -139,6 +139,11 @@ export class Scanner {
     });
   }
 
+  /** set_subaddress_lookahead: new lookahead sizes (grown ranges are derived now). */
+  setLookahead(major: number, minor: number): void {
+    this.lookahead.setLookahead(major, minor);
+  }
+
   /** expand_subaddresses: the wallet created (major, minor) or received on it. */
   expand(major: number, minor: number): void {
     this.lookahead.expand(major, minor);

@@ -8,7 +8,9 @@ import { type ScanBlockInput, type ScanKeys, Scanner } from "./scan.js";
 export type ScanRequest =
   | { readonly id: number; readonly op: "blocks"; readonly blocks: readonly ScanBlockInput[] }
   | { readonly id: number; readonly op: "pool"; readonly txs: readonly { blob: Uint8Array; txid: Uint8Array }[] }
-  | { readonly id: number; readonly op: "expand"; readonly major: number; readonly minor: number };
+  | { readonly id: number; readonly op: "expand"; readonly major: number; readonly minor: number }
+  | { readonly id: number; readonly op: "lookahead"; readonly major: number; readonly minor: number }
+  | { readonly id: number; readonly op: "snapshot" };
 
 if (parentPort) {
   const port = parentPort;
@@ -18,6 +20,8 @@ if (parentPort) {
       let result: unknown = null;
       if (req.op === "blocks") result = req.blocks.map((b) => scanner.scanBlock(b));
       else if (req.op === "pool") result = req.txs.map((t) => scanner.scanPoolTx(t.blob, t.txid));
+      else if (req.op === "lookahead") scanner.setLookahead(req.major, req.minor);
+      else if (req.op === "snapshot") result = scanner.lookahead.snapshot();
       else scanner.expand(req.major, req.minor);
       port.postMessage({ id: req.id, ok: true, result });
     } catch (e) {

@@ -42,6 +42,9 @@ export const CODE = {
 /** DEFAULT_AUTO_REFRESH_PERIOD (seconds). */
 export const DEFAULT_AUTO_REFRESH_PERIOD = 20;
 
+export type WalletChange = "open" | "refresh" | "close";
+export type WalletListener = (w: OpenWallet, why: WalletChange) => void;
+
 export interface WalletServiceOptions {
   readonly network: Network;
   /** --wallet-dir: where create/open/restore put and find files; absent → those calls answer -23. */
@@ -94,6 +97,27 @@ export class WalletService {
   onStop: (() => void) | null = null;
 
   private txNotifier: Notify | undefined;
+  private readonly listeners = new Set<WalletListener>();
+
+  /**
+   * Tells `f` when a wallet becomes the open one ("open"), after each refresh or rescan of it (once
+   * stored: "refresh") and when it is closed ("close"). Listeners must not throw (a throw is logged).
+   * Returns the function that removes it.
+   */
+  onWallet(f: WalletListener): () => void {
+    this.listeners.add(f);
+    return () => this.listeners.delete(f);
+  }
+
+  private tell(w: OpenWallet, why: WalletChange): void {
+    for (const f of this.listeners) {
+      try {
+        f(w, why);
+      } catch (e) {
+        this.log(`wallet ${why} listener: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
 
   constructor(readonly opts: WalletServiceOptions) {
     this.node = opts.node;
@@ -180,6 +204,7 @@ export class WalletService {
         this.log(`store after refresh: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+    this.tell(w, "refresh");
   }
 
   /** tools::Notify (os/notify.ts): the spec split on blanks, "%s" replaced by the txid, run without a shell nor waiting. */
@@ -245,7 +270,11 @@ export class WalletService {
     const old = this.current;
     this.current = w;
     w.attach(this.node);
-    if (old) await old.close();
+    if (old) {
+      this.tell(old, "close");
+      await old.close();
+    }
+    this.tell(w, "open");
   }
 
   private async nodeHeight(): Promise<bigint> {
@@ -318,6 +347,7 @@ export class WalletService {
     const w = this.wallet();
     if (p.autosave_current) this.autosave();
     this.current = null;
+    this.tell(w, "close");
     await w.close();
   }
 
@@ -446,6 +476,7 @@ export class WalletService {
           w.store();
         } finally {
           this.current = null;
+          this.tell(w, "close");
           await w.close();
         }
       }

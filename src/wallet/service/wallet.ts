@@ -27,7 +27,7 @@ import {
 } from "../files/index.js";
 import { type AccountKeys, primaryAddress } from "../keys/account.js";
 import type { KeyWallet } from "../keys/rpc.js";
-import { SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
+import { checkLookahead, SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
 import { ScanWorker } from "../scan/pool.js";
 import type { ColdContext } from "../cold/context.js";
@@ -119,6 +119,9 @@ export class InMemoryWalletError extends Error {
   }
 }
 
+/** Lookaheads above this many keys (50 × 200 = 10,000 by default) are derived in the scan worker only. */
+const BIG_LOOKAHEAD = 20_000;
+
 /** wallet2's m_transfers.back().m_txid, "" when none. */
 const lastTxid = (l: Ledger): string => l.state.transfers.at(-1)?.txid ?? "";
 
@@ -198,7 +201,49 @@ export class OpenWallet {
     this.notified = new Set(cache?.notified ?? []);
     this.deriver = new SubaddressDeriver(this.keys, this.backend);
     this.syncLabels();
-    this.warmLookup();
+    if (!this.bigLookahead) this.warmLookup();
+  }
+
+  /** The subaddress lookahead in use: the keys file's (set_subaddress_lookahead), else the service's, else wallet2's 50 × 200. */
+  get subaddressLookahead(): { major: number; minor: number } {
+    return this.keysData.subaddressLookahead ?? { major: this.opts.lookaheadMajor ?? 50, minor: this.opts.lookaheadMinor ?? 200 };
+  }
+
+  /**
+   * A lookahead of more than BIG_LOOKAHEAD keys is derived once, in the scan worker; the main
+   * thread adopts a copy of the worker's table (`adoptWorkerTable`) rather than deriving it again.
+   */
+  private get bigLookahead(): boolean {
+    const l = this.subaddressLookahead;
+    return l.major * l.minor > BIG_LOOKAHEAD;
+  }
+
+  /** Takes a copy of the worker's lookahead table (already derived there) as the main thread's. */
+  private async adoptWorkerTable(worker: ScanWorker): Promise<void> {
+    const snap = await worker.snapshot();
+    if (this.closed) return;
+    this.lookupTable().adopt(snap);
+  }
+
+  /**
+   * set_subaddress_lookahead (wallet2::set_subaddress_lookahead, 0.18.2+): new sizes, kept in the
+   * keys file; grown ranges are derived in the scan worker (a million keys take ~20 s there, the
+   * RPC waits for it) and the main thread adopts the worker's table. RangeError with wallet2's
+   * words for a zero or too large size.
+   */
+  async setSubaddressLookahead(major: number, minor: number): Promise<void> {
+    checkLookahead(major, minor);
+    this.keysData.subaddressLookahead = { major, minor };
+    const worker = this.worker;
+    if (worker) {
+      await worker.setLookahead(major, minor);
+      if (this.bigLookahead) await this.adoptWorkerTable(worker);
+      else this.lookupTable().setLookahead(major, minor);
+    } else {
+      this.lookupTable().setLookahead(major, minor);
+    }
+    if (!this.bigLookahead) this.warmLookup();
+    this.files?.storeKeys(this.keysData);
   }
 
   /**
@@ -215,7 +260,9 @@ export class OpenWallet {
   }
 
   private lookupTable(): SubaddressLookahead {
-    this.lookup ??= new SubaddressLookahead(this.keys, this.opts.lookaheadMajor ?? 50, this.opts.lookaheadMinor ?? 200, this.backend, true);
+    const l = this.subaddressLookahead;
+    // a big lookahead is adopted from the worker: start the main thread's with the default sizes, derived at once
+    this.lookup ??= this.bigLookahead ? new SubaddressLookahead(this.keys, 50, 200, this.backend, true) : new SubaddressLookahead(this.keys, l.major, l.minor, this.backend, true);
     return this.lookup;
   }
 
@@ -308,6 +355,10 @@ export class OpenWallet {
 
   get name(): string {
     return this.opts.name;
+  }
+  /** The cache file's path (the wallet file, NAME); null for an in-memory wallet. */
+  get filePath(): string | null {
+    return this.files?.cachePath ?? null;
   }
   /** Whether the wallet has no files (made with an empty filename). */
   get inMemory(): boolean {
@@ -451,15 +502,18 @@ export class OpenWallet {
   attach(node: NodeApi | null): void {
     this.node = node;
     if (!this.worker && !this.closed) {
+      const l = this.subaddressLookahead;
       const m = this.keysData.multisig;
       this.worker = new ScanWorker({
         ...this.keys,
         // a multisig wallet scans with its share of the spend key: partial key images (wallet2 m_key_image_partial)
         ...(m ? { multisig: true, spendSecretKey: m.keys.reduce((acc, k) => this.backend.scAdd(acc, k), new Uint8Array(32)) } : {}),
-        lookaheadMajor: this.opts.lookaheadMajor,
-        lookaheadMinor: this.opts.lookaheadMinor,
-        subaddressCounts: this.user.subaddressLabels.map((l) => l.length),
+        lookaheadMajor: l.major,
+        lookaheadMinor: l.minor,
+        subaddressCounts: this.user.subaddressLabels.map((x) => x.length),
       });
+      if (this.bigLookahead)
+        this.adoptWorkerTable(this.worker).catch((e: unknown) => (this.opts.log ?? console.error)(`wallet ${this.name}: subaddress table: ${e instanceof Error ? e.message : String(e)}`));
     }
     this.sync = node && this.worker ? this.makeSync(node, this.worker) : null;
   }

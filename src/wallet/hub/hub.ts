@@ -1,0 +1,96 @@
+/**
+ * Many wallets in one process (issue 20): a WalletHub holds any number of named wallets, each in
+ * its own WalletService (so every monero-wallet-rpc method works on it as on the drop-in
+ * endpoint), all reaching the node through one `sharedNode`: wallets standing at the same block
+ * fetch each batch of blocks once between them. A wallet's name is its file name in the wallet dir;
+ * each may have its own RPC login. The drop-in /json_rpc and its one open wallet are not touched.
+ */
+import type { NodeApi } from "../../client/node-client.js";
+import type { Login } from "../../rpc/digest.js";
+import { walletEvents } from "../events/events.js";
+import { WalletRpcError } from "../keys/rpc.js";
+import { WalletService, type WalletServiceOptions } from "../service/service.js";
+import { type SharedNode, sharedNode } from "./shared-node.js";
+
+/** One wallet of the hub. */
+export interface HubWallet {
+  readonly name: string;
+  readonly service: WalletService;
+  /** Its own digest login for /wallets/NAME/json_rpc; null: the server's. */
+  readonly login: Login | null;
+}
+
+export type HubOptions = Omit<WalletServiceOptions, "node" | "walletDir"> & { readonly walletDir: string; readonly node: NodeApi | null };
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export class WalletHub {
+  private readonly wallets = new Map<string, HubWallet>();
+  private readonly shared: SharedNode | null;
+  /** Names being opened or created (a second call for the same name waits for none: it is refused). */
+  private readonly busy = new Set<string>();
+
+  constructor(readonly opts: HubOptions) {
+    this.shared = opts.node ? sharedNode(opts.node) : null;
+  }
+
+  /** How many get_blocks.bin requests the wallets made and how many reached the node. */
+  get stats(): SharedNode["stats"] | null {
+    return this.shared?.stats ?? null;
+  }
+
+  /** Checks a wallet name for the /wallets/NAME/ path: letters, digits, '.', '_', '-'. */
+  static checkName(name: string): void {
+    if (!NAME_RE.test(name))
+      throw new WalletRpcError(-1, `Invalid wallet name ${JSON.stringify(name.slice(0, 64))}: use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  }
+
+  get(name: string): HubWallet | undefined {
+    return this.wallets.get(name);
+  }
+
+  list(): HubWallet[] {
+    return [...this.wallets.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  private newService(): WalletService {
+    const svc = new WalletService({ ...this.opts, node: this.shared?.api ?? null });
+    svc.start();
+    walletEvents(svc, this.opts.log ? { log: this.opts.log } : {}); // push events (webhooks), from the wallet's open on
+    return svc;
+  }
+
+  /** Opens (or with `create`, creates) wallet `name`; −1 when it is open in the hub already. */
+  async open(name: string, p: { password: string; login: Login | null; create?: { language: string } }): Promise<HubWallet> {
+    WalletHub.checkName(name);
+    if (this.wallets.has(name) || this.busy.has(name)) throw new WalletRpcError(-1, `Wallet ${name} is open already; close it first (close_wallet on /wallets/json_rpc)`);
+    this.busy.add(name);
+    const service = this.newService();
+    try {
+      if (p.create) await service.createWallet({ filename: name, password: p.password, language: p.create.language });
+      else await service.openWallet({ filename: name, password: p.password, autosave_current: false });
+      const w: HubWallet = { name, service, login: p.login };
+      this.wallets.set(name, w);
+      return w;
+    } catch (e) {
+      await service.stop().catch(() => undefined);
+      throw e;
+    } finally {
+      this.busy.delete(name);
+    }
+  }
+
+  /** Stores (unless `autosave` is false) and closes wallet `name`. */
+  async close(name: string, autosave = true): Promise<void> {
+    const w = this.wallets.get(name);
+    if (!w) throw new WalletRpcError(-13, `No wallet named ${JSON.stringify(name.slice(0, 64))} is open in the hub; list_wallets shows those that are`);
+    this.wallets.delete(name);
+    if (!autosave) await w.service.closeWallet({ autosave_current: false });
+    await w.service.stop();
+  }
+
+  /** Stores and closes every wallet. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.wallets.keys()].map((n) => this.close(n).catch(() => undefined)));
+  }
+}
