@@ -260,6 +260,50 @@ describe("multisig key exchange between tsmonero-wallet-rpc and monero-wallet-rp
     assert.deepEqual(ours, real);
   });
 
+  it("mixed signing: ours proposes and a real member completes; a real member proposes and ours completes; bad sets change nothing", async () => {
+    const members = [g3[0], real1, g3[2]];
+    const exchange = async () => {
+      for (const u of members) await call(u, "refresh");
+      const infos: string[] = [];
+      for (const u of members) infos.push(String((await call(u, "export_multisig_info")).info));
+      for (const u of members) await call(u, "import_multisig_info", { info: infos });
+    };
+    const dst = [{ address: ADDR_2OF2, amount: 100_000_000_000n }];
+    // ours proposes, the real wallet signs (as the 2nd of 2) and submits
+    await exchange();
+    const made = await call(g3[0], "transfer", { destinations: dst, get_tx_key: true });
+    assert.equal(made.tx_hash, "");
+    assert.equal(String(made.tx_key).length, 64);
+    const desc = await call(real1, "describe_transfer", { multisig_txset: made.multisig_txset });
+    assert.equal(big((desc.desc as { recipients: { amount: number }[] }[])[0].recipients[0].amount), 100_000_000_000n);
+    const signed = await call(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
+    assert.equal((signed.tx_hash_list as string[]).length, 1);
+    const sub = await call(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
+    assert.deepEqual(sub.tx_hash_list, signed.tx_hash_list);
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+
+    // a real member proposes, ours signs and submits; bad sets first, refused with nothing changed
+    await exchange();
+    const made2 = await call(g3[2], "transfer", { destinations: dst });
+    const set = String(made2.multisig_txset);
+    const bad = async (hexSet: string, code: number, re: RegExp) => {
+      const r = await refused(g3[0], "sign_multisig", { tx_data_hex: hexSet });
+      assert.equal(r.code, code, r.message);
+      assert.match(r.message, re);
+    };
+    await bad(set.slice(0, set.length - 40), -34, /Failed to parse multisig tx data/);
+    const flipped = set.slice(0, 200) + (set[200] === "0" ? "1" : "0") + set.slice(201);
+    await bad(flipped, -34, /Failed to parse multisig tx data/);
+    const signed2 = await call(g3[0], "sign_multisig", { tx_data_hex: set });
+    assert.equal((signed2.tx_hash_list as string[]).length, 1);
+    // replayed: ours already signed it
+    await bad(set, -35, /stale data|already signed/);
+    await bad(String(signed2.tx_data_hex), -35, /already signed|fully signed/);
+    const sub2 = await call(g3[0], "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
+    assert.deepEqual(sub2.tx_hash_list, signed2.tx_hash_list);
+    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+  });
+
   it("a reopened multisig wallet is still the same multisig wallet", async () => {
     const u = g3[0];
     const seen = async () => ({

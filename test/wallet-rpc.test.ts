@@ -14,8 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
 import { WalletService } from "../src/wallet/service/index.js";
 import { OpenWallet } from "../src/wallet/service/wallet.js";
-import { str, u64 } from "../src/rpc/index.js";
-import { def, list, obj, startWalletRpc, type WalletRpc, type WalletRpcDeps } from "../src/wallet/rpc/index.js";
+import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
@@ -109,21 +108,10 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "validate_address", { address: "x" }, -13);
   });
 
-  it("a real method replaces the -48 stub of its name (how proofs and multisig will land); the other stubs stay", async () => {
-    const extra = (d: WalletRpcDeps) => [
-      def({ name: "sign_multisig", restricted: true, params: obj({ destinations: list(obj({ amount: u64, address: str })) }), handler: (p) => ({ n: p.destinations.length, open: d.svc.hasWallet }) }),
-    ];
-    const s2 = await startWalletRpc({ service: svc, port: 0, extraMethods: extra });
-    try {
-      await err(s2.url, "sign_multisig", { destinations: [] }, -13, /^No wallet file$/);
-      await ok(s2.url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
-      assert.deepEqual(await ok(s2.url, "sign_multisig", { destinations: [{ amount: 1, address: "x" }] }), { n: 1, open: true });
-      await err(s2.url, "submit_multisig", {}, -48, /^submit_multisig is not available/);
-      await err(url, "sign_multisig", {}, -48, /^sign_multisig is not available/);
-      await ok(s2.url, "close_wallet");
-    } finally {
-      await s2.close();
-    }
+  it("no -48 stubs are left: sign_multisig and submit_multisig are real methods, refused outside a multisig wallet", async () => {
+    await ok(url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
+    for (const m of ["sign_multisig", "submit_multisig"]) await err(url, m, { tx_data_hex: "00" }, -31, /^This wallet is not multisig$/);
+    await ok(url, "close_wallet");
   });
 
   it("files: bad names, languages, seeds and keys answer Monero's codes", async () => {
@@ -253,8 +241,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "set_daemon", { address: "127.0.0.1:1", ssl_support: "enabled" }, -38, /SSL is enabled but no user certificate or fingerprints were provided/);
     await err(url, "set_log_level", { level: 9 }, -44, /^Error: log level not valid$/);
     await err(url, "change_wallet_password", { old_password: "wrong", new_password: "x" }, -22, /^Invalid original password\.$/);
-    for (const m of ["submit_multisig", "sign_multisig"])
-      await err(url, m, { destinations: [] }, -48, new RegExp(`^${m} is not available in this version`));
+    for (const m of ["submit_multisig", "sign_multisig"]) await err(url, m, { tx_data_hex: "00" }, -31, /^This wallet is not multisig$/);
     // outputs, key images and cold signing: bad input answers monero-wallet-rpc's codes
     await err(url, "import_outputs", { outputs_data_hex: "zz" }, -26, /^Failed to parse hex\.$/);
     await err(url, "import_outputs", { outputs_data_hex: "00" }, -1, /Bad magic from outputs/);

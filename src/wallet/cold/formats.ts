@@ -105,7 +105,30 @@ export interface PendingTxRecord {
   dests: TxDestinationEntry[];
   constructionData: TxConstructionData;
   multisigTxKeyEntropy: Bytes;
+  /** A multisig set's signing attempts (empty in signed sets). */
+  multisigSigs?: MultisigSig[];
 }
+
+/** wallet2::multisig_sig v1: one signing attempt (its `sigs` and `msout` are unused since 0.18 and written empty). */
+export interface MultisigSig {
+  ignore: Bytes[];
+  usedL: Bytes[];
+  signingKeys: Bytes[];
+  /** Per input, the group's public nonces (kAlphaComponents each). */
+  totalAlphaG: Bytes[][];
+  totalAlphaH: Bytes[][];
+  c0: Bytes[];
+  s: Bytes[];
+}
+
+/** wallet2::multisig_tx_set. */
+export interface MultisigTxSet {
+  ptx: PendingTxRecord[];
+  signers: Bytes[];
+}
+
+/** A default rct::rctSig as binary_archive writes it: type 0, zero message, six empty vectors, fee 0, six empty prunable vectors. */
+const EMPTY_RCTSIG = new Uint8Array(1 + 32 + 4 + 1 + 6);
 
 export interface SignedTxSet {
   ptx: PendingTxRecord[];
@@ -224,8 +247,33 @@ function writePending(w: Writer, p: PendingTxRecord): void {
   writeVec(w, p.additionalTxKeys, (k) => w.fixed(k, 32, "additional tx key"));
   writeVec(w, p.dests, (d) => writeDest(w, d));
   writeConstruction(w, p.constructionData);
-  w.varint(0); // multisig_sigs: none
+  writeVec(w, p.multisigSigs ?? [], (m) => writeMultisigSig(w, m));
   w.fixed(p.multisigTxKeyEntropy, 32, "multisig tx key entropy");
+}
+
+function writeKeys(w: Writer, ks: readonly Bytes[], what: string): void {
+  writeVec(w, ks, (k) => w.fixed(k, 32, what));
+}
+
+function writeMultisigSig(w: Writer, m: MultisigSig): void {
+  w.varint(1); // VERSION_FIELD(1)
+  w.bytes(EMPTY_RCTSIG);
+  writeKeys(w, m.ignore, "ignored signer");
+  writeKeys(w, m.usedL, "used L");
+  writeKeys(w, m.signingKeys, "signing key");
+  w.varint(0).varint(0); // msout: c, mu_p
+  writeVec(w, m.totalAlphaG, (v) => writeKeys(w, v, "public nonce"));
+  writeVec(w, m.totalAlphaH, (v) => writeKeys(w, v, "public nonce"));
+  writeKeys(w, m.c0, "c_0");
+  writeKeys(w, m.s, "partial response");
+}
+
+/** multisig_tx_set (no version field). */
+export function encodeMultisigTxSet(s: MultisigTxSet): Bytes {
+  const w = new Writer();
+  writeVec(w, s.ptx, (p) => writePending(w, p));
+  writeKeys(w, s.signers, "signer");
+  return w.finish();
 }
 
 export function encodeSignedTxSet(s: SignedTxSet): Bytes {
@@ -387,7 +435,28 @@ export function decodeUnsignedTxSet(body: Bytes): UnsignedTxSet {
   });
 }
 
-function readPending(r: Reader): PendingTxRecord {
+function readKeys(r: Reader, what: string): Bytes[] {
+  return readVec(r, what, 32, () => r.key(what));
+}
+
+function readMultisigSig(r: Reader): MultisigSig {
+  const v = r.varint("multisig signature version");
+  if (v !== 1n) r.fail("multisig signature version", `version ${v} is not known (1 is; sets of wallets before 0.18 cannot be signed by 0.18 wallets)`);
+  const sigs = r.bytes(EMPTY_RCTSIG.length, "multisig signature's rctSig");
+  if (sigs.some((x) => x !== 0)) r.fail("multisig signature's rctSig", "expected the empty rctSig 0.18 wallets write");
+  const ignore = readKeys(r, "ignored signers");
+  const usedL = readKeys(r, "used L");
+  const signingKeys = readKeys(r, "signing keys");
+  readKeys(r, "msout c");
+  readKeys(r, "msout mu_p");
+  const totalAlphaG = readVec(r, "public nonces", 1, () => readKeys(r, "public nonce"));
+  const totalAlphaH = readVec(r, "public nonces", 1, () => readKeys(r, "public nonce"));
+  const c0 = readKeys(r, "c_0");
+  const s = readKeys(r, "partial responses");
+  return { ignore, usedL, signingKeys, totalAlphaG, totalAlphaH, c0, s };
+}
+
+function readPending(r: Reader, multisig = false): PendingTxRecord {
   const version = r.varint("pending tx version");
   if (version > 1n) r.fail("pending tx version", `version ${version} is not known (0 or 1 are)`);
   const { tx } = readTransaction(r, { allowTrailing: true }, "signed tx");
@@ -401,10 +470,23 @@ function readPending(r: Reader): PendingTxRecord {
   const additionalTxKeys = readVec(r, "additional tx keys", 32, () => r.key("additional tx key"));
   const dests = readVec(r, "destinations", 67, () => readDest(r));
   const constructionData = readConstruction(r);
-  const nSigs = r.varint("multisig signatures");
-  if (nSigs !== 0n) r.fail("multisig signatures", "a multisig tx set is submitted with submit_multisig, not submit_transfer");
+  let multisigSigs: MultisigSig[] = [];
+  if (multisig) multisigSigs = readVec(r, "multisig signatures", 60, () => readMultisigSig(r));
+  else {
+    const nSigs = r.varint("multisig signatures");
+    if (nSigs !== 0n) r.fail("multisig signatures", "a multisig tx set is submitted with submit_multisig, not submit_transfer");
+  }
   const multisigTxKeyEntropy = version >= 1n ? r.key("multisig tx key entropy") : new Uint8Array(32);
-  return { tx, dust, fee, dustAddedToFee, changeDts, selectedTransfers, keyImages, txKey, additionalTxKeys, dests, constructionData, multisigTxKeyEntropy };
+  return { tx, dust, fee, dustAddedToFee, changeDts, selectedTransfers, keyImages, txKey, additionalTxKeys, dests, constructionData, multisigTxKeyEntropy, ...(multisig ? { multisigSigs } : {}) };
+}
+
+/** multisig_tx_set. */
+export function decodeMultisigTxSet(body: Bytes): MultisigTxSet {
+  return whole(body, "multisig tx set", (r) => {
+    const ptx = readVec(r, "transactions", 100, () => readPending(r, true));
+    const signers = readKeys(r, "signers");
+    return { ptx, signers };
+  });
 }
 
 /** signed_tx_set at version 0. */

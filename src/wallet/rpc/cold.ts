@@ -20,11 +20,9 @@ import {
   type SignedKeyImage,
   signUnsignedSet,
 } from "../cold/index.js";
-import { encodeAddress } from "../../protocol/address.js";
-import { serializeTransaction } from "../../protocol/tx.js";
-import { txHash } from "../../protocol/tx-hash.js";
 import { SendError } from "../send/errors.js";
-import { commitTx, type PendingTx, paymentIdOfExtra, selfDestinations } from "../send/sender.js";
+import { commitTx, pendingOfRecord } from "../send/sender.js";
+import { readMultisigSet } from "../multisig/txset.js";
 import { type Def, def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
@@ -126,10 +124,21 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
       const wal = w();
       if (wal.watchOnly) fail(W.WATCH_ONLY, "command not supported by watch-only wallet: describe the set in the full wallet that will sign it");
       if (p.unsigned_txset === "" && p.multisig_txset === "") fail(W.UNKNOWN_ERROR, "no txset provided");
-      if (p.unsigned_txset === "") fail(W.NOT_MULTISIG, "This wallet is not multisig: a multisig_txset is described by a multisig wallet");
-      if (!isHex(p.unsigned_txset)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      const multisig = p.unsigned_txset === "";
+      if (!isHex(multisig ? p.multisig_txset : p.unsigned_txset)) fail(WC.BAD_HEX, "Failed to parse hex.");
       try {
-        const r = await wal.exclusive(false, async (ctx) => describeTransfers(ctx, (await readUnsignedSet(ctx, unhex(p.unsigned_txset))).txes));
+        const r = await wal.exclusive(false, async (ctx) => {
+          if (!multisig) return describeTransfers(ctx, (await readUnsignedSet(ctx, unhex(p.unsigned_txset))).txes);
+          if (!wal.multisig.ready) fail(W.BAD_MULTISIG_TX_DATA, "cannot load multisig_txset: this wallet is not a finalized multisig wallet");
+          let set;
+          try {
+            set = await readMultisigSet(wal.multisigSigner(), unhex(p.multisig_txset), ctx.ledger.state.transfers.length);
+          } catch (e) {
+            if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `cannot load multisig_txset: ${e.message}`);
+            throw e;
+          }
+          return describeTransfers(ctx, set.ptx.map((x) => x.constructionData));
+        });
         const recipient = (x: { address: string; amount: bigint }) => ({ address: x.address, amount: x.amount });
         return {
           desc: r.desc.map((d) => ({
@@ -212,34 +221,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
       try {
         await wal.spend(async (ctx) => {
           for (const r of ptxs) {
-            const blob = serializeTransaction(r.tx);
-            const keyImages = r.tx.vin.flatMap((i) => (i.type === "key" ? [hex(i.keyImage)] : []));
-            const byImage = keyImages.map((k) => ctx.ledger.transferIndexByKeyImage(k));
-            const selected = byImage.every((i) => i !== undefined) ? (byImage as number[]) : r.selectedTransfers.filter((i) => i < ctx.ledger.state.transfers.length);
-            const dests = r.dests.map((d) => ({
-              amount: d.amount,
-              address: d.original || encodeAddress(ctx.network, d.isSubaddress ? "subaddress" : "standard", d.spendPublicKey, d.viewPublicKey, null, ctx.backend),
-            }));
-            const cd = r.constructionData;
-            const ptx: PendingTx = {
-              txid: hex(txHash(r.tx, ctx.backend)),
-              blob,
-              txKey: r.txKey,
-              additionalTxKeys: r.additionalTxKeys,
-              fee: r.fee,
-              amount: r.dests.reduce((s, d) => s + d.amount, 0n),
-              amountsByDest: r.dests.map((d) => d.amount),
-              weight: blob.length,
-              keyImages,
-              selected,
-              dests,
-              selfDests: selfDestinations(ctx, r.dests),
-              change: r.changeDts.amount,
-              account: cd.subaddrAccount,
-              subaddrIndices: cd.subaddrIndices,
-              paymentId: paymentIdOfExtra(cd.extra),
-              unlockTime: r.tx.unlockTime,
-            };
+            const ptx = pendingOfRecord(ctx, r);
             await commitTx(ctx, ptx);
             ids.push(ptx.txid);
           }

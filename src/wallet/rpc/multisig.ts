@@ -14,6 +14,14 @@ import { type KexRequest, runKexStep } from "../multisig/kex-worker.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { OpenWallet } from "../service/wallet.js";
 import { def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import type { JsonWritable } from "../../rpc/index.js";
+import { ColdError } from "../cold/errors.js";
+import { readMultisigSet, saveMultisigSet, signMultisigSet } from "../multisig/txset.js";
+import { commitTx, pendingOfRecord } from "../send/sender.js";
+import { SendError } from "../send/errors.js";
+
+const hexB = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+
 
 /** CHECK_MULTISIG_ENABLED's answer. */
 export const MULTISIG_DISABLED_MSG =
@@ -130,6 +138,72 @@ export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
           if (e instanceof MultisigError) fail(W.UNKNOWN_ERROR, `Error calling import_multisig: ${e.message}`);
           throw e;
         }
+      },
+    }),
+    def({
+      name: "sign_multisig",
+      restricted: true,
+      params: obj({ tx_data_hex: str }),
+      handler: async (p) => {
+        const wal = readyWallet();
+        if (!isHex(p.tx_data_hex)) fail(W.BAD_HEX, "Failed to parse hex.");
+        const signer = wal.multisigSigner();
+        const r = await wal.exclusive(true, async (ctx) => {
+          let set;
+          try {
+            set = await readMultisigSet(signer, Uint8Array.from(Buffer.from(p.tx_data_hex, "hex")), ctx.ledger.state.transfers.length);
+          } catch (e) {
+            if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `Failed to parse multisig tx data: ${e.message}`);
+            throw e;
+          }
+          const st = ctx.ledger.state;
+          const nonces = (st.multisigNonces ??= {});
+          const t = st.transfers;
+          try {
+            const res = signMultisigSet(signer, set, nonces, (i) => t[i].publicKey);
+            for (const k of res.txKeys) ctx.ledger.setTxKeys(k.txid, { txKey: hexB(k.txKey), additional: k.additionalTxKeys.map(hexB) });
+            return { data: await saveMultisigSet(signer, res.set), txids: res.txids };
+          } catch (e) {
+            if (e instanceof MultisigError) fail(W.MULTISIG_SIGNATURE, `Failed to sign multisig tx: ${e.message}`);
+            throw e;
+          }
+        });
+        const out: Record<string, JsonWritable> = { tx_data_hex: hexB(r.data) };
+        if (r.txids.length > 0) out.tx_hash_list = r.txids;
+        return out;
+      },
+    }),
+    def({
+      name: "submit_multisig",
+      restricted: true,
+      params: obj({ tx_data_hex: str }),
+      handler: async (p) => {
+        const wal = readyWallet();
+        if (!isHex(p.tx_data_hex)) fail(W.BAD_HEX, "Failed to parse hex.");
+        const signer = wal.multisigSigner();
+        return wal.spend(async (ctx) => {
+          let set;
+          try {
+            set = await readMultisigSet(signer, Uint8Array.from(Buffer.from(p.tx_data_hex, "hex")), ctx.ledger.state.transfers.length);
+          } catch (e) {
+            if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `Failed to parse multisig tx data: ${e.message}`);
+            throw e;
+          }
+          if (set.signers.length < signer.threshold) fail(W.THRESHOLD_NOT_REACHED, `Not enough signers signed this transaction: ${set.signers.length} of ${signer.threshold}; pass it to sign_multisig of another member first`);
+          const ids: string[] = [];
+          try {
+            for (const ptx of set.ptx) {
+              const pending = pendingOfRecord(ctx, ptx);
+              ctx.ledger.setTxKeys(pending.txid, { txKey: hexB(ptx.txKey), additional: ptx.additionalTxKeys.map(hexB) });
+              await commitTx(ctx, pending);
+              ids.push(pending.txid);
+            }
+          } catch (e) {
+            if (e instanceof SendError) fail(W.MULTISIG_SUBMISSION, `Failed to submit multisig tx: ${e.message}`);
+            throw e;
+          }
+          return { tx_hash_list: ids };
+        });
       },
     }),
     def({

@@ -17,6 +17,10 @@ import { estimateTxSize, estimateTxWeight, RING_SIZE } from "../send/fee.js";
 import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/sender.js";
 import { receivedBy } from "../proofs/index.js";
 import { exportUnsignedSet } from "../cold/index.js";
+import type { PendingTxRecord } from "../cold/formats.js";
+import { saveMultisigSet } from "../multisig/txset.js";
+import { checkMultisigEnabled } from "./multisig.js";
+import { MultisigError } from "../multisig/kex-msg.js";
 import type { WalletService } from "../service/service.js";
 import { type Def, def, fail, list as listOf, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
 
@@ -166,6 +170,8 @@ function fromMetadata(svc: WalletService, hexText: string): PendingTx | null {
 interface FillOpts {
   /** A view-only wallet's answer: the set to sign, and nothing of the unsigned drafts (fill_response). */
   unsignedTxset?: string;
+  /** A multisig wallet's answer: the set for the co-signers (no tx id yet, no blob, no metadata). */
+  multisigTxset?: string;
   getTxKey: boolean;
   doNotRelay: boolean;
   getTxHex: boolean;
@@ -176,16 +182,17 @@ const txKeyString = (p: PendingTx) => hex(p.txKey) + p.additionalTxKeys.map(hex)
 
 /** fill_response for the single-tx answers (transfer, sweep_single); a view-only wallet's answers no blob, key or metadata of its unsigned draft. */
 function single(p: PendingTx, o: FillOpts): JsonWritable {
-  const signed = o.unsignedTxset === undefined;
+  const ms = o.multisigTxset !== undefined;
+  const signed = o.unsignedTxset === undefined && !ms;
   return {
     amount: p.amount,
     amounts_by_dest: { amounts: p.amountsByDest },
     fee: p.fee,
-    multisig_txset: "",
+    multisig_txset: o.multisigTxset ?? "",
     spent_key_images: { key_images: p.keyImages },
     tx_blob: signed && o.getTxHex ? hex(p.blob) : "",
-    tx_hash: p.txid,
-    tx_key: signed && o.getTxKey ? txKeyString(p) : "",
+    tx_hash: ms ? "" : p.txid,
+    tx_key: (signed || ms) && o.getTxKey ? txKeyString(p) : "",
     tx_metadata: signed && o.getTxMetadata ? toMetadata(p) : "",
     unsigned_txset: o.unsignedTxset ?? "",
     weight: BigInt(p.weight),
@@ -194,8 +201,9 @@ function single(p: PendingTx, o: FillOpts): JsonWritable {
 
 /** fill_response for the list answers (transfer_split, sweeps); epee leaves empty lists out. */
 function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
-  const signed = o.unsignedTxset === undefined;
-  const out: Record<string, JsonWritable> = { multisig_txset: "", unsigned_txset: o.unsignedTxset ?? "" };
+  const ms = o.multisigTxset !== undefined;
+  const signed = o.unsignedTxset === undefined && !ms;
+  const out: Record<string, JsonWritable> = { multisig_txset: o.multisigTxset ?? "", unsigned_txset: o.unsignedTxset ?? "" };
   const put = (k: string, v: JsonWritable[]) => {
     if (v.length > 0) out[k] = v;
   };
@@ -204,8 +212,8 @@ function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
   put("fee_list", ps.map((p) => p.fee));
   put("spent_key_images_list", ps.map((p) => ({ key_images: p.keyImages })));
   if (signed && o.getTxHex) put("tx_blob_list", ps.map((p) => hex(p.blob)));
-  put("tx_hash_list", ps.map((p) => p.txid));
-  if (signed && o.getTxKey) put("tx_key_list", ps.map(txKeyString));
+  if (!ms) put("tx_hash_list", ps.map((p) => p.txid));
+  if ((signed || ms) && o.getTxKey) put("tx_key_list", ps.map(txKeyString));
   if (signed && o.getTxMetadata) put("tx_metadata_list", ps.map(toMetadata));
   put("weight_list", ps.map((p) => BigInt(p.weight)));
   return out;
@@ -235,12 +243,19 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     doNotRelay: boolean,
     build: (s: Sender) => Promise<PendingTx[]>,
     opts: { priority: number; ringSize: bigint; unlockTime: bigint; extra: Bytes },
-  ): Promise<PendingTx[] & { unsignedTxset?: string }> {
+  ): Promise<PendingTx[] & { unsignedTxset?: string; multisigTxset?: string }> {
     const wal = svc.wallet();
+    checkMultisigEnabled(wal);
     try {
       return await wal.spend(async (ctx) => {
         const sender = new Sender(ctx, { priority: opts.priority, ringSize: Number(opts.ringSize), unlockTime: opts.unlockTime, extra: opts.extra });
-        const ptxs: PendingTx[] & { unsignedTxset?: string } = await build(sender);
+        const ptxs: PendingTx[] & { unsignedTxset?: string; multisigTxset?: string } = await build(sender);
+        if (ctx.multisig && ptxs.length > 0) {
+          const signer = ctx.multisig.signer;
+          ptxs.multisigTxset = hex(await saveMultisigSet(signer, { ptx: ptxs.map((p) => p.multisig as PendingTxRecord), signers: [signer.self] }));
+          wal.dropMultisigNonces(ptxs.flatMap((p) => p.selected));
+          return ptxs;
+        }
         if (ptxs.some((p) => p.construction)) {
           ptxs.unsignedTxset = hex(await exportUnsignedSet(ctx, ptxs.flatMap((p) => (p.construction ? [p.construction] : []))));
           return ptxs;
@@ -251,6 +266,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     } catch (e) {
       if (e instanceof Error && e.name === "NoDaemonError") fail(W.NO_DAEMON_CONNECTION, e.message);
       if (e instanceof Error && e.name === "MultisigSpendError") fail(W.DISABLED, e.message);
+      if (e instanceof MultisigError) fail(W.GENERIC_TRANSFER_ERROR, e.message);
       return sendErrorToRpc(e);
     }
   }
@@ -268,7 +284,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
 
   type TransferParams = typeof transferParams extends { parse(v: never, path: string): infer T } ? T : never;
   /** on_transfer / on_transfer_split up to fill_response: validate, plan and build (and relay). */
-  async function transferTxs(p: TransferParams): Promise<PendingTx[] & { unsignedTxset?: string }> {
+  async function transferTxs(p: TransferParams): Promise<PendingTx[] & { unsignedTxset?: string; multisigTxset?: string }> {
     const v = validateTransfer(svc, p.destinations, p.payment_id);
     checkAccount(svc, p.account_index);
     const ptxs = await run(p.do_not_relay, (s) => s.transfer(v.dests, p.account_index, p.subaddr_indices, new Set(p.subtract_fee_from_outputs)), {
@@ -288,7 +304,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     handler: async (p) => {
       const ptxs = await transferTxs(p);
       if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
-      return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 
@@ -298,7 +314,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     params: transferParams,
     handler: async (p) => {
       const ptxs = await transferTxs(p);
-      return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 
@@ -326,7 +342,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
         unlockTime: p.unlock_time,
         extra: v.extra,
       });
-      return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 
@@ -347,7 +363,7 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (ptxs.length === 0) fail(W.UNKNOWN_ERROR, "No outputs found: no unspent, unlocked, unfrozen output of this wallet has that key image");
       if (ptxs.length > 1) fail(W.UNKNOWN_ERROR, "Multiple transactions are created, which is not supposed to happen");
       if (ptxs[0].selected.length > 1) fail(W.UNKNOWN_ERROR, "The transaction uses multiple inputs, which is not supposed to happen");
-      return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
+      return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   });
 

@@ -16,8 +16,6 @@ export interface Unavailable {
 
 /** Every method of a later issue, in monero-wallet-rpc's order. */
 export const UNAVAILABLE: readonly Unavailable[] = [
-  { name: "sign_multisig", restricted: true },
-  { name: "submit_multisig", restricted: true },
 ];
 
 /** The −48 stub of a method still to come (any params; the answer names the method). */

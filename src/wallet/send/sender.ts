@@ -15,7 +15,14 @@ import type { RctDistribution } from "./distribution.js";
 import { SendError } from "./errors.js";
 import { encryptedPaymentIdFromNonce, parseTxExtra, paymentIdFromNonce } from "../../protocol/extra.js";
 import type { ColdContext } from "../cold/context.js";
-import { BP_VERSION_PLUS, RANGE_PROOF_PADDED_BULLETPROOF, type TxConstructionData, type TxDestinationEntry } from "../cold/formats.js";
+import { BP_VERSION_PLUS, type PendingTxRecord, RANGE_PROOF_PADDED_BULLETPROOF, type TxConstructionData, type TxDestinationEntry, type TxSourceEntry } from "../cold/formats.js";
+import { buildMultisigTx } from "../multisig/tx-builder.js";
+import { type MultisigOutput, type MultisigSigner, proposalRecord, proposeAttempts, signingAttempts } from "../multisig/txset.js";
+import { MultisigError } from "../multisig/kex-msg.js";
+import { serializeTransaction } from "../../protocol/tx.js";
+import { txWeight } from "../../protocol/weight.js";
+import { txHash } from "../../protocol/tx-hash.js";
+import { encodeAddress } from "../../protocol/address.js";
 import { RandomDraw } from "./random-draw.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
 import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
@@ -27,6 +34,15 @@ const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 export interface SpendContext extends ColdContext {
   /** A spend always has a node (get_outs, the fee estimate, send_raw_transaction). */
   readonly node: NodeApi;
+  /** A multisig wallet's spends become multisig tx sets. */
+  readonly multisig?: MultisigSpend;
+}
+
+/** What a multisig proposal needs of the wallet. */
+export interface MultisigSpend {
+  readonly signer: MultisigSigner;
+  /** The output of transfer i with its full key image and the others' L/R pairs; null while only partial. */
+  output(i: number): MultisigOutput | null;
 }
 
 /** wallet2::pending_tx, as far as the RPC answers and the ledger need it. */
@@ -59,6 +75,8 @@ export interface PendingTx {
    * tx_construction_data); `blob` is then the unsigned draft and `txid` its hash, not the final id.
    */
   construction?: TxConstructionData;
+  /** A multisig wallet's tx: its pending_tx for the multisig set (txid is then ""). */
+  multisig?: PendingTxRecord;
 }
 
 export interface SendOptions {
@@ -247,6 +265,7 @@ export class Sender {
 
   /** Builds the planned transactions for real (proofs and signatures). */
   private async build(account: number, plans: readonly PlannedTx[], userDests: (d: Destination) => string): Promise<PendingTx[]> {
+    if (this.w.multisig) return this.buildMultisig(this.w.multisig, account, plans, userDests);
     const out: PendingTx[] = [];
     for (const p of plans) {
       const rings = await this.ringsFor(p.selected, adjustMixin(this.o.ringSize));
@@ -283,6 +302,73 @@ export class Sender {
         paymentId: paymentIdOfExtra(this.o.extra),
         unlockTime: this.o.unlockTime,
         ...(construction ? { construction } : {}),
+      });
+    }
+    return out;
+  }
+
+  /** transfer_selected_rct with m_multisig: per plan, the tx core and the proposer's signing attempts. */
+  private async buildMultisig(ms: MultisigSpend, account: number, plans: readonly PlannedTx[], userDests: (d: Destination) => string): Promise<PendingTx[]> {
+    const t = this.w.ledger.state.transfers;
+    const first = t.length > 0 ? ms.output(0) : null;
+    const ignoreSets = signingAttempts(ms.signer, first?.infos ?? []);
+    const out: PendingTx[] = [];
+    for (const p of plans) {
+      const rings = await this.ringsFor(p.selected, adjustMixin(this.o.ringSize));
+      const outputs = p.selected.map((i) => {
+        const o = ms.output(i);
+        if (!o) throw new MultisigError("Not enough multisig data was found to sign: import multisig data from more other participants");
+        return o;
+      });
+      const cd = this.constructionData(account, p, rings, [], null);
+      const sources: TxSourceEntry[] = cd.sources.map((s, k) => {
+        const klrki = new Uint8Array(128);
+        klrki.set(outputs[k].keyImage, 96);
+        return { ...s, multisigKLRki: klrki };
+      });
+      const zero = new Uint8Array(32);
+      const b = this.w.backend;
+      let change: TxDestinationEntry = { original: "", amount: 0n, spendPublicKey: zero, viewPublicKey: zero, isSubaddress: false, isIntegrated: false };
+      const entry = (d: Destination): TxDestinationEntry => ({ original: d.original, amount: d.amount, spendPublicKey: d.spendPublicKey, viewPublicKey: d.viewPublicKey, isSubaddress: d.isSubaddress, isIntegrated: false });
+      const splitted = p.dsts.map(entry);
+      if (p.change > 0n) {
+        const k = this.w.deriver.publicKeys(account, 0);
+        change = { ...change, amount: p.change, spendPublicKey: k.spendPublicKey, viewPublicKey: k.viewPublicKey, isSubaddress: account !== 0 };
+        splitted.push(change);
+      } else if (p.dsts.length === 1) {
+        change = { ...change, spendPublicKey: b.scalarMultBase(randomScalar(b, this.rng)), viewPublicKey: b.scalarMultBase(randomScalar(b, this.rng)) };
+        splitted.push(change);
+      }
+      const built = buildMultisigTx(
+        b,
+        ms.signer,
+        { extra: this.o.extra, unlockTime: this.o.unlockTime, subaddrAccount: account, subaddrIndices: cd.subaddrIndices, sources, destinations: splitted, change },
+        this.rng,
+      );
+      const order = built.sources.map((s) => sources.findIndex((x) => Buffer.compare(x.multisigKLRki, s.multisigKLRki) === 0));
+      const selectedSorted = order.map((k) => p.selected[k]);
+      const sigs = proposeAttempts(ms.signer, built, outputs, ignoreSets, this.rng);
+      const record = proposalRecord(built, sigs, sources, selectedSorted, { ...cd, changeDts: change }, p.fee);
+      const blob = serializeTransaction(built.tx);
+      out.push({
+        txid: "",
+        blob,
+        txKey: built.txKey,
+        additionalTxKeys: built.additionalTxKeys,
+        fee: p.fee,
+        amount: p.dsts.reduce((s, d) => s + d.amount, 0n),
+        amountsByDest: p.dsts.map((d) => d.amount),
+        weight: txWeight(built.tx, blob.length),
+        keyImages: built.tx.vin.map((v) => (v.type === "key" ? hex(v.keyImage) : "")),
+        selected: selectedSorted,
+        dests: p.dsts.map((d) => ({ amount: d.amount, address: userDests(d) })),
+        selfDests: selfDestinations(this.w, p.dsts),
+        change: p.change,
+        account,
+        subaddrIndices: cd.subaddrIndices,
+        paymentId: paymentIdOfExtra(this.o.extra),
+        unlockTime: this.o.unlockTime,
+        multisig: record,
       });
     }
     return out;
@@ -391,6 +477,38 @@ export class Sender {
     const plans = await planSweep(ctx, indices, d, outputs);
     return this.build(account, plans, () => dest.address);
   }
+}
+
+/** A pending_tx read from a signed or multisig set, as commitTx records it. */
+export function pendingOfRecord(ctx: ColdContext, r: PendingTxRecord): PendingTx {
+  const blob = serializeTransaction(r.tx);
+  const keyImages = r.tx.vin.flatMap((i) => (i.type === "key" ? [hex(i.keyImage)] : []));
+  const byImage = keyImages.map((k) => ctx.ledger.transferIndexByKeyImage(k));
+  const selected = byImage.every((i) => i !== undefined) ? (byImage as number[]) : r.selectedTransfers.filter((i) => i < ctx.ledger.state.transfers.length);
+  const dests = r.dests.map((d) => ({
+    amount: d.amount,
+    address: d.original || encodeAddress(ctx.network, d.isSubaddress ? "subaddress" : "standard", d.spendPublicKey, d.viewPublicKey, null, ctx.backend),
+  }));
+  const cd = r.constructionData;
+  return {
+    txid: hex(txHash(r.tx, ctx.backend)),
+    blob,
+    txKey: r.txKey,
+    additionalTxKeys: r.additionalTxKeys,
+    fee: r.fee,
+    amount: r.dests.reduce((s, d) => s + d.amount, 0n),
+    amountsByDest: r.dests.map((d) => d.amount),
+    weight: blob.length,
+    keyImages,
+    selected,
+    dests,
+    selfDests: selfDestinations(ctx, r.dests),
+    change: r.changeDts.amount,
+    account: cd.subaddrAccount,
+    subaddrIndices: cd.subaddrIndices,
+    paymentId: paymentIdOfExtra(cd.extra),
+    unlockTime: r.tx.unlockTime,
+  };
 }
 
 /** get_payment_id(ptx): the payment id a tx's extra carries in clear (the 8-byte id then zeros, or the long one; zeros when none). */

@@ -34,7 +34,8 @@ import type { ColdContext } from "../cold/context.js";
 import { type MultisigStatus, multisigStatus } from "../multisig/kex.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { compositeKeyImage, exportMultisigInfo, type ImportedInfo, parseMultisigInfo } from "../multisig/info.js";
-import type { SpendContext } from "../send/sender.js";
+import type { MultisigSpend, SpendContext } from "../send/sender.js";
+import type { MultisigOutput, MultisigSigner } from "../multisig/txset.js";
 import { type RefreshResult, type SyncProgress, WalletSync } from "../sync/index.js";
 
 /** What the cache file (NAME) holds. */
@@ -717,9 +718,10 @@ export class OpenWallet {
     return this.serial(async () => {
       if (this.closed) throw new Error("wallet closed");
       if (!this.node) throw new NoDaemonError();
-      if (this.keysData.multisig) throw new MultisigSpendError();
+      if (this.keysData.multisig && !this.multisig.ready) throw new MultisigSpendError();
       const pendingBefore = this.ledger.state.pending.length;
-      const ctx: SpendContext = { ...this.heldContext(), node: this.node };
+      const ms = this.keysData.multisig ? this.multisigSpend() : undefined;
+      const ctx: SpendContext = { ...this.heldContext(), node: this.node, ...(ms ? { multisig: ms } : {}) };
       try {
         return await f(ctx);
       } finally {
@@ -760,6 +762,51 @@ export class OpenWallet {
         }
       }
     });
+  }
+
+  /** The signer side of this multisig wallet (keys, group, subaddresses). */
+  multisigSigner(): MultisigSigner {
+    const m = this.keysData.multisig;
+    const spend = this.keysData.spendSecretKey;
+    if (!m || !spend) throw new MultisigError("Wallet is not multisig");
+    const b = this.backend;
+    return {
+      backend: b,
+      threshold: m.threshold,
+      signers: m.signers,
+      self: b.scalarMultBase(spend),
+      viewSecretKey: this.keysData.viewSecretKey,
+      spendPublicKey: this.keysData.spendPublicKey,
+      multisigKeys: m.keys,
+      subaddress: (major, minor) => ({ ...this.deriver.publicKeys(major, minor), secret: major === 0 && minor === 0 ? new Uint8Array(32) : this.deriver.secretKey(major, minor) }),
+    };
+  }
+
+  /** What a multisig proposal reads: the signer, and per transfer its full key image and the others' L/R pairs. */
+  private multisigSpend(): MultisigSpend {
+    const signer = this.multisigSigner();
+    const unhex = (h: string) => Uint8Array.from(Buffer.from(h, "hex"));
+    return {
+      signer,
+      output: (i): MultisigOutput | null => {
+        const t = this.ledger.state.transfers[i];
+        const full = t && this.ledger.state.multisigKeyImages?.[t.publicKey];
+        if (!t || !full) return null;
+        const infos = (this.ledger.state.multisigInfos?.[t.publicKey] ?? []).map((x) => ({ signer: unhex(x.signer), lr: x.lr.map(([L, R]) => ({ L: unhex(L), R: unhex(R) })) }));
+        return { publicKey: unhex(t.publicKey), keyImage: unhex(full), infos };
+      },
+    };
+  }
+
+  /** save_multisig_tx's wipe: the exported nonces of these transfers are gone; stored at once. */
+  dropMultisigNonces(transfers: readonly number[]): void {
+    const n = this.ledger.state.multisigNonces;
+    if (!n) return;
+    for (const i of transfers) {
+      const t = this.ledger.state.transfers[i];
+      if (t) delete n[t.publicKey];
+    }
+    this.storeCacheOnly();
   }
 
   /** This multisig wallet's share of the spend key: the sum of its multisig keys. */
