@@ -295,6 +295,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     offline: args.has("offline"),
     pruneBlockchain: args.has("prune-blockchain"),
     keepAltBlocks: args.has("keep-alt-blocks"),
+    dbSalvage: args.has("db-salvage"),
     ...bootstrapOf(args),
     keepFakechain: args.has("keep-fakechain"),
     rpcBindIp: bindIp,

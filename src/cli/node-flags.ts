@@ -101,7 +101,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   inactive(v("bg-mining-idle-threshold", "Specify minimum avg idle percentage over lookback interval"), "background mining's idle detection"),
   inactive(v("bg-mining-miner-target", "Specify maximum percentage cpu use by miner(s)"), "background mining's idle detection"),
   v("db-sync-mode", "Specify sync option, using format [safe|fast|fastest]:[sync|async]:[<nblocks_per_sync>[blocks]|<nbytes_per_sync>[bytes]].", "fast:async:250000000bytes"),
-  inactive(s("db-salvage", "Try to salvage a blockchain database if it seems corrupted"), "database salvage"),
+  s("db-salvage", "Try to salvage a blockchain database if it seems corrupted"),
   // P2P (node_server::init_options)
   v("p2p-bind-ip", "Interface for p2p network protocol (IPv4)", "0.0.0.0"),
   v("p2p-bind-ipv6-address", "Interface for p2p network protocol (IPv6)", "::"),

@@ -44,6 +44,8 @@ export interface DaemonOptions {
   offline?: boolean;
   /** --bootstrap-daemon-address / -login: where wallets' calls go while this node is behind. */
   bootstrapDaemon?: BootstrapOptions;
+  /** --db-salvage: open the chain at its previous committed snapshot (a damaged newest meta page). */
+  dbSalvage?: boolean;
   /** --keep-alt-blocks: keep the stored alternative blocks across a restart (monerod drops them by default). */
   keepAltBlocks?: boolean;
   /** --prune-blockchain: prune the chain at start (a random stripe the first time), then as it grows. */
@@ -213,16 +215,25 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   mkdirSync(lmdbDir, { recursive: true });
   for (const n of notes) log(0, n);
   log(0, `tsmonerod: opening the ${opts.network} chain in ${lmdbDir}`);
-  const core = await openNode({
-    dataDir: lmdbDir,
-    network: opts.network,
-    ...(opts.fixedDifficulty !== undefined && opts.fixedDifficulty > 0n ? { fixedDifficulty: opts.fixedDifficulty } : {}),
-    offline: opts.offline ?? false,
-    ...(opts.maxTxpoolWeight !== undefined ? { maxTxpoolWeight: opts.maxTxpoolWeight } : {}),
-    ...(opts.syncMode ? { syncMode: opts.syncMode } : {}),
-    ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
-    dropAltBlocks: !(opts.keepAltBlocks ?? false),
-  });
+  let core: Awaited<ReturnType<typeof openNode>>;
+  try {
+    core = await openNode({
+      dataDir: lmdbDir,
+      network: opts.network,
+      ...(opts.fixedDifficulty !== undefined && opts.fixedDifficulty > 0n ? { fixedDifficulty: opts.fixedDifficulty } : {}),
+      offline: opts.offline ?? false,
+      ...(opts.maxTxpoolWeight !== undefined ? { maxTxpoolWeight: opts.maxTxpoolWeight } : {}),
+      ...(opts.syncMode ? { syncMode: opts.syncMode } : {}),
+      ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
+      dropAltBlocks: !(opts.keepAltBlocks ?? false),
+      ...(opts.dbSalvage ? { salvage: true } : {}),
+    });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    // an LMDB failure at open: say where, and what monerod's operators do about it
+    if (/^MDB_/.test(why) && !opts.dbSalvage) throw new Error(`cannot open the chain database in ${lmdbDir}: ${why}. If a crash damaged it, start once with --db-salvage to open its previous committed state`, { cause: e });
+    throw e;
+  }
   log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
   if (opts.pruneBlockchain) {
     // core::init with --prune-blockchain: prune (or resume/extend pruning) before serving

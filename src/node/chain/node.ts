@@ -75,6 +75,8 @@ export interface OpenNodeOptions {
    * does at start without --keep-alt-blocks (Blockchain::init → drop_alt_blocks). Default: keep.
    */
   dropAltBlocks?: boolean;
+  /** --db-salvage: open the store at its previous committed snapshot (ChainStoreOptions.salvage). */
+  salvage?: boolean;
 }
 
 /** One writer at a time: each call runs after the previous one settled. */
@@ -689,7 +691,7 @@ export class Node extends EventEmitter implements NodeCore {
 
 /** Opens (creating if needed) the node's store in `dataDir` and its pool, alt blocks and workers. */
 export async function openNode(opts: OpenNodeOptions): Promise<Node> {
-  const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}) });
+  const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}), ...(opts.salvage ? { salvage: true } : {}) });
   const node = new Node(store, opts);
   await node.recover();
   if (opts.dropAltBlocks) node.dropAltBlocks();

@@ -42,6 +42,11 @@ export interface ChainStoreOptions {
   sync?: SyncMode;
   /** LMDB map size in bytes (default 16 GiB; sparse). */
   mapSize?: number;
+  /**
+   * --db-salvage: open the environment at its previous committed snapshot (MDB_PREVSNAPSHOT), for
+   * a database whose newest meta page is damaged; the next commit makes that state the current one.
+   */
+  salvage?: boolean;
   backend?: CryptoBackend;
 }
 
@@ -229,6 +234,7 @@ export class ChainStore implements ChainView {
       overlappingSync: false,
       noSync: fast,
       noMetaSync: fast,
+      ...(opts.salvage ? { usePreviousSnapshot: true } : {}),
     });
     const db = <K extends number | Buffer | string>(name: string, keyEncoding: "uint32" | "binary" | "ordered-binary") =>
       this.env.openDB<Buffer, K>(name, { encoding: "binary", keyEncoding });
