@@ -74,6 +74,7 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "get_block_template",
+    mirrors: "cryptonote::core_rpc_server::on_getblocktemplate",
     aliases: ["getblocktemplate"],
     params: object({ wallet_address: str, reserve_size: u64, extra_nonce: str, prev_block: str }),
     handler: (p) => template(p),
@@ -81,6 +82,7 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "submit_block",
+    mirrors: "cryptonote::core_rpc_server::on_submitblock",
     aliases: ["submitblock"],
     params: anyJson,
     summary: "params: [block blob hex]",
@@ -162,6 +164,7 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "calc_pow",
+    mirrors: "cryptonote::core_rpc_server::on_calcpow",
     restricted: true,
     params: object({ major_version: u8, height: u64, block_blob: str, seed_hash: str }),
     handler: async (p) => {

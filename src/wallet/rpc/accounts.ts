@@ -15,6 +15,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
   return [
     def({
       name: "get_balance",
+      mirrors: "tools::wallet_rpc_server::on_getbalance",
       aliases: ["getbalance"],
       params: obj({ account_index: u32, address_indices: list(u32), all_accounts: bool, strict: bool }),
       handler: (p) => {
@@ -64,6 +65,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "get_address",
+      mirrors: "tools::wallet_rpc_server::on_getaddress",
       aliases: ["getaddress"],
       params: obj({ account_index: u32, address_index: list(u32) }),
       handler: (p) => {

@@ -4,7 +4,7 @@
  * WALLET_RPC_ERROR_CODE_* table `W`, the error policy, `toRpcError`, `fail`, schema and hex helpers.
  */
 import { NodeClientError, walletRpcErrorOf } from "../../client/node-client.js";
-import { array, type ErrorPolicy, type Fields, type JsonWritable, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
+import { array, type ErrorPolicy, type Fields, type JsonWritable, type MethodDocs, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
 import { WalletRpcError } from "../keys/rpc.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { WalletService } from "../service/service.js";
@@ -76,8 +76,8 @@ export interface WalletRpcDeps {
   w(): OpenWallet;
 }
 
-/** One JSON-RPC method of the wallet. */
-export interface Def<P> {
+/** One JSON-RPC method of the wallet (summary, description, mirrors, errors: see MethodDocs). */
+export interface Def<P> extends MethodDocs {
   name: string;
   aliases?: string[];
   params: Schema<P>;
@@ -85,7 +85,6 @@ export interface Def<P> {
   restricted?: boolean;
   /** Needs an open wallet (−13 otherwise); default true. */
   wallet?: boolean;
-  summary?: string;
   handler(p: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
 }
 

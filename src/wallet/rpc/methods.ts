@@ -6,12 +6,13 @@
  * Each handler checks what monero-wallet-rpc checks, in its order: an open wallet (-13 "No wallet
  * file"), then restricted mode (-7), then the method's own errors with Monero's codes and messages.
  */
-import { MethodTable, WALLET_RESTRICTED } from "../../rpc/index.js";
+import { MethodTable } from "../../rpc/index.js";
 import type { WalletService } from "../service/service.js";
 import { accountMethods } from "./accounts.js";
 import { addressMethods } from "./addresses.js";
 import { coldMethods } from "./cold.js";
 import { fail, RESTRICTED_MSG, toRpcError, W, WALLET_ERRORS, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
+import { WALLET_DOCS, wrapperErrors } from "./docs.js";
 import { fileMethods } from "./files.js";
 import { historyMethods } from "./history.js";
 import { miscMethods } from "./misc.js";
@@ -23,6 +24,7 @@ import { UNAVAILABLE, unavailableMethod } from "./unavailable.js";
 
 export { def, type Def, list, obj, toRpcError, W, WALLET_ERRORS, WALLET_RPC_VERSION, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
 export { UNAVAILABLE } from "./unavailable.js";
+export { WALLET_DOCS } from "./docs.js";
 
 /**
  * The method table of tsmonero-wallet-rpc over `svc`. `extra` are more real methods (e.g. the
@@ -30,7 +32,7 @@ export { UNAVAILABLE } from "./unavailable.js";
  * are a programming error (MethodTable throws).
  */
 export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, extra: (d: WalletRpcDeps) => WalletDef[] = () => []): MethodTable {
-  const table = new MethodTable({ errors: WALLET_ERRORS, restricted: WALLET_RESTRICTED });
+  const table = new MethodTable({ errors: WALLET_ERRORS, restricted: "handler", docs: WALLET_DOCS });
   const deps: WalletRpcDeps = { svc, o, w: () => svc.wallet() };
   const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, multisigMethods, extra].flatMap((f) => f(deps));
   const named = new Set(real.flatMap((d) => [d.name, ...(d.aliases ?? [])]));
@@ -40,7 +42,11 @@ export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, 
       name: d.name,
       aliases: d.aliases,
       params: d.params,
+      restricted: d.restricted,
       summary: d.summary,
+      description: d.description,
+      mirrors: d.mirrors,
+      errors: [...wrapperErrors(d), ...(d.errors ?? [])],
       handler: async (p, ctx) => {
         if (d.wallet !== false && !svc.hasWallet) fail(W.NOT_OPEN, "No wallet file");
         if (d.restricted && ctx.restricted) fail(W.DENIED, RESTRICTED_MSG);

@@ -57,6 +57,8 @@ export function miscMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "set_log_level",
+      summary: "Sets the log level (0..4) of the wallet service",
+      description: "In: level int (0 least verbose to 4 most verbose). Out: none. −44 for a level outside 0..4.",
       wallet: false,
       restricted: true,
       params: obj({ level: i32 }),
@@ -69,6 +71,8 @@ export function miscMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "set_log_categories",
+      summary: "Sets the log categories of the wallet service",
+      description: "In: categories string (comma-separated <Category>:<Level>, as monerod's /set_log_categories). Out: categories string (the active ones).",
       wallet: false,
       restricted: true,
       params: obj({ categories: str }),

@@ -11,7 +11,7 @@ export function syncMethods(d: WalletRpcDeps): WalletDef[] {
   const { svc, w } = d;
   return [
     // m_blockchain holds genesis from the start: a wallet that has not refreshed yet answers 1
-    def({ name: "get_height", aliases: ["getheight"], params: obj({}), handler: () => ({ height: Math.max(1, w().ledger.height) }) }),
+    def({ name: "get_height", aliases: ["getheight"], mirrors: "tools::wallet_rpc_server::on_getheight", params: obj({}), handler: () => ({ height: Math.max(1, w().ledger.height) }) }),
     def({
       name: "refresh",
       restricted: true,
