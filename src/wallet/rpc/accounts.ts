@@ -7,10 +7,10 @@ import { decodeAddress } from "../../protocol/address.js";
 import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
 import { WalletRpcMessages } from "../keys/rpc.js";
 import { Ledger } from "../ledger/ledger.js";
-import { def, list, fail, now, obj, subaddrIndex, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, now, obj, subaddrIndex, W, type WalletRpcDeps, withList } from "./common.js";
 
 /** Balances, addresses, subaddresses, accounts and their tags. */
-export function accountMethods(d: WalletRpcDeps): WalletDef[] {
+export function accountMethods(d: WalletRpcDeps) {
   const { w } = d;
   return [
     def({

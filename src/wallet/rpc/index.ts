@@ -8,6 +8,7 @@ import type { WalletService } from "../service/service.js";
 import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRpcDeps } from "./methods.js";
 
 export * from "./methods.js";
+export * from "./api.js";
 
 export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly service: WalletService;

@@ -27,6 +27,12 @@ export { UNAVAILABLE } from "./unavailable.js";
 export { WALLET_DOCS } from "./docs.js";
 
 /**
+ * Every group of real methods, in table order. A new group goes here; its methods (declared with
+ * def()) join WalletApi, the typed client's method map, by themselves.
+ */
+export const WALLET_METHOD_GROUPS = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, multisigMethods] as const;
+
+/**
  * The method table of tsmonero-wallet-rpc over `svc`. `extra` are more real methods (e.g. the
  * sending ones): a real method replaces the −48 stub of the same name; two real ones of one name
  * are a programming error (MethodTable throws).
@@ -34,9 +40,9 @@ export { WALLET_DOCS } from "./docs.js";
 export function walletMethods(svc: WalletService, o: WalletMethodsOptions = {}, extra: (d: WalletRpcDeps) => WalletDef[] = () => []): MethodTable {
   const table = new MethodTable({ errors: WALLET_ERRORS, restricted: "handler", docs: WALLET_DOCS });
   const deps: WalletRpcDeps = { svc, o, w: () => svc.wallet() };
-  const real = [fileMethods, accountMethods, addressMethods, historyMethods, syncMethods, miscMethods, sendMethods, proofMethods, coldMethods, multisigMethods, extra].flatMap((f) => f(deps));
+  const real: WalletDef[] = [...WALLET_METHOD_GROUPS, extra].flatMap((f): WalletDef[] => f(deps));
   const named = new Set(real.flatMap((d) => [d.name, ...(d.aliases ?? [])]));
-  const stubs = UNAVAILABLE.filter((u) => !named.has(u.name)).map(unavailableMethod);
+  const stubs = UNAVAILABLE.filter((u) => !named.has(u.name)).map((u) => unavailableMethod(u));
   for (const d of [...real, ...stubs]) {
     table.addJsonRpc<unknown>({
       name: d.name,

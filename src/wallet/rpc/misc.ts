@@ -3,10 +3,10 @@
  * set_log_level, set_log_categories.
  */
 import { bool, i32, type JsonValue, str, u64 } from "../../rpc/index.js";
-import { def, fail, obj, W, WALLET_RPC_VERSION, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, obj, W, WALLET_RPC_VERSION, type WalletRpcDeps } from "./common.js";
 
 /** Version, mining through the node, log level and categories. */
-export function miscMethods(d: WalletRpcDeps): WalletDef[] {
+export function miscMethods(d: WalletRpcDeps) {
   const { svc, o, w } = d;
   let logLevel = 0;
   let logCategories = "";

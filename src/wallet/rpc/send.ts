@@ -18,7 +18,7 @@ import { commitTx, type PendingTx, Sender, type UserDestination } from "../send/
 import { receivedBy } from "../proofs/index.js";
 import { exportUnsignedSet } from "../cold/index.js";
 import type { WalletService } from "../service/service.js";
-import { type Def, def, fail, list as listOf, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, list as listOf, obj, W, type WalletRpcDeps } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
@@ -223,9 +223,7 @@ const common = {
 };
 
 /** The spending methods of tsmonero-wallet-rpc. */
-export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
-  const defs: WalletDef[] = [];
-  const add = <P>(d: Def<P>) => defs.push(def(d));
+export function sendMethods({ svc }: WalletRpcDeps) {
 
   /**
    * Builds under the wallet's spend lock, then relays unless told not to (fill_response); a view-only
@@ -281,7 +279,8 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     return ptxs;
   }
 
-  add({
+  return [
+  def({
     name: "transfer",
     restricted: true,
     params: transferParams,
@@ -290,9 +289,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
       return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "transfer_split",
     restricted: true,
     params: transferParams,
@@ -300,9 +299,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       const ptxs = await transferTxs(p);
       return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sweep_all",
     restricted: true,
     params: obj({
@@ -328,9 +327,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       });
       return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sweep_single",
     restricted: true,
     params: obj({ address: str, outputs: withDefault(u64, 1n), get_tx_key: bool, key_image: str, ...common }),
@@ -349,9 +348,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (ptxs[0].selected.length > 1) fail(W.UNKNOWN_ERROR, "The transaction uses multiple inputs, which is not supposed to happen");
       return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sweep_dust",
     aliases: ["sweep_unmixable"],
     restricted: true,
@@ -360,9 +359,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       // create_unmixable_sweep_transactions: only pre-RingCT outputs below the dust threshold are
       // unmixable; a wallet whose outputs are all RingCT has none, and wallet2 answers an empty list
       list([], { getTxKey: false, doNotRelay: true, getTxHex: false, getTxMetadata: false }),
-  });
+  }),
 
-  add({
+  def({
     name: "relay_tx",
     params: obj({ hex: str }),
     handler: async (p) => {
@@ -377,9 +376,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       }
       return { tx_hash: (ptx as PendingTx).txid };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "get_tx_key",
     params: obj({ txid: str }),
     handler: (p) => {
@@ -388,9 +387,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (!k) fail(WS.NO_TXKEY, "No tx secret key is stored for this tx");
       return { tx_key: k.txKey + k.additional.join("") };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "check_tx_key",
     params: obj({ txid: str, tx_key: str, address: str }),
     handler: async (p) => {
@@ -407,9 +406,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       }
       return checkTxKey(svc, p.txid, keys, a);
     },
-  });
+  }),
 
-  add({
+  def({
     name: "estimate_tx_size_and_weight",
     params: obj({ n_inputs: u32, n_outputs: u32, ring_size: u32, rct: withDefault(bool, true) }),
     handler: (p) => {
@@ -419,9 +418,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       const extra = 34 + 10;
       return { size: BigInt(estimateTxSize(p.n_inputs, ring - 1, outs, extra)), weight: BigInt(estimateTxWeight(p.n_inputs, ring - 1, outs, extra)) };
     },
-  });
+  }),
 
-  return defs;
+  ];
 }
 
 function checkAccount(svc: WalletService, account: number): void {

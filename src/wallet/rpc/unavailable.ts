@@ -15,10 +15,10 @@ export interface Unavailable {
 }
 
 /** Every method of a later issue, in monero-wallet-rpc's order. */
-export const UNAVAILABLE: readonly Unavailable[] = [
+export const UNAVAILABLE = [
   { name: "sign_multisig", restricted: true },
   { name: "submit_multisig", restricted: true },
-];
+] as const satisfies readonly Unavailable[];
 
 /** The −48 stub of a method still to come (any params; the answer names the method). */
 export function unavailableMethod(u: Unavailable): WalletDef {
