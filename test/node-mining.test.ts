@@ -47,6 +47,7 @@ import {
   templateExtraNonce,
   templateSeeds,
 } from "../src/node/mining/index.js";
+import { MINING_RPC_CODES } from "../src/node/rpc/errors.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 import { startMonerod, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
@@ -328,13 +329,15 @@ test("coinbase weight settles in the penalty zone: the amount is the reward for 
 
 test("request checks: addresses, reserve sizes, extra nonces", () => {
   assert.deepEqual(minerAddress(INTEGRATED, "regtest", be).spendPublicKey, account.spendPublicKey);
+  // the domain error's kind, and the code the node's RPC edge answers it with
   const code = (f: () => unknown): number => {
     try {
       f();
     } catch (e) {
       assert.ok(e instanceof MiningError, String(e));
       assert.ok(e.message.length > 10);
-      return e.code;
+      assert.ok(!("code" in e), "a domain error carries no RPC code");
+      return MINING_RPC_CODES[e.kind];
     }
     assert.fail("did not throw");
   };
@@ -436,7 +439,7 @@ test("Miner: 2 hash loops mine real-RandomX blocks into the store; status, stop,
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  assert.throws(() => miner.start(SUBADDRESS, 1), (e: unknown) => e instanceof MiningError && e.code === -12);
+  assert.throws(() => miner.start(SUBADDRESS, 1), (e: unknown) => e instanceof MiningError && e.kind === "subaddress");
   assert.throws(() => miner.start(ADDRESS, 9), /too many threads/);
   assert.equal(miner.status().active, false);
   const before = store.height();
@@ -554,7 +557,7 @@ test("against monerod on the same chain: get_block_template fields, submit of ou
   // an extra nonce of 128+ bytes: monerod cannot sort the extra and fails, as we do
   const big = await rpc("get_block_template", { wallet_address: ADDRESS, reserve_size: 200 });
   assert.equal(big.error?.code, -5, JSON.stringify(big));
-  assert.throws(() => template(store, templateExtraNonce(200), cands), (e: unknown) => e instanceof MiningError && e.code === -5);
+  assert.throws(() => template(store, templateExtraNonce(200), cands), (e: unknown) => e instanceof MiningError && e.kind === "internal");
   // the error codes of bad requests
   assert.equal((await rpc("get_block_template", { wallet_address: SUBADDRESS, reserve_size: 1 })).error?.code, -12);
   assert.equal((await rpc("get_block_template", { wallet_address: TESTNET_ADDRESS, reserve_size: 1 })).error?.code, -4);
@@ -722,8 +725,8 @@ test("MiningService on the real node core vs monerod: generateblocks (reserve 1,
   assert.equal(node.altBlockCount(), 1);
   assert.equal(node.store.height(), N + 1);
   // an unknown prev_block, a subaddress
-  await assert.rejects(svc.blockTemplate(ADDRESS, 0, { prevId: new Uint8Array(32).fill(3) }), (e: unknown) => e instanceof MiningError && e.code === -5);
-  await assert.rejects(svc.blockTemplate(SUBADDRESS, 0), (e: unknown) => e instanceof MiningError && e.code === -12);
+  await assert.rejects(svc.blockTemplate(ADDRESS, 0, { prevId: new Uint8Array(32).fill(3) }), (e: unknown) => e instanceof MiningError && e.kind === "internal");
+  await assert.rejects(svc.blockTemplate(SUBADDRESS, 0), (e: unknown) => e instanceof MiningError && e.kind === "subaddress");
   // seeds and PoW through the service
   assert.deepEqual(svc.seedFor(N), { height: 0, hash: node.store.meta(0).hash });
   // the built-in miner mines through the node's submitBlock (real RandomX, difficulty 1)

@@ -137,18 +137,18 @@ describe("rpc/methods OpenRPC", () => {
       .addJsonRpc({ name: "get_block_header_by_height", aliases: ["getblockheaderbyheight"], summary: "a header", params: object({ height: required(u64), fill_pow_hash: bool }), handler: () => null })
       .addJsonRpc({ name: "generateblocks", restricted: true, params: object({ amount_of_blocks: u64 }), handler: () => null })
       .addJsonPath({ path: "/get_height", aliases: ["/getheight"], params: object({}), handler: () => null });
-    const doc = parseJson(stringifyJson(t.openRpc({ title: "node", version: "0.18" }))) as {
+    const doc = parseJson(stringifyJson(t.openRpc(false, { title: "node", version: "0.18" }))) as {
       openrpc: string;
-      methods: { name: string; params: { name: string; required: boolean; schema: { maximum?: string } }[]; "x-aliases": string[] }[];
+      methods: { name: string; params: { name: string; required: boolean; schema: { maximum?: bigint | number } }[]; "x-aliases": string[] }[];
       "x-paths": { path: string }[];
     };
     assert.equal(doc.openrpc, "1.2.6");
     assert.deepEqual(doc.methods.map((m) => m.name), ["get_block_header_by_height", "generateblocks"]);
     assert.deepEqual(doc.methods[0]["x-aliases"], ["getblockheaderbyheight"]);
     assert.deepEqual(doc.methods[0].params.map((p) => [p.name, p.required]), [["height", true], ["fill_pow_hash", false]]);
-    assert.equal(doc.methods[0].params[0].schema.maximum, "18446744073709551615");
+    assert.equal(doc.methods[0].params[0].schema.maximum, 18446744073709551615n);
     assert.deepEqual(doc["x-paths"].map((p) => p.path), ["/get_height"]);
-    const hidden = t.openRpc({ title: "node", version: "0.18" }, true) as { methods: { name: string }[] };
+    const hidden = t.openRpc(true, { title: "node", version: "0.18" }) as { methods: { name: string }[] };
     assert.deepEqual(hidden.methods.map((m) => m.name), ["get_block_header_by_height"]);
   });
 });

@@ -1,2 +1,3 @@
 export * from "./node-client.js";
+export * from "./wallet-client.js";
 export * from "./messages.js";

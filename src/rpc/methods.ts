@@ -18,6 +18,37 @@ export interface RpcContext {
   signal: AbortSignal;
 }
 
+/** An error a method can answer, for its documentation (OpenRPC `errors`). */
+export interface RpcErrorDoc {
+  readonly code: number;
+  readonly message: string;
+}
+
+/** What every declaration may carry for its documentation (the OpenRPC document and docs/rpc-methods.md). */
+export interface MethodDocs {
+  /** One line. Default: the service's spec text for the name (ServiceDocs.text). */
+  summary?: string;
+  /** Longer text. Default: the service's spec text. */
+  description?: string;
+  /** The C++ function it mirrors, e.g. "core_rpc_server::on_getblockcount". Default: `<class>::on_<name>`. */
+  mirrors?: string;
+  /** Errors of its own it can answer (the service's common ones are added). */
+  errors?: readonly RpcErrorDoc[];
+}
+
+/** How a service documents itself (the OpenRPC document it serves at rpc.discover and GET /openrpc.json). */
+export interface ServiceDocs {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+  /** The C++ class whose on_<name> functions the methods mirror ("core_rpc_server", "wallet_rpc_server"). */
+  readonly mirrorsClass: string;
+  /** Summary and description per method name or path (from the service's spec). */
+  readonly text?: Readonly<Record<string, { readonly summary: string; readonly description: string }>>;
+  /** Errors every JSON-RPC method of the service can answer, given its declaration. */
+  readonly commonErrors?: (m: { readonly restricted: boolean }) => readonly RpcErrorDoc[];
+}
+
 /** An error a handler throws to answer with a JSON-RPC error object `{code, message}`. */
 export class RpcError extends Error {
   override readonly name = "RpcError";
@@ -29,13 +60,12 @@ export class RpcError extends Error {
   }
 }
 
-export interface JsonRpcMethod<P> {
+export interface JsonRpcMethod<P> extends MethodDocs {
   name: string;
   aliases?: string[];
   params: Schema<P>;
   /** Hidden on restricted servers (they answer as if the method did not exist, as monerod does). */
   restricted?: boolean;
-  summary?: string;
   /** The result's shape, for generated docs (results are not checked at run time). */
   result?: { jsonSchema(): JsonSchema };
   /** Answer strings hold raw bytes (one char per byte, latin1), written byte for byte as epee writes blobs in JSON. */
@@ -43,26 +73,24 @@ export interface JsonRpcMethod<P> {
   handler(params: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
 }
 
-export interface JsonPath<P> {
+export interface JsonPath<P> extends MethodDocs {
   /** e.g. "/get_height". */
   path: string;
   aliases?: string[];
   params: Schema<P>;
   restricted?: boolean;
-  summary?: string;
   /** As JsonRpcMethod.rawBytes. */
   rawBytes?: boolean;
   handler(params: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
 }
 
-export interface BinPath<Req, Res> {
+export interface BinPath<Req, Res> extends MethodDocs {
   /** e.g. "/get_blocks.bin". */
   path: string;
   aliases?: string[];
   request: EpeeObjectCodec<Req>;
   response: EpeeObjectCodec<Res>;
   restricted?: boolean;
-  summary?: string;
   handler(req: Req, ctx: RpcContext): Res | Promise<Res>;
 }
 
@@ -91,9 +119,10 @@ type AnyBinPath = BinPath<unknown, unknown>;
  * What a restricted server does with a restricted JSON-RPC method: monerod hides it ("Method not
  * found", as if it did not exist); monero-wallet-rpc --restricted-rpc answers it with an error
  * (WALLET_RPC_ERROR_CODE_DENIED, "Command unavailable in restricted mode.") once its params load.
- * Restricted paths are always hidden (404).
+ * Restricted paths are always hidden (404). "handler": the method is listed and called, its handler
+ * refuses it (the wallet, which checks for an open wallet first); the flag then only documents it.
  */
-export type RestrictedPolicy = "hide" | { code: number; message: string };
+export type RestrictedPolicy = "hide" | "handler" | { code: number; message: string };
 
 export const WALLET_RESTRICTED: RestrictedPolicy = { code: -7, message: "Command unavailable in restricted mode." };
 
@@ -103,10 +132,14 @@ export class MethodTable {
   private readonly bin = new Map<string, AnyBinPath>();
   readonly errors: ErrorPolicy;
   readonly restrictedPolicy: RestrictedPolicy;
+  /** How the service documents itself; undefined: it serves no OpenRPC document. */
+  readonly docs: ServiceDocs | undefined;
+  private readonly documents = new Map<boolean, JsonWritable>();
 
-  constructor(opts: { errors?: ErrorPolicy; restricted?: RestrictedPolicy } = {}) {
+  constructor(opts: { errors?: ErrorPolicy; restricted?: RestrictedPolicy; docs?: ServiceDocs } = {}) {
     this.errors = opts.errors ?? EPEE_ERRORS;
     this.restrictedPolicy = opts.restricted ?? "hide";
+    this.docs = opts.docs;
   }
 
   private claim<T>(map: Map<string, T>, names: string[], def: T, what: string): void {
@@ -140,7 +173,8 @@ export class MethodTable {
 
   /** The error a restricted server answers instead of running `def`, if any. */
   denied(def: AnyJsonRpc, restricted: boolean): { code: number; message: string } | undefined {
-    return restricted && def.restricted && this.restrictedPolicy !== "hide" ? this.restrictedPolicy : undefined;
+    const p = this.restrictedPolicy;
+    return restricted && def.restricted && p !== "hide" && p !== "handler" ? p : undefined;
   }
 
   jsonPath(path: string, restricted: boolean): AnyJsonPath | undefined {
@@ -154,37 +188,77 @@ export class MethodTable {
   }
 
   /**
-   * An OpenRPC 1.2.6 document of the JSON-RPC methods, generated from the declarations; plain and
-   * .bin paths are listed under "x-paths". On a restricted server, pass restricted = true to leave
-   * out what it hides.
+   * The OpenRPC 1.2.6 document of the JSON-RPC methods, generated from the declarations and the
+   * service's docs (spec text, mirrored functions, errors); plain and .bin paths are listed under
+   * "x-paths". `restricted`: leave out what a restricted server hides (monerod hides restricted
+   * methods; monero-wallet-rpc answers them −7, but they are not callable there either).
+   * Built once per flag: the table does not change after the service starts.
    */
-  openRpc(info: { title: string; version: string; description?: string }, restricted = false): JsonWritable {
+  openRpc(restricted = false, info?: { title: string; version: string; description?: string }): JsonWritable {
+    const cached = info ? undefined : this.documents.get(restricted);
+    if (cached !== undefined) return cached;
+    const doc = this.buildOpenRpc(restricted, info);
+    if (!info) this.documents.set(restricted, doc);
+    return doc;
+  }
+
+  private buildOpenRpc(restricted: boolean, info?: { title: string; version: string; description?: string }): JsonWritable {
     const { jsonRpc, json, bin } = this.list();
-    const paramsOf = (schema: { jsonSchema(): JsonSchema }): JsonWritable[] => {
+    const docs = this.docs;
+    const head = info ?? { title: docs?.title ?? "RPC", version: docs?.version ?? "0", description: docs?.description };
+    const textOf = (key: string) => docs?.text?.[key] ?? (key.startsWith("/") ? docs?.text?.[key.slice(1).replace(/\.bin$/, "")] : undefined);
+    const mirrorsOf = (d: MethodDocs, key: string): string | undefined =>
+      d.mirrors ?? (docs ? `${docs.mirrorsClass}::on_${key.replace(/^\//, "").replace(/\.bin$/, "")}` : undefined);
+    const texts = (d: MethodDocs, key: string): Record<string, JsonWritable> => {
+      const t = textOf(key);
+      const out: Record<string, JsonWritable> = {};
+      const summary = d.summary ?? t?.summary;
+      const description = d.description ?? t?.description;
+      if (summary !== undefined && summary !== "") out.summary = summary;
+      if (description !== undefined && description !== "") out.description = description;
+      return out;
+    };
+    const paramsOf = (schema: { jsonSchema(): JsonSchema }): { structure: string; params: JsonWritable[] } => {
       const js = schema.jsonSchema();
       if (js.type === "object" && js.properties) {
         const req = new Set(js.required ?? []);
-        return Object.entries(js.properties).map(([name, sch]) => ({ name, required: req.has(name), schema: sch as JsonWritable }));
+        return { structure: "by-name", params: Object.entries(js.properties).map(([name, sch]) => ({ name, required: req.has(name), schema: sch as JsonWritable })) };
       }
-      return [{ name: "params", required: false, schema: js as JsonWritable }];
+      // positional params (e.g. on_get_block_hash [height], submit_block [blob]): each item as one param
+      if (js.type === "array") return { structure: "by-position", params: [{ name: "item", required: true, schema: (js.items ?? {}) as JsonWritable, description: "each positional param" }] };
+      return { structure: "either", params: [{ name: "params", required: false, schema: js as JsonWritable }] };
+    };
+    const errorsOf = (d: MethodDocs & { restricted?: boolean }): JsonWritable[] => {
+      const all = [...(docs?.commonErrors?.({ restricted: d.restricted === true }) ?? []), ...(d.errors ?? [])];
+      const seen = new Set<string>();
+      return all.filter((e) => !seen.has(`${e.code} ${e.message}`) && seen.add(`${e.code} ${e.message}`)).map((e) => ({ code: e.code, message: e.message }));
+    };
+    const mirrors = (d: MethodDocs, key: string): Record<string, JsonWritable> => {
+      const m = mirrorsOf(d, key);
+      return m === undefined ? {} : { "x-mirrors": m };
     };
     return {
       openrpc: "1.2.6",
-      info: { title: info.title, version: info.version, description: info.description },
+      info: head.description === undefined ? { title: head.title, version: head.version } : { title: head.title, version: head.version, description: head.description },
       methods: jsonRpc
         .filter((m) => !(restricted && m.restricted))
-        .map((m) => ({
-          name: m.name,
-          summary: m.summary,
-          paramStructure: "by-name",
-          params: paramsOf(m.params),
-          result: { name: "result", schema: (m.result?.jsonSchema() ?? {}) as JsonWritable },
-          "x-aliases": m.aliases ?? [],
-          "x-restricted": m.restricted === true,
-        })),
+        .map((m) => {
+          const p = paramsOf(m.params);
+          return {
+            name: m.name,
+            ...texts(m, m.name),
+            paramStructure: p.structure,
+            params: p.params,
+            result: { name: "result", schema: (m.result?.jsonSchema() ?? {}) as JsonWritable },
+            errors: errorsOf(m),
+            "x-aliases": m.aliases ?? [],
+            "x-restricted": m.restricted === true,
+            ...mirrors(m, m.name),
+          };
+        }),
       "x-paths": [
-        ...json.map((d) => ({ path: d.path, aliases: d.aliases ?? [], kind: "json", restricted: d.restricted === true, summary: d.summary, params: d.params.jsonSchema() as JsonWritable })),
-        ...bin.map((d) => ({ path: d.path, aliases: d.aliases ?? [], kind: "epee", restricted: d.restricted === true, summary: d.summary })),
+        ...json.map((d) => ({ path: d.path, aliases: d.aliases ?? [], kind: "json", restricted: d.restricted === true, ...texts(d, d.path), ...mirrors(d, d.path), params: d.params.jsonSchema() as JsonWritable })),
+        ...bin.map((d) => ({ path: d.path, aliases: d.aliases ?? [], kind: "epee", restricted: d.restricted === true, ...texts(d, d.path), ...mirrors(d, d.path) })),
       ].filter((d) => !(restricted && d.restricted)),
     };
   }

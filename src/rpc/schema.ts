@@ -36,8 +36,9 @@ export interface Schema<T> {
 export interface JsonSchema {
   type?: string | string[];
   description?: string;
-  minimum?: number | string;
-  maximum?: number | string;
+  /** bigint beyond 2^53 (u64, i64 bounds), written as a bare JSON integer. */
+  minimum?: number | bigint;
+  maximum?: number | bigint;
   pattern?: string;
   items?: JsonSchema;
   maxItems?: number;
@@ -56,6 +57,8 @@ function found(v: JsonValue | undefined): string {
   return `${typeof v === "bigint" ? "the number" : `the ${typeof v}`} ${String(v)}`;
 }
 
+const exact = (v: bigint): number | bigint => (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
+
 function integer(min: bigint, max: bigint, what: string): Schema<bigint> {
   return {
     parse(v, path) {
@@ -70,8 +73,8 @@ function integer(min: bigint, max: bigint, what: string): Schema<bigint> {
     },
     toJson: (v) => v,
     describe: () => what,
-    // bounds as strings: u64 ones do not fit a JS number; the value itself is a bare JSON integer
-    jsonSchema: () => ({ type: "integer", description: what, minimum: min.toString(), maximum: max.toString() }),
+    // bounds beyond 2^53 stay bigint (exact bare JSON integers, as the values themselves)
+    jsonSchema: () => ({ type: "integer", description: what, minimum: exact(min), maximum: exact(max) }),
   };
 }
 

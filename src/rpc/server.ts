@@ -11,6 +11,8 @@
  * - .bin paths: epee portable storage in and out, content type application/octet-stream.
  * - unknown path → 404; restricted servers hide restricted methods (same answers as unknown ones).
  * - digest auth (--rpc-login): 401 with epee's two challenges before anything else is looked at.
+ * - rpc.discover (JSON-RPC) and GET /openrpc.json: the OpenRPC document of a table declared with
+ *   docs (neither monerod nor monero-wallet-rpc has them; both names are free there).
  * Plus limits monerod leaves to its socket layer: body size, slow clients, connections per IP.
  */
 import type { AddressInfo } from "node:net";
@@ -86,6 +88,11 @@ export interface RpcServerOptions {
 }
 
 type Reply = HttpAnswer;
+
+/** OpenRPC's service discovery method, answered with the table's document when it has docs. */
+export const DISCOVER_METHOD = "rpc.discover";
+/** The path serving the same document to GET. */
+export const OPENRPC_PATH = "/openrpc.json";
 
 const BAD_REQUEST = 400;
 
@@ -204,6 +211,9 @@ export class RpcServer {
     if (route?.stream && req.method === "GET") return route.stream(req);
     if (route) return route.methods ? this.jsonRpc(req.body, ctx, route.methods) : { status: 405, type: "text/plain", body: "use GET for this stream\n", headers: { Allow: "GET" } };
     if (path === "/json_rpc") return this.jsonRpc(req.body, ctx);
+    // the service's OpenRPC document (what a restricted server hides is left out)
+    if (path === OPENRPC_PATH && this.o.methods.docs && (req.method === "GET" || req.method === "HEAD"))
+      return this.json(this.o.methods.openRpc(this.o.restricted));
     if (this.o.methods.jsonPath(path, this.o.restricted)) return this.jsonPath(path, req.body, ctx);
     if (this.o.methods.binPath(path, this.o.restricted)) return this.binPath(path, req.body, ctx);
     return { status: 404, type: "text/plain", body: "" };
@@ -234,6 +244,8 @@ export class RpcServer {
     const name = root.method;
     if (typeof name !== "string")
       return this.json({ error: { code: -32600, message: "Invalid Request" }, id: 0, jsonrpc: "2.0" });
+    if (name === DISCOVER_METHOD && table.docs && !table.jsonRpc(name, this.o.restricted))
+      return this.json({ id, jsonrpc: "2.0", result: table.openRpc(this.o.restricted) });
     const def = table.jsonRpc(name, this.o.restricted);
     if (!def) return this.json({ error: { code: -32601, message: "Method not found" }, id, jsonrpc: "2.0" });
     let params: unknown;

@@ -14,7 +14,6 @@
  */
 import { availableParallelism } from "node:os";
 import { checkHash } from "../../consensus/difficulty.js";
-import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import type { Bytes } from "../../protocol/tx.js";
 import type { BlockTemplate, MinerStatus } from "../core.js";
 import { MiningError } from "./errors.js";
@@ -122,9 +121,9 @@ export class Miner {
     // the checks throw synchronously, so NodeCore.startMining (void) can report them
     this.host.checkAddress(address);
     if (!Number.isInteger(threads) || threads < 0 || threads > this.maxThreads) {
-      throw new MiningError(CORE_RPC_ERROR.WRONG_PARAM, `Failed, too many threads relative to CPU cores. (at most ${this.maxThreads})`);
+      throw new MiningError("bad-request", `Failed, too many threads relative to CPU cores. (at most ${this.maxThreads})`);
     }
-    if (this.running) throw new MiningError(CORE_RPC_ERROR.WRONG_PARAM, "Already mining");
+    if (this.running) throw new MiningError("bad-request", "Already mining");
     this.running = true;
     this.address = address;
     this.threads = threads === 0 ? 1 : threads;
@@ -275,7 +274,7 @@ export class Miner {
         // mining_status saying "active" while nothing is hashed: stop and say why
         if (++this.failures >= (this.opts.maxConsecutiveFailures ?? 20)) {
           const why = e instanceof Error ? e.message : String(e);
-          this.opts.onError?.(new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, `mining stopped: the PoW hash failed ${this.failures} times in a row (last: ${why})`, { cause: e }));
+          this.opts.onError?.(new MiningError("internal", `mining stopped: the PoW hash failed ${this.failures} times in a row (last: ${why})`, { cause: e }));
           this.failures = 0;
           void this.stop();
           return;

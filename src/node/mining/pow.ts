@@ -8,7 +8,6 @@
  * is not implemented.
  */
 import { checkHash } from "../../consensus/difficulty.js";
-import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { RandomX } from "../../crypto/randomx.js";
 import { cnSlowHash, type CnVariant } from "../../crypto/slow-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
@@ -40,13 +39,13 @@ export class PowHasher {
     if (this.closed) throw new Error("PoW hasher is closed");
     if (height === 202612) return LONGHASH_202612.slice();
     if (majorVersion >= RX_BLOCK_VERSION) {
-      if (!seedHash || seedHash.length !== 32) throw new MiningError(CORE_RPC_ERROR.WRONG_PARAM, "RandomX needs the 32-byte seed hash of the block's epoch");
+      if (!seedHash || seedHash.length !== 32) throw new MiningError("bad-request", "RandomX needs the 32-byte seed hash of the block's epoch");
       this.rx ??= this.makeRandomX();
       return this.rx.hash(seedHash, hashingBlob);
     }
     const variant = majorVersion >= 7 ? majorVersion - 6 : 0;
     if (variant >= 4) {
-      throw new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, `CryptoNight-R (hard fork ${majorVersion}) is not implemented by this node`);
+      throw new MiningError("internal", `CryptoNight-R (hard fork ${majorVersion}) is not implemented by this node`);
     }
     // variant 3 (hard fork 9) hashes as variant 2
     return cnSlowHash(hashingBlob, Math.min(variant, 2) as CnVariant);

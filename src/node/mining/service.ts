@@ -10,7 +10,6 @@ import { availableParallelism } from "node:os";
 import { type ChainView, nextBlockContext, type NextBlockContext } from "../../consensus/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { blockHash, parseBlock } from "../../protocol/block.js";
 import type { Network } from "../../protocol/network.js";
 import type { Bytes } from "../../protocol/tx.js";
@@ -98,7 +97,7 @@ export class MiningService {
 
   /**
    * get_block_template: on the tip, or on `prevId` (monerod's from_block: the parent's weight as the
-   * median, its coins, the branch's seed). Throws MiningError with monerod's codes.
+   * median, its coins, the branch's seed). Throws MiningError (its kind says what failed).
    */
   async blockTemplate(address: string, reserveSize: number, opts: { prevId?: Bytes; extraNonce?: Bytes } = {}): Promise<BuiltTemplate> {
     const extraNonce = templateExtraNonce(reserveSize, opts.extraNonce);
@@ -108,7 +107,7 @@ export class MiningService {
     const onTip = opts.prevId === undefined;
     const prevId = opts.prevId ?? store.topHash();
     const view = onTip ? undefined : this.host.viewAt(prevId);
-    if (!onTip && !view) throw new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, "Internal error: failed to create block template: prev_block is not a known block");
+    if (!onTip && !view) throw new MiningError("internal", "Internal error: failed to create block template: prev_block is not a known block");
     const fixed = this.host.fixedDifficulty === undefined ? {} : { fixedDifficulty: this.host.fixedDifficulty };
     const ctx = onTip ? (this.host.mainContext?.() ?? nextBlockContext(store, fixed)) : nextBlockContext(view as ChainView, fixed);
     const idAt: BlockIdAt = typeof view?.hashAt === "function" ? (h) => (view.hashAt as (h: number) => Bytes).call(view, h) : this.mainIdAt;
@@ -142,7 +141,7 @@ export class MiningService {
    * block's height, as monerod answers.
    */
   async generateBlocks(count: number, address: string, opts: { prevId?: Bytes; startingNonce?: number } = {}): Promise<{ blocks: Bytes[]; height: number }> {
-    if (this.host.network !== "regtest") throw new MiningError(CORE_RPC_ERROR.REGTEST_REQUIRED, "Regtest required when generating blocks");
+    if (this.host.network !== "regtest") throw new MiningError("regtest-required", "Regtest required when generating blocks");
     const blocks: Bytes[] = [];
     let height = this.host.store.height();
     let prevId = opts.prevId;
@@ -154,10 +153,10 @@ export class MiningService {
       const concurrency = t.difficulty > 100n ? availableParallelism() : 1;
       const pow = (hb: Bytes): Promise<Bytes> => this.hasher.hash(t.block.majorVersion, t.height, hb, t.seedHash);
       const found = await mineBlock(t, t.difficulty, pow, opts.startingNonce ?? 0, { concurrency });
-      if (!found) throw new MiningError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, "Block not accepted: no nonce meets the difficulty");
+      if (!found) throw new MiningError("block-not-accepted", "Block not accepted: no nonce meets the difficulty");
       const r = await this.host.submitBlock(found.blob);
-      if (r.status === "error") throw new MiningError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: ${r.message ?? "the block could not be verified"}`);
-      if (r.status === "rejected") throw new MiningError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
+      if (r.status === "error") throw new MiningError("internal", `Internal error: ${r.message ?? "the block could not be verified"}`);
+      if (r.status === "rejected") throw new MiningError("block-not-accepted", `Block not accepted${r.message ? `: ${r.message}` : ""}`);
       const id = r.id ?? blockHash(parseBlock(found.blob), this.backend);
       blocks.push(id);
       prevId = id;

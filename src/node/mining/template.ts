@@ -60,7 +60,7 @@ export function minerAddress(address: string, network: Network, backend: CryptoB
   try {
     a = decodeAddress(address, network, backend);
   } catch (e) {
-    if (e instanceof AddressError) throw miningErrors.wrongAddress(`${e.message} (expected a ${network} address)`);
+    if (e instanceof AddressError) throw miningErrors.wrongAddress(`${e.message} (expected a ${network} address)`, e);
     throw e;
   }
   if (a.kind === "subaddress") throw miningErrors.subaddress();

@@ -233,6 +233,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addBinPath({
     path: "/get_o_indexes.bin",
+    mirrors: "cryptonote::core_rpc_server::on_get_indexes",
     request: getOIndexesRequest,
     response: getOIndexesResponse,
     handler: (req) => {
@@ -244,6 +245,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addBinPath({
     path: "/get_outs.bin",
+    mirrors: "cryptonote::core_rpc_server::on_get_outs_bin",
     request: getOutsBinRequest,
     response: getOutsBinResponse,
     handler: (req, ctx) => {
@@ -256,6 +258,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addBinPath({
     path: "/get_output_distribution.bin",
+    mirrors: "cryptonote::core_rpc_server::on_get_output_distribution_bin",
     request: getOutputDistributionBinRequest,
     response: getOutputDistributionResponse,
     handler: async (req, ctx) => {

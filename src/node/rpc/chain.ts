@@ -235,6 +235,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "get_block_count",
+    mirrors: "cryptonote::core_rpc_server::on_getblockcount",
     aliases: ["getblockcount"],
     params: object({}, { arrayIsEmpty: true }),
     handler: () => ({ count: store.height(), status: OK, untrusted: false }),
@@ -242,6 +243,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "on_get_block_hash",
+    mirrors: "cryptonote::core_rpc_server::on_getblockhash",
     aliases: ["on_getblockhash"],
     params: anyJson,
     summary: "params: [height]",
@@ -364,7 +366,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({}, { arrayIsEmpty: true }),
     handler: (_p: unknown, ctx: { restricted: boolean }) => getInfo(d, ctx.restricted),
   };
-  t.addJsonRpc({ name: "get_info", ...info });
+  t.addJsonRpc({ name: "get_info", mirrors: "cryptonote::core_rpc_server::on_get_info_json", ...info });
   t.addJsonPath({ path: "/get_info", aliases: ["/getinfo"], ...info });
 
   t.addJsonRpc({
@@ -390,6 +392,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "get_fee_estimate",
+    mirrors: "cryptonote::core_rpc_server::on_get_base_fee_estimate",
     params: object({ grace_blocks: u64 }, { arrayIsEmpty: true }),
     handler: (p) => {
       if (p.grace_blocks > 100n) throw new RpcError(-32603, "Internal error");

@@ -7,6 +7,7 @@
  */
 import type { JsonWritable } from "../../rpc/json.js";
 import type { PeerConnectionInfo, PeerListInfo } from "../core.js";
+import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { array, bool, i64, object, optional, str, u32, withDefault } from "../../rpc/schema.js";
 import { access, epeeShape, type NodeRpcDeps, OK } from "./common.js";
@@ -94,6 +95,7 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonPath({
     path: "/get_public_nodes",
+    summary: "Public nodes from the peer lists (gray, white; include_blocked): the nodes that advertise an RPC port",
     params: object({ gray: bool, white: bool, include_blocked: bool }),
     handler: () => ({ ...ok }),
   });
@@ -360,6 +362,7 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
   // RPC payment is not enabled (no --rpc-payment-address yet): monerod's answers for that case
   t.addJsonRpc({
     name: "rpc_access_info",
+    summary: "RPC payment: the hashing job and credits of a client (not enabled: an empty job)",
     params: object({ client: str }, { arrayIsEmpty: true }),
     handler: () => ({
       ...access(), cookie: 0, credits_per_hash_found: 0, diff: 0, hashing_blob: "", height: 0, next_seed_hash: "", seed_hash: "", seed_height: 0,
@@ -367,16 +370,19 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
   });
   t.addJsonRpc({
     name: "rpc_access_submit_nonce",
+    summary: "RPC payment: a nonce found for the hashing job (not enabled: \"Payment not necessary\")",
     params: object({ client: str, nonce: u32, cookie: u32 }, { arrayIsEmpty: true }),
     handler: () => ({ ...access("Payment not necessary") }),
   });
   t.addJsonRpc({
     name: "rpc_access_pay",
+    summary: "RPC payment: pays credits for a service (not enabled: \"Payment not necessary\")",
     params: object({ client: str, paying_for: str, payment: u32 }, { arrayIsEmpty: true }),
     handler: () => ({ ...access("Payment not necessary") }),
   });
   t.addJsonRpc({
     name: "rpc_access_tracking",
+    summary: "RPC payment: usage tracking per RPC call, optionally cleared",
     restricted: true,
     params: object({ clear: bool }, { arrayIsEmpty: true }),
     handler: () => ({ ...ok }),
@@ -385,9 +391,11 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     t.addJsonRpc({
       name,
       restricted: true,
+      summary: name === "rpc_access_data" ? "RPC payment: every client's credits and hashes" : "RPC payment: one client's credits, adjusted by delta_balance",
+      errors: [{ code: CORE_RPC_ERROR.PAYMENTS_NOT_ENABLED, message: "Payments not enabled" }],
       params: object({ client: str, delta_balance: i64 }, { arrayIsEmpty: true }),
       handler: () => {
-        throw new RpcError(-21, "Payments not enabled");
+        throw new RpcError(CORE_RPC_ERROR.PAYMENTS_NOT_ENABLED, "Payments not enabled");
       },
     });
   }

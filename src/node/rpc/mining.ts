@@ -9,8 +9,10 @@ import { HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
 import { parseBlock } from "../../protocol/block.js";
 import type { JsonWritable } from "../../rpc/json.js";
 import { MiningError, type MiningStatusReport } from "../mining/index.js";
+import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { anyJson, bool, object, str, u32, u64, u8 } from "../../rpc/schema.js";
+import { domainRpcError, miningErrorDocs } from "./errors.js";
 import { fromHex, type NodeRpcDeps, nextContext, OK, parseHash, parseHexBuf, toHex, wide } from "./common.js";
 
 /** CRYPTONOTE_MAX_BLOCK_SIZE-style limit monerod applies to submitted blobs (check_incoming_block_size). */
@@ -21,10 +23,10 @@ function checkMinerAddress(d: NodeRpcDeps, address: string): void {
   try {
     kind = decodeAddress(address, d.core.network).kind;
   } catch {
-    throw new RpcError(-4, "Failed to parse wallet address");
+    throw new RpcError(CORE_RPC_ERROR.WRONG_WALLET_ADDRESS, "Failed to parse wallet address");
   }
-  if (address === "") throw new RpcError(-4, "Failed to parse wallet address");
-  if (kind === "subaddress") throw new RpcError(-12, "Mining to subaddress is not supported yet");
+  if (address === "") throw new RpcError(CORE_RPC_ERROR.WRONG_WALLET_ADDRESS, "Failed to parse wallet address");
+  if (kind === "subaddress") throw new RpcError(CORE_RPC_ERROR.MINING_TO_SUBADDRESS, "Mining to subaddress is not supported yet");
 }
 
 export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
@@ -32,26 +34,27 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
   const store = core.store;
 
   const template = async (p: { wallet_address: string; reserve_size: bigint; extra_nonce: string; prev_block: string }): Promise<Record<string, JsonWritable>> => {
-    if (p.reserve_size > 255n) throw new RpcError(-3, "Too big reserved size, maximum 255");
-    if (p.reserve_size > 0n && p.extra_nonce !== "") throw new RpcError(-1, "Cannot specify both a reserve_size and an extra_nonce");
-    if (p.extra_nonce.length > 510) throw new RpcError(-3, "Too big extra_nonce size, maximum 510 hex chars");
+    if (p.reserve_size > 255n) throw new RpcError(CORE_RPC_ERROR.TOO_BIG_RESERVE_SIZE, "Too big reserved size, maximum 255");
+    if (p.reserve_size > 0n && p.extra_nonce !== "") throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Cannot specify both a reserve_size and an extra_nonce");
+    if (p.extra_nonce.length > 510) throw new RpcError(CORE_RPC_ERROR.TOO_BIG_RESERVE_SIZE, "Too big extra_nonce size, maximum 510 hex chars");
     checkMinerAddress(d, p.wallet_address);
     let extraNonce: Uint8Array | undefined;
     if (p.extra_nonce !== "") {
       extraNonce = parseHexBuf(p.extra_nonce);
-      if (!extraNonce) throw new RpcError(-1, "Parameter extra_nonce should be a hex string");
+      if (!extraNonce) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Parameter extra_nonce should be a hex string");
     }
     let prevId: Uint8Array | undefined;
     if (p.prev_block !== "") {
       prevId = parseHash(p.prev_block);
-      if (!prevId) throw new RpcError(-5, "Invalid prev_block");
+      if (!prevId) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Invalid prev_block");
     }
     let tpl;
     try {
       tpl = await core.blockTemplate(p.wallet_address, Number(p.reserve_size), { ...(prevId ? { prevId } : {}), ...(extraNonce ? { extraNonce } : {}) });
     } catch (e) {
-      if (e instanceof MiningError) throw new RpcError(e.code, e.message);
-      throw new RpcError(-5, `Internal error: failed to create block template${e instanceof Error ? `: ${e.message}` : ""}`);
+      const mapped = domainRpcError(e);
+      if (mapped) throw mapped;
+      throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: failed to create block template${e instanceof Error ? `: ${e.message}` : ""}`);
     }
     const w = wide(tpl.difficulty);
     return {
@@ -74,6 +77,8 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "get_block_template",
+    mirrors: "cryptonote::core_rpc_server::on_getblocktemplate",
+    errors: miningErrorDocs("wrong-address", "subaddress", "reserve-too-big", "bad-request", "internal"),
     aliases: ["getblocktemplate"],
     params: object({ wallet_address: str, reserve_size: u64, extra_nonce: str, prev_block: str }),
     handler: (p) => template(p),
@@ -81,49 +86,59 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "submit_block",
+    mirrors: "cryptonote::core_rpc_server::on_submitblock",
+    errors: [
+      { code: CORE_RPC_ERROR.WRONG_PARAM, message: "Wrong param" },
+      { code: CORE_RPC_ERROR.WRONG_BLOCKBLOB, message: "Wrong block blob" },
+      { code: CORE_RPC_ERROR.WRONG_BLOCKBLOB_SIZE, message: "Block bloc size is too big, rejecting block" },
+      { code: CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, message: "Block not accepted" },
+      { code: CORE_RPC_ERROR.INTERNAL_ERROR, message: "Internal error" },
+    ],
     aliases: ["submitblock"],
     params: anyJson,
     summary: "params: [block blob hex]",
     handler: async (p) => {
-      if (!Array.isArray(p) || p.length !== 1) throw new RpcError(-1, "Wrong param");
+      if (!Array.isArray(p) || p.length !== 1) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Wrong param");
       const hexBlob = p[0];
       const blob = typeof hexBlob === "string" ? parseHexBuf(hexBlob) : undefined;
-      if (!blob) throw new RpcError(-6, "Wrong block blob");
+      if (!blob) throw new RpcError(CORE_RPC_ERROR.WRONG_BLOCKBLOB, "Wrong block blob");
       try {
         parseBlock(blob);
       } catch {
-        throw new RpcError(-6, "Wrong block blob");
+        throw new RpcError(CORE_RPC_ERROR.WRONG_BLOCKBLOB, "Wrong block blob");
       }
-      if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(-10, "Block bloc size is too big, rejecting block");
+      if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(CORE_RPC_ERROR.WRONG_BLOCKBLOB_SIZE, "Block bloc size is too big, rejecting block");
       const r = await core.submitBlock(blob);
       // not judged (the verify worker died twice): CORE_RPC_ERROR_CODE_INTERNAL_ERROR, not "Block not accepted"
-      if (r.status === "error") throw new RpcError(-5, `Internal error: ${r.message ?? "the block could not be verified"}`);
+      if (r.status === "error") throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: ${r.message ?? "the block could not be verified"}`);
       // monerod answers OK for an orphan (handle_block_found succeeds without verification_failed)
       const orphanOnly = r.flags !== undefined && r.flags.length > 0 && r.flags.every((f) => f === "marked_as_orphaned");
-      if (r.status === "rejected" && !orphanOnly) throw new RpcError(-7, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
+      if (r.status === "rejected" && !orphanOnly) throw new RpcError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
       return { status: OK, untrusted: false };
     },
   });
 
   t.addJsonRpc({
     name: "generateblocks",
+    errors: miningErrorDocs("regtest-required", "wrong-address", "subaddress", "bad-request", "block-not-accepted", "internal"),
     restricted: true,
     params: object({ amount_of_blocks: u64, wallet_address: str, prev_block: str, starting_nonce: u32 }),
     handler: async (p) => {
-      if (core.network !== "regtest") throw new RpcError(-13, "Regtest required when generating blocks");
+      if (core.network !== "regtest") throw new RpcError(CORE_RPC_ERROR.REGTEST_REQUIRED, "Regtest required when generating blocks");
       checkMinerAddress(d, p.wallet_address);
       let prevId: Uint8Array | undefined;
       if (p.prev_block !== "") {
         prevId = parseHash(p.prev_block);
-        if (!prevId) throw new RpcError(-5, "Invalid prev_block");
+        if (!prevId) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Invalid prev_block");
       }
-      if (p.amount_of_blocks > 100000n) throw new RpcError(-1, "amount_of_blocks: at most 100000 blocks per call");
+      if (p.amount_of_blocks > 100000n) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "amount_of_blocks: at most 100000 blocks per call");
       let r;
       try {
         r = await core.generateBlocks(Number(p.amount_of_blocks), p.wallet_address, { ...(prevId ? { prevId } : {}), startingNonce: p.starting_nonce });
       } catch (e) {
-        if (e instanceof MiningError) throw new RpcError(e.code, e.message);
-        throw new RpcError(-7, `Block not accepted${e instanceof Error ? `: ${e.message}` : ""}`);
+        const mapped = domainRpcError(e);
+      if (mapped) throw mapped;
+        throw new RpcError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, `Block not accepted${e instanceof Error ? `: ${e.message}` : ""}`);
       }
       // monerod: the last generated block's height (the chain height when none was asked)
       return { blocks: r.blocks.map(toHex), height: r.height, status: OK, untrusted: false };
@@ -162,20 +177,21 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonRpc({
     name: "calc_pow",
+    mirrors: "cryptonote::core_rpc_server::on_calcpow",
     restricted: true,
     params: object({ major_version: u8, height: u64, block_blob: str, seed_hash: str }),
     handler: async (p) => {
       // monerod hashes block_blob as given (get_block_longhash over the blob: pass the hashing blob)
       const blob = parseHexBuf(p.block_blob);
-      if (!blob) throw new RpcError(-6, "Wrong block blob");
-      if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(-10, "Block blob size is too big, rejecting block");
+      if (!blob) throw new RpcError(CORE_RPC_ERROR.WRONG_BLOCKBLOB, "Wrong block blob");
+      if (blob.length > MAX_BLOCK_BLOB) throw new RpcError(CORE_RPC_ERROR.WRONG_BLOCKBLOB_SIZE, "Block blob size is too big, rejecting block");
       let seed: Uint8Array | undefined;
       if (p.seed_hash !== "") {
         seed = parseHash(p.seed_hash);
-        if (!seed) throw new RpcError(-1, "Wrong seed hash");
+        if (!seed) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Wrong seed hash");
       }
-      if (p.major_version < 12) throw new RpcError(-1, `major_version ${p.major_version}: only RandomX (major version 12 and later) is supported`);
-      if (p.height > 0xffffffffn) throw new RpcError(-2, "height is too big");
+      if (p.major_version < 12) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, `major_version ${p.major_version}: only RandomX (major version 12 and later) is supported`);
+      if (p.height > 0xffffffffn) throw new RpcError(CORE_RPC_ERROR.TOO_BIG_HEIGHT, "height is too big");
       return toHex(await core.powHash(blob, Number(p.height), seed));
     },
   });

@@ -353,6 +353,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonPath({
     path: "/send_raw_transaction",
+    mirrors: "cryptonote::core_rpc_server::on_send_raw_tx",
     aliases: ["/sendrawtransaction"],
     params: object({ tx_as_hex: str, do_not_relay: bool, do_sanity_checks: withDefault(bool, true) }),
     handler: async (p) => {
@@ -438,6 +439,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
 
   t.addJsonPath({
     path: "/get_transaction_pool_hashes",
+    summary: "Ids of the txs in the pool, as hex strings (tx_hashes)",
     params: object({}),
     handler: (_p, ctx) => epeeShape({ ...access(), tx_hashes: visiblePool(d, ctx.restricted).map((e) => toHex(e.id)) }),
   });
@@ -445,6 +447,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
   // served as JSON by monerod despite the name: the ids packed in one string of raw bytes
   t.addJsonPath({
     path: "/get_transaction_pool_hashes.bin",
+    mirrors: "cryptonote::core_rpc_server::on_get_transaction_pool_hashes_bin",
     rawBytes: true,
     params: object({}),
     handler: (_p, ctx) => {

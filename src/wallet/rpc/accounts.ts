@@ -7,14 +7,15 @@ import { decodeAddress } from "../../protocol/address.js";
 import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
 import { WalletRpcMessages } from "../keys/rpc.js";
 import { Ledger } from "../ledger/ledger.js";
-import { def, list, fail, now, obj, subaddrIndex, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, now, obj, subaddrIndex, W, type WalletRpcDeps, withList } from "./common.js";
 
 /** Balances, addresses, subaddresses, accounts and their tags. */
-export function accountMethods(d: WalletRpcDeps): WalletDef[] {
+export function accountMethods(d: WalletRpcDeps) {
   const { w } = d;
   return [
     def({
       name: "get_balance",
+      mirrors: "tools::wallet_rpc_server::on_getbalance",
       aliases: ["getbalance"],
       params: obj({ account_index: u32, address_indices: list(u32), all_accounts: bool, strict: bool }),
       handler: (p) => {
@@ -64,6 +65,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "get_address",
+      mirrors: "tools::wallet_rpc_server::on_getaddress",
       aliases: ["getaddress"],
       params: obj({ account_index: u32, address_index: list(u32) }),
       handler: (p) => {
@@ -99,6 +101,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     // wallet_rpc_server::on_set_subaddr_lookahead (0.18.2+): the password unless the wallet has no file; wallet2's checks answer −1
     def({
       name: "set_subaddress_lookahead",
+      summary: "Sets how many accounts and subaddresses per account ahead of the last used one the wallet watches (monero-wallet-rpc 0.18.2+)",
       params: obj({ password: str, major_idx: u32, minor_idx: u32 }),
       handler: async (p) => {
         const wal = w();
@@ -110,6 +113,7 @@ export function accountMethods(d: WalletRpcDeps): WalletDef[] {
     // tsmonero's extension (no monero-wallet-rpc has it): the sizes set_subaddress_lookahead set
     def({
       name: "get_subaddress_lookahead",
+      summary: "tsmonero extension: the wallet's subaddress lookahead (accounts, subaddresses per account)",
       params: obj({}),
       handler: () => {
         const l = w().subaddressLookahead;

@@ -6,7 +6,7 @@ import { decodeAddress, encodeAddress } from "../../protocol/address.js";
 import { bool, str, u64, type JsonWritable } from "../../rpc/index.js";
 import { makeIntegratedAddress, makeUriRpc, parseUriRpc, splitIntegratedAddress, validateAddressRpc } from "../keys/rpc.js";
 import type { OpenWallet } from "../service/wallet.js";
-import { def, list, fail, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, obj, W, type WalletRpcDeps, withList } from "./common.js";
 
 /** An address book row's address as monero-wallet-rpc prints it (integrated when it has a payment id). */
 function bookAddress(wal: OpenWallet, row: { address: string; paymentId: string }): string {
@@ -30,7 +30,7 @@ function parseBookAddress(wal: OpenWallet, text: string): { base: string; pid: s
 }
 
 /** validate_address, integrated addresses, URIs, the address book. */
-export function addressMethods(d: WalletRpcDeps): WalletDef[] {
+export function addressMethods(d: WalletRpcDeps) {
   const { svc, w } = d;
   return [
     def({

@@ -23,7 +23,7 @@ import {
 import { SendError } from "../send/errors.js";
 import { commitTx, pendingOfRecord } from "../send/sender.js";
 import { readMultisigSet } from "../multisig/txset.js";
-import { type Def, def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, fail, isHex, list, obj, W, type WalletRpcDeps, withList } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
@@ -49,11 +49,10 @@ function coldToRpc(e: unknown, defaultCode: number, prefix = ""): never {
 }
 
 /** The cold-signing methods of tsmonero-wallet-rpc. */
-export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
-  const defs: WalletDef[] = [];
-  const add = <P>(d: Def<P>) => defs.push(def(d));
+export function coldMethods({ svc, w }: WalletRpcDeps) {
 
-  add({
+  return [
+  def({
     name: "export_outputs",
     restricted: true,
     params: obj({ all: withDefault(bool, false), start: withDefault(u32, 0), count: withDefault(u32, 0xffffffff) }),
@@ -65,9 +64,9 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         return coldToRpc(e, W.UNKNOWN_ERROR);
       }
     },
-  });
+  }),
 
-  add({
+  def({
     name: "import_outputs",
     restricted: true,
     params: obj({ outputs_data_hex: str }),
@@ -80,9 +79,9 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         return coldToRpc(e, W.UNKNOWN_ERROR, "Failed to import outputs: ");
       }
     },
-  });
+  }),
 
-  add({
+  def({
     name: "export_key_images",
     params: obj({ all: withDefault(bool, false) }),
     handler: async (p) => {
@@ -93,9 +92,9 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         return coldToRpc(e, W.UNKNOWN_ERROR);
       }
     },
-  });
+  }),
 
-  add({
+  def({
     name: "import_key_images",
     restricted: true,
     params: obj({ offset: withDefault(u32, 0), signed_key_images: list(obj({ key_image: str, signature: str })) }),
@@ -114,9 +113,9 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         return coldToRpc(e, W.UNKNOWN_ERROR);
       }
     },
-  });
+  }),
 
-  add({
+  def({
     name: "describe_transfer",
     restricted: true,
     params: obj({ unsigned_txset: str, multisig_txset: str }),
@@ -169,9 +168,9 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         throw e;
       }
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sign_transfer",
     restricted: true,
     params: obj({ unsigned_txset: str, export_raw: withDefault(bool, false), get_tx_keys: withDefault(bool, false) }),
@@ -200,9 +199,9 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
         throw e;
       }
     },
-  });
+  }),
 
-  add({
+  def({
     name: "submit_transfer",
     restricted: true,
     params: obj({ tx_data_hex: str }),
@@ -234,7 +233,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
       }
       return withList({} as Record<string, JsonWritable>, "tx_hash_list", ids);
     },
-  });
+  }),
 
-  return defs;
+  ];
 }

@@ -4,7 +4,7 @@
  * WALLET_RPC_ERROR_CODE_* table `W`, the error policy, `toRpcError`, `fail`, schema and hex helpers.
  */
 import { NodeClientError, walletRpcErrorOf } from "../../client/node-client.js";
-import { array, type ErrorPolicy, type Fields, type JsonWritable, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
+import { array, type ErrorPolicy, type Fields, type JsonWritable, type MethodDocs, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
 import { WalletRpcError } from "../keys/rpc.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { WalletService } from "../service/service.js";
@@ -78,8 +78,8 @@ export interface WalletRpcDeps {
   w(): OpenWallet;
 }
 
-/** One JSON-RPC method of the wallet. */
-export interface Def<P> {
+/** One JSON-RPC method of the wallet (summary, description, mirrors, errors: see MethodDocs). */
+export interface Def<P, R extends JsonWritable = JsonWritable> extends MethodDocs {
   name: string;
   aliases?: string[];
   params: Schema<P>;
@@ -87,16 +87,21 @@ export interface Def<P> {
   restricted?: boolean;
   /** Needs an open wallet (−13 otherwise); default true. */
   wallet?: boolean;
-  summary?: string;
-  handler(p: P, ctx: RpcContext): JsonWritable | Promise<JsonWritable>;
+  handler(p: P, ctx: RpcContext): R | Promise<R>;
 }
 
 /** A Def whose params type is erased, so that lists of them can be assembled. */
 export type WalletDef = Def<unknown>;
 
-/** Declares a method (checks the handler against its params' type, then erases it). */
-export function def<P>(d: Def<P>): WalletDef {
-  return d as unknown as WalletDef;
+/**
+ * A declared method that keeps its name, its params type and its result type (the handler's) for
+ * the typed client (WalletApi in api.ts); at run time it is the WalletDef itself.
+ */
+export type TypedDef<N extends string, P, R> = WalletDef & { readonly name: N; readonly __types?: { readonly params: P; readonly result: R } };
+
+/** Declares a method (checks the handler against its params' type; keeps name, params and result types). */
+export function def<const N extends string, P, R extends JsonWritable>(d: Def<P, R> & { name: N }): TypedDef<N, P, R> {
+  return d as unknown as TypedDef<N, P, R>;
 }
 
 /** Maps what the service and the node client throw to monero-wallet-rpc's error answers. */

@@ -6,7 +6,7 @@
 import { optional, str, u32, withDefault } from "../../rpc/index.js";
 import { walletEvents } from "../events/events.js";
 import type { Webhook } from "../events/webhooks.js";
-import { def, fail, list, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, list, obj, W, type WalletRpcDeps } from "./common.js";
 
 const shown = (h: Webhook) => ({
   id: h.id,
@@ -16,7 +16,7 @@ const shown = (h: Webhook) => ({
   subaddress_indices: [...h.subaddress_indices],
 });
 
-export function eventMethods(d: WalletRpcDeps): WalletDef[] {
+export function eventMethods(d: WalletRpcDeps) {
   const ev = () => {
     d.w();
     return walletEvents(d.svc, d.o.log ? { log: d.o.log } : {});
@@ -24,6 +24,7 @@ export function eventMethods(d: WalletRpcDeps): WalletDef[] {
   return [
     def({
       name: "add_webhook",
+      summary: "tsmonero extension: subscribes a URL to the wallet's push events (HMAC-signed POSTs, retried, kept in an outbox)",
       restricted: true,
       params: obj({ url: str, secret: str, confirmations: withDefault(u32, 1), account_index: optional(u32), subaddress_indices: list(u32) }),
       handler: (p) => {
@@ -41,9 +42,10 @@ export function eventMethods(d: WalletRpcDeps): WalletDef[] {
         return { id: h.id };
       },
     }),
-    def({ name: "list_webhooks", restricted: true, params: obj({}), handler: () => ({ webhooks: ev().listWebhooks().map(shown) }) }),
+    def({ name: "list_webhooks", summary: "tsmonero extension: the wallet's webhook subscriptions", restricted: true, params: obj({}), handler: () => ({ webhooks: ev().listWebhooks().map(shown) }) }),
     def({
       name: "remove_webhook",
+      summary: "tsmonero extension: removes a webhook subscription by id",
       restricted: true,
       params: obj({ id: str }),
       handler: (p) => {

@@ -6,10 +6,10 @@
 import { bool, str, u64, withDefault } from "../../rpc/index.js";
 import { getLanguages, queryKey } from "../keys/rpc.js";
 import { multisigSeed } from "../multisig/kex.js";
-import { def, fail, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, obj, W, type WalletRpcDeps } from "./common.js";
 
 /** Wallet files: create, open, close, store, passwords, restore, keys. */
-export function fileMethods(d: WalletRpcDeps): WalletDef[] {
+export function fileMethods(d: WalletRpcDeps) {
   const { svc, o, w } = d;
   return [
     def({

@@ -5,12 +5,12 @@
 import { bool, type JsonWritable, str, u32, u64, withDefault } from "../../rpc/index.js";
 import { decodeCursor, encodeCursor, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, rpcTransferEntry } from "../ledger/rpc-shape.js";
-import { def, list, fail, historyEnv, isHash, isHex, now, obj, W, type WalletDef, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, historyEnv, isHash, isHex, now, obj, W, type WalletRpcDeps, withList } from "./common.js";
 
 /** Transfers, payments, notes, attributes, frozen outputs. */
-export function historyMethods(d: WalletRpcDeps): WalletDef[] {
+export function historyMethods(d: WalletRpcDeps) {
   const { w } = d;
-  const keyImageMethod = (name: "freeze" | "thaw" | "frozen", what: string): WalletDef =>
+  const keyImageMethod = (name: "freeze" | "thaw" | "frozen", what: string) =>
     def({
       name,
       params: obj({ key_image: str }),

@@ -13,6 +13,7 @@ import { type WalletDef, walletMethods, type WalletMethodsOptions, type WalletRp
 
 export * from "./methods.js";
 export { hubRoutes } from "./hub.js";
+export * from "./api.js";
 
 export interface WalletRpcOptions extends WalletMethodsOptions {
   readonly service: WalletService;

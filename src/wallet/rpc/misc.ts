@@ -3,10 +3,10 @@
  * set_log_level, set_log_categories.
  */
 import { bool, i32, type JsonValue, str, u64 } from "../../rpc/index.js";
-import { def, fail, obj, W, WALLET_RPC_VERSION, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, obj, W, WALLET_RPC_VERSION, type WalletRpcDeps } from "./common.js";
 
 /** Version, mining through the node, log level and categories. */
-export function miscMethods(d: WalletRpcDeps): WalletDef[] {
+export function miscMethods(d: WalletRpcDeps) {
   const { svc, o, w } = d;
   let logLevel = 0;
   let logCategories = "";
@@ -57,6 +57,8 @@ export function miscMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "set_log_level",
+      summary: "Sets the log level (0..4) of the wallet service",
+      description: "In: level int (0 least verbose to 4 most verbose). Out: none. −44 for a level outside 0..4.",
       wallet: false,
       restricted: true,
       params: obj({ level: i32 }),
@@ -69,6 +71,8 @@ export function miscMethods(d: WalletRpcDeps): WalletDef[] {
     }),
     def({
       name: "set_log_categories",
+      summary: "Sets the log categories of the wallet service",
+      description: "In: categories string (comma-separated <Category>:<Level>, as monerod's /set_log_categories). Out: categories string (the active ones).",
       wallet: false,
       restricted: true,
       params: obj({ categories: str }),

@@ -13,7 +13,7 @@ import { firstKexMessage } from "../multisig/kex.js";
 import { type KexRequest, runKexStep } from "../multisig/kex-worker.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { OpenWallet } from "../service/wallet.js";
-import { def, fail, isHex, list, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, isHex, list, obj, W, type WalletRpcDeps } from "./common.js";
 import type { JsonWritable } from "../../rpc/index.js";
 import { ColdError } from "../cold/errors.js";
 import { readMultisigSet, saveMultisigSet, signMultisigSet } from "../multisig/txset.js";
@@ -32,7 +32,7 @@ export function checkMultisigEnabled(wal: OpenWallet): void {
   if (wal.multisig.multisig && wal.keysData.enableMultisig !== true) fail(W.DISABLED, MULTISIG_DISABLED_MSG);
 }
 
-export function multisigMethods({ svc, w }: WalletRpcDeps): WalletDef[] {
+export function multisigMethods({ svc, w }: WalletRpcDeps) {
   /** Runs a kex step (in a worker thread) with the ledger held still, then installs the wallet under its new keys. */
   const step = async (wal: OpenWallet, req: KexRequest, prefix: string) => {
     const r = await wal.exclusive(false, async () => {

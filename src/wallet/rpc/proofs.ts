@@ -23,7 +23,7 @@ import {
   verifyMessage,
 } from "../proofs/index.js";
 import type { OpenWallet } from "../service/wallet.js";
-import { type Def, def, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, isHash, obj, W, type WalletRpcDeps } from "./common.js";
 
 const INVALID_SIGNATURE_TYPE = -47;
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "utf8"));
@@ -70,11 +70,10 @@ function addressOf(wal: OpenWallet, s: string): Address {
 const proofAddress = (a: Address) => ({ spendPublicKey: a.spendPublicKey, viewPublicKey: a.viewPublicKey, isSubaddress: a.kind === "subaddress" });
 
 /** sign, verify, and the tx, spend and reserve proofs of tsmonero-wallet-rpc. */
-export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
-  const defs: WalletDef[] = [];
-  const add = <P>(d: Def<P>) => defs.push(def(d));
+export function proofMethods({ w }: WalletRpcDeps) {
 
-  add({
+  return [
+  def({
     name: "sign",
     restricted: true,
     params: obj({ data: str, account_index: u32, address_index: u32, signature_type: str }),
@@ -86,9 +85,9 @@ export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
       const type = p.signature_type === "view" ? "view" : "spend";
       return run(() => ({ signature: signMessage(pw.backend, pw.keys, pw.deriver, utf8(p.data), type, { major: p.account_index, minor: p.address_index }) }));
     },
-  });
+  }),
 
-  add({
+  def({
     name: "verify",
     restricted: true,
     params: obj({ data: str, address: str, signature: str }),
@@ -98,9 +97,9 @@ export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
       const r = verifyMessage(wal.backend, utf8(p.data), a, p.signature);
       return { good: r.good, old: r.old, signature_type: r.signatureType, version: r.version };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "get_tx_proof",
     params: obj({ txid: str, address: str, message: str }),
     handler: async (p) => {
@@ -109,9 +108,9 @@ export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
       const a = addressOf(wal, p.address);
       return { signature: await run(() => getTxProof(proofWallet(wal), txid, proofAddress(a), utf8(p.message))) };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "check_tx_proof",
     params: obj({ txid: str, address: str, message: str, signature: str }),
     handler: async (p) => {
@@ -121,27 +120,27 @@ export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
       const r = await run(() => checkTxProofOf(proofWallet(wal), txid, proofAddress(a), utf8(p.message), p.signature));
       return { confirmations: r.confirmations, good: r.good, in_pool: r.inPool, received: r.received };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "get_spend_proof",
     params: obj({ txid: str, message: str }),
     handler: async (p) => {
       const txid = txidOf(p.txid);
       return { signature: await run(() => getSpendProof(proofWallet(w()), txid, utf8(p.message))) };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "check_spend_proof",
     params: obj({ txid: str, message: str, signature: str }),
     handler: async (p) => {
       const txid = txidOf(p.txid);
       return { good: await run(() => checkSpendProof(proofWallet(w()), txid, utf8(p.message), p.signature)) };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "get_reserve_proof",
     params: obj({ all: bool, account_index: u32, amount: u64, message: str }),
     handler: (p) => {
@@ -151,9 +150,9 @@ export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
       const req = p.all ? null : { account: p.account_index, amount: p.amount };
       return run(() => ({ signature: getReserveProof(proofWallet(wal), req, utf8(p.message)) }));
     },
-  });
+  }),
 
-  add({
+  def({
     name: "check_reserve_proof",
     params: obj({ address: str, message: str, signature: str }),
     handler: async (p) => {
@@ -163,7 +162,7 @@ export function proofMethods({ w }: WalletRpcDeps): WalletDef[] {
       const r = await run(() => checkReserveProof(proofWallet(wal), a, utf8(p.message), p.signature));
       return { good: r.good, spent: r.spent, total: r.total };
     },
-  });
+  }),
 
-  return defs;
+  ];
 }

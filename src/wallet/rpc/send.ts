@@ -22,7 +22,7 @@ import { saveMultisigSet } from "../multisig/txset.js";
 import { checkMultisigEnabled } from "./multisig.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import type { WalletService } from "../service/service.js";
-import { type Def, def, fail, list as listOf, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, fail, list as listOf, obj, W, type WalletRpcDeps } from "./common.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
@@ -231,9 +231,7 @@ const common = {
 };
 
 /** The spending methods of tsmonero-wallet-rpc. */
-export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
-  const defs: WalletDef[] = [];
-  const add = <P>(d: Def<P>) => defs.push(def(d));
+export function sendMethods({ svc }: WalletRpcDeps) {
 
   /**
    * Builds under the wallet's spend lock, then relays unless told not to (fill_response); a view-only
@@ -297,7 +295,8 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
     return ptxs;
   }
 
-  add({
+  return [
+  def({
     name: "transfer",
     restricted: true,
     params: transferParams,
@@ -306,9 +305,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
       return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "transfer_split",
     restricted: true,
     params: transferParams,
@@ -316,9 +315,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       const ptxs = await transferTxs(p);
       return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sweep_all",
     restricted: true,
     params: obj({
@@ -344,9 +343,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       });
       return list(ptxs, { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_keys, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sweep_single",
     restricted: true,
     params: obj({ address: str, outputs: withDefault(u64, 1n), get_tx_key: bool, key_image: str, ...common }),
@@ -365,9 +364,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (ptxs[0].selected.length > 1) fail(W.UNKNOWN_ERROR, "The transaction uses multiple inputs, which is not supposed to happen");
       return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
-  });
+  }),
 
-  add({
+  def({
     name: "sweep_dust",
     aliases: ["sweep_unmixable"],
     restricted: true,
@@ -376,9 +375,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       // create_unmixable_sweep_transactions: only pre-RingCT outputs below the dust threshold are
       // unmixable; a wallet whose outputs are all RingCT has none, and wallet2 answers an empty list
       list([], { getTxKey: false, doNotRelay: true, getTxHex: false, getTxMetadata: false }),
-  });
+  }),
 
-  add({
+  def({
     name: "relay_tx",
     params: obj({ hex: str }),
     handler: async (p) => {
@@ -393,9 +392,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       }
       return { tx_hash: (ptx as PendingTx).txid };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "get_tx_key",
     params: obj({ txid: str }),
     handler: (p) => {
@@ -404,9 +403,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       if (!k) fail(WS.NO_TXKEY, "No tx secret key is stored for this tx");
       return { tx_key: k.txKey + k.additional.join("") };
     },
-  });
+  }),
 
-  add({
+  def({
     name: "check_tx_key",
     params: obj({ txid: str, tx_key: str, address: str }),
     handler: async (p) => {
@@ -423,9 +422,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       }
       return checkTxKey(svc, p.txid, keys, a);
     },
-  });
+  }),
 
-  add({
+  def({
     name: "estimate_tx_size_and_weight",
     params: obj({ n_inputs: u32, n_outputs: u32, ring_size: u32, rct: withDefault(bool, true) }),
     handler: (p) => {
@@ -435,9 +434,9 @@ export function sendMethods({ svc }: WalletRpcDeps): WalletDef[] {
       const extra = 34 + 10;
       return { size: BigInt(estimateTxSize(p.n_inputs, ring - 1, outs, extra)), weight: BigInt(estimateTxWeight(p.n_inputs, ring - 1, outs, extra)) };
     },
-  });
+  }),
 
-  return defs;
+  ];
 }
 
 function checkAccount(svc: WalletService, account: number): void {

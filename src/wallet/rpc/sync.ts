@@ -4,14 +4,14 @@
  */
 import { SslConfigError, type SslOptions, sslOptionsFromSetDaemon } from "../../rpc/tls.js";
 import { bool, type JsonValue, str, u32, u64, withDefault } from "../../rpc/index.js";
-import { def, list, fail, isHash, obj, W, type WalletDef, type WalletRpcDeps } from "./common.js";
+import { def, list, fail, isHash, obj, W, type WalletRpcDeps } from "./common.js";
 
 /** Height, refresh, rescans, scan_tx, the node. */
-export function syncMethods(d: WalletRpcDeps): WalletDef[] {
+export function syncMethods(d: WalletRpcDeps) {
   const { svc, w } = d;
   return [
     // m_blockchain holds genesis from the start: a wallet that has not refreshed yet answers 1
-    def({ name: "get_height", aliases: ["getheight"], params: obj({}), handler: () => ({ height: Math.max(1, w().ledger.height) }) }),
+    def({ name: "get_height", aliases: ["getheight"], mirrors: "tools::wallet_rpc_server::on_getheight", params: obj({}), handler: () => ({ height: Math.max(1, w().ledger.height) }) }),
     def({
       name: "refresh",
       restricted: true,

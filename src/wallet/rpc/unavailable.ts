@@ -15,8 +15,7 @@ export interface Unavailable {
 }
 
 /** Every method of a later issue, in monero-wallet-rpc's order. */
-export const UNAVAILABLE: readonly Unavailable[] = [
-];
+export const UNAVAILABLE = [] as const satisfies readonly Unavailable[];
 
 /** The −48 stub of a method still to come (any params; the answer names the method). */
 export function unavailableMethod(u: Unavailable): WalletDef {

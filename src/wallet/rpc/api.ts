@@ -1,0 +1,38 @@
+/**
+ * WalletApi: the wallet RPC's methods by name, with the params type each handler reads and the
+ * result type it answers, derived from the definitions (methods.ts's WALLET_METHOD_GROUPS and the
+ * −48 stubs): a method declared with def() is in it by itself. `walletClient()` is the typed
+ * client over it (src/client/wallet-client.ts). Aliases are not in the map: call canonical names.
+ */
+import { WalletClient, type RpcApi } from "../../client/wallet-client.js";
+import type { NodeClientOptions } from "../../client/node-client.js";
+import type { JsonValue } from "../../rpc/json.js";
+import type { TypedDef } from "./common.js";
+import type { WALLET_METHOD_GROUPS } from "./methods.js";
+import type { UNAVAILABLE } from "./unavailable.js";
+
+type Declared = ReturnType<(typeof WALLET_METHOD_GROUPS)[number]>[number];
+
+/** Names a definition keeps (a def whose name was widened to string gives none). */
+type NameOf<D> = D extends TypedDef<infer N, unknown, unknown> ? (string extends N ? never : N) : never;
+
+type EntryOf<D, K> = D extends TypedDef<infer N, infer P, infer R> ? (K extends N ? { readonly params: P; readonly result: R } : never) : never;
+
+type RealApi = { readonly [K in NameOf<Declared>]: EntryOf<Declared, K> };
+
+/** Methods still answered by a −48 stub (any params, no result). */
+type StubApi = { readonly [K in Exclude<(typeof UNAVAILABLE)[number]["name"], NameOf<Declared>>]: { readonly params: JsonValue | undefined; readonly result: JsonValue } };
+
+export type WalletApi = RealApi & StubApi;
+
+/** Every method name of the wallet RPC. */
+export type WalletMethod = keyof WalletApi & string;
+
+/** A client of any wallet RPC server with WalletApi's checked params and typed results. */
+export function walletClient(opts: NodeClientOptions): WalletClient<WalletApi> {
+  return new WalletClient<WalletApi>(opts);
+}
+
+// the map must stay a valid RpcApi (a compile error here means a definition lost its types)
+const _check: RpcApi = {} as WalletApi;
+void _check;
