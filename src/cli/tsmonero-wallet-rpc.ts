@@ -28,6 +28,7 @@ import { ipFlag, isLoopbackIp, logFlags, rpcServerFlags } from "./node-config.js
 import { sslFlags } from "./ssl-flags.js";
 import { WALLET_FLAGS } from "./wallet-flags.js";
 import { progressIntervalMs, stderrTerminal, walletProgress } from "./progress.js";
+import { WalletHub } from "../wallet/hub/hub.js";
 import { VERSION } from "./version.js";
 
 export { WALLET_FLAGS };
@@ -215,6 +216,13 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
     progress: walletProgress({ terminal: stderrTerminal(), log: (m) => log.line(m), intervalMs: progressIntervalMs() }),
   });
 
+  // --wallet-hub (tsmonero's extension): named wallets of --wallet-dir next to the drop-in one
+  let hub: WalletHub | undefined;
+  if (has(a, "wallet-hub")) {
+    if (walletDir === undefined || walletDir === "") throw new UsageError("--wallet-hub needs --wallet-dir: the hub's wallets are files of that directory");
+    hub = new WalletHub({ network, walletDir: resolve(walletDir), node: node ?? null, trusted, connect, txNotify: get(a, "tx-notify"), ...(kdf ? { kdf } : {}), log: (m) => log.line(m) });
+  }
+
   // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does
   if (walletFile !== undefined) {
     let password = get(a, "password") ?? "";
@@ -293,7 +301,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
 
   let rpc: Awaited<ReturnType<typeof startWalletRpc>>;
   try {
-    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections: rpcFlags.maxConnections, maxConnectionsPerIp: rpcFlags.maxConnectionsPerPrivateIp, maxConnectionsPerPublicIp: rpcFlags.maxConnectionsPerPublicIp, accessControlOrigins: rpcFlags.accessControlOrigins, responseSoftLimit: rpcFlags.responseSoftLimit, ...(rpcFlags.useIpv6 ? { ipv6Host: bindIpv6, requireIpv4: rpcFlags.requireIpv4 } : {}), maxConcurrency, log: (m) => log.line(m), tls: serverTls });
+    rpc = await startWalletRpc({ service, port, host: bindIp, login, restricted: has(a, "restricted-rpc"), maxConnections: rpcFlags.maxConnections, maxConnectionsPerIp: rpcFlags.maxConnectionsPerPrivateIp, maxConnectionsPerPublicIp: rpcFlags.maxConnectionsPerPublicIp, accessControlOrigins: rpcFlags.accessControlOrigins, responseSoftLimit: rpcFlags.responseSoftLimit, ...(rpcFlags.useIpv6 ? { ipv6Host: bindIpv6, requireIpv4: rpcFlags.requireIpv4 } : {}), maxConcurrency, log: (m) => log.line(m), tls: serverTls, ...(hub ? { hub } : {}) });
   } catch (e) {
     loginFile?.release();
     log.line(`Failed to initialize wallet RPC server: ${e instanceof Error ? e.message : String(e)}`);
@@ -358,6 +366,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
         try {
           log.line("Saving wallet...");
           await service.stop();
+          await hub?.stop();
           log.line("Successfully saved");
         } catch (e) {
           log.line(`Failed to save wallet: ${e instanceof Error ? e.message : String(e)}`);

@@ -59,4 +59,5 @@ export const WALLET_FLAGS: readonly FlagSpec[] = [
   v("config-file", "Config file"),
   // tsmonero's own
   v("web-console-port", "Serve the web console (the open wallet and, with a daemon, the explorer) on this port of --rpc-bind-ip; needs --disable-rpc-login"),
+  s("wallet-hub", "Also serve many wallets of --wallet-dir by name: /wallets/json_rpc opens, creates and closes them, /wallets/NAME/json_rpc is each one's RPC (one shared block stream from the daemon)"),
 ];
