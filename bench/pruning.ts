@@ -7,9 +7,10 @@
  * what pruning removes; the goal is a share at least monerod's.
  *
  *   npm run bench -- pruning [--extra-blocks N]   (default 5,600: the tip window is 5,500 blocks)
+ * Needs lmdb-utils (mdb_copy) for monerod's side.
  */
-import { readdirSync, statSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,13 +34,24 @@ function lmdbDir(base: string): string {
   return join(base, f, "..");
 }
 
-/** Bytes of a compact copy (mdb_env_copy2 with MDB_CP_COMPACT) of the environment in `dir`. */
-async function compactBytes(dir: string): Promise<number> {
-  const env = open({ path: dir, readOnly: true, maxDbs: 64 });
+/**
+ * Bytes of a compact copy (mdb_env_copy2 with MDB_CP_COMPACT) of the environment in `dir`: ours
+ * through lmdb-js, monerod's through LMDB's own mdb_copy -c (lmdb-utils; lmdb-js's LMDB cannot open
+ * monerod's 0.9 file format, nor mdb_copy ours), the same operation on each side.
+ */
+async function compactBytes(dir: string, kind: "monerod" | "ours"): Promise<number> {
   const into = mkdtempSync(join(tmpdir(), "tsmonero-bench-compact-"));
-  await env.backup(into, true);
-  await env.close();
-  return statSync(join(into, "data.mdb")).size;
+  if (kind === "monerod") {
+    const r = spawnSync("mdb_copy", ["-c", dir, into], { encoding: "utf8" });
+    if (r.error || r.status !== 0) throw new Error(`mdb_copy -c ${dir}: ${r.error?.message ?? r.stderr} (apt-get install lmdb-utils)`);
+  } else {
+    const env = open({ path: dir, readOnly: true, maxDbs: 64 });
+    await env.backup(into, true);
+    await env.close();
+  }
+  const size = statSync(join(into, "data.mdb")).size;
+  rmSync(into, { recursive: true, force: true });
+  return size;
 }
 
 function daemonFlags(dir: string, port: number, keep: boolean): string[] {
@@ -88,7 +100,7 @@ async function run(args: ParsedArgs): Promise<void> {
     if (tops[0] !== tops[1]) throw new Error(`the chains differ: ${tops.join(" vs ")}`);
     await halt(monerod);
     await halt(ours);
-    const before = { monerod: await compactBytes(lmdbDir(mdir)), ours: await compactBytes(lmdbDir(odir)) };
+    const before = { monerod: await compactBytes(lmdbDir(mdir), "monerod"), ours: await compactBytes(lmdbDir(odir), "ours") };
 
     progress("monerod: prune_blockchain");
     monerod = startMonerod(mdir, true);
@@ -102,7 +114,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const done = await store.prune(seedStripe(seed));
     const pruneMs = performance.now() - t0;
     await store.close();
-    const after = { monerod: await compactBytes(lmdbDir(mdir)), ours: await compactBytes(lmdbDir(odir)) };
+    const after = { monerod: await compactBytes(lmdbDir(mdir), "monerod"), ours: await compactBytes(lmdbDir(odir), "ours") };
 
     const mb = (n: number) => (n / 1024 / 1024).toFixed(2);
     const share = (a: number, b: number) => `${(100 * (1 - b / a)).toFixed(1)}%`;
