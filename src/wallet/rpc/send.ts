@@ -281,6 +281,14 @@ export function sendMethods({ svc }: WalletRpcDeps) {
   });
 
   type TransferParams = typeof transferParams extends { parse(v: never, path: string): infer T } ? T : never;
+  /** on_transfer's "No transaction created" (TX_NOT_POSSIBLE), with why: a multisig wallet spends only outputs whose full key image it knows. */
+  const noTxMessage = (): string => {
+    const wal = svc.wallet();
+    if (wal.multisig.multisig && wal.ledger.hasPartialKeyImages())
+      return "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen, with a full key image): export_multisig_info in every member and import_multisig_info of the others' infos first";
+    return "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)";
+  };
+
   /** on_transfer / on_transfer_split up to fill_response: validate, plan and build (and relay). */
   async function transferTxs(p: TransferParams): Promise<PendingTx[] & { unsignedTxset?: string; multisigTxset?: string }> {
     const v = validateTransfer(svc, p.destinations, p.payment_id);
@@ -291,7 +299,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
       unlockTime: p.unlock_time,
       extra: v.extra,
     });
-    if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, "No transaction created: no spendable outputs in this account (unlocked, unspent, not frozen)");
+    if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, noTxMessage());
     return ptxs;
   }
 

@@ -43,6 +43,8 @@ export interface MultisigSpend {
   readonly signer: MultisigSigner;
   /** The output of transfer i with its full key image and the others' L/R pairs; null while only partial. */
   output(i: number): MultisigOutput | null;
+  /** Whether transfer i's full key image is known (wallet2: !m_key_image_partial); only those are spent. */
+  keyImageKnown(i: number): boolean;
 }
 
 /** wallet2::pending_tx, as far as the RPC answers and the ledger need it. */
@@ -131,6 +133,8 @@ export class Sender {
 
   private spendable(i: number): boolean {
     const t = this.w.ledger.state.transfers[i];
+    // a multisig wallet's output with only a partial key image is not a candidate (create_transactions_2)
+    if (this.w.multisig && !this.w.multisig.keyImageKnown(i)) return false;
     return !t.spent && !t.frozen && t.keyImage !== "" && t.globalIndex >= 0n && t.rct && this.w.ledger.isUnlocked(t.unlockTime, t.blockHeight, this.w.now);
   }
 
@@ -309,6 +313,8 @@ export class Sender {
 
   /** transfer_selected_rct with m_multisig: per plan, the tx core and the proposer's signing attempts. */
   private async buildMultisig(ms: MultisigSpend, account: number, plans: readonly PlannedTx[], userDests: (d: Destination) => string): Promise<PendingTx[]> {
+    // no candidate outputs (e.g. none with a full key image yet): no tx, as create_transactions_2 ("No transaction created")
+    if (plans.length === 0) return [];
     const t = this.w.ledger.state.transfers;
     const first = t.length > 0 ? ms.output(0) : null;
     const ignoreSets = signingAttempts(ms.signer, first?.infos ?? []);

@@ -795,6 +795,10 @@ export class OpenWallet {
         const infos = (this.ledger.state.multisigInfos?.[t.publicKey] ?? []).map((x) => ({ signer: unhex(x.signer), lr: x.lr.map(([L, R]) => ({ L: unhex(L), R: unhex(R) })) }));
         return { publicKey: unhex(t.publicKey), keyImage: unhex(full), infos };
       },
+      keyImageKnown: (i) => {
+        const t = this.ledger.state.transfers[i];
+        return !!t && !!this.ledger.state.multisigKeyImages?.[t.publicKey];
+      },
     };
   }
 
