@@ -952,6 +952,11 @@ export class Ledger {
 
   /** Records a tx this wallet just sent (add_unconfirmed_tx); its key images count as spent at height 0. */
   addPending(p: PendingTransfer): void {
+    // a tx this wallet already saw mined (a set or blob submitted again) stays what it is; one already
+    // pending is replaced, not doubled (wallet2's m_unconfirmed_txs is keyed by txid)
+    if (this.state.outgoing.some((o) => o.txid === p.txid)) return;
+    const same = this.state.pending.findIndex((x) => x.txid === p.txid);
+    if (same >= 0) this.state.pending.splice(same, 1);
     this.state.pending.push(p);
     for (const ki of p.keyImages) {
       const i = this.byKeyImage.get(ki);
