@@ -213,7 +213,8 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
         difficulty: i.difficulty,
         target: i.target,
         tx_count: i.tx_count,
-        tx_pool_size: i.tx_pool_size,
+        // get_pool_transactions_count(): without the do_not_relay ones (the HTTP get_info counts them)
+        tx_pool_size: core.pool.entries().filter((e) => !e.doNotRelay).length,
         alt_blocks_count: i.alt_blocks_count,
         outgoing_connections_count: i.outgoing_connections_count,
         incoming_connections_count: i.incoming_connections_count,
@@ -312,7 +313,9 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
       double_spend_seen: e.doubleSpendSeen,
     }));
     // key_images: key image → spending txs, an unordered_map reserved for the pool's size and filled
-    // in the order the pool's own map walks (modelled as the key images' arrival order)
+    // in the order the pool's own map walks. That map's buckets grow with every tx the pool ever held
+    // and never shrink, a history tsmonerod does not keep: it is modelled as holding just the current
+    // txs' key images in arrival order, so the entries are monerod's but their order may not be.
     const spenders = new Map<string, { ki: Bytes; txs: string[] }>();
     const arrival = [...core.pool.entries()].sort((a, b) => a.receiveTime - b.receiveTime);
     for (const e of arrival) {
