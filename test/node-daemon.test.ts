@@ -117,7 +117,7 @@ test("SIGTERM stops within seconds with the database closed; the chain reopens w
   const dir = tmp();
   const logFile = join(dir, "d.log");
   const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--keep-fakechain", "--non-interactive",
-    "--p2p-bind-port", "29031", "--no-igd", "--zmq-pub", "tcp://127.0.0.1:29032", "--zmq-rpc-bind-port", "29033", "--log-level", "1", "--log-file", logFile];
+    "--p2p-bind-port", "29031", "--no-igd", "--zmq-pub", "tcp://127.0.0.1:29032", "--zmq-rpc-bind-port", "29034", "--log-level", "1", "--log-file", logFile];
   let d = await start(args, 29030);
   const all = d.out.join("");
   assert.match(all, /RPC listening on http:\/\/127\.0\.0\.1:29030/);

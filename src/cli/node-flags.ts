@@ -7,7 +7,8 @@ import { commandLineOnly as cl, type FlagSpec, flag as s, inactive, option as v,
 import { sslFlagSpecs } from "./ssl-flags.js";
 
 const P2P = "P2P networking through a proxy or DNS (direct P2P is active)";
-const ZMQ = "the ZMQ RPC server";
+/** Not flags of monerod 0.18.0.0 (later releases'): accepted and logged. */
+const ZMQ = "a ZMQ RPC option of later monerods (0.18.0.0's ZMQ RPC has no restricted mode)";
 
 /** The shared RPC server flags of rpc_args.cpp (monerod and monero-wallet-rpc). */
 export function rpcServerFlags(): FlagSpec[] {
