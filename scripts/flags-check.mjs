@@ -248,9 +248,24 @@ function nodeCase(name, port, dir) {
       c.value = "1";
       c.extra = ["--start-mining", ALICE];
       break;
+    case "zmq-rpc-bind-ip":
+      c.value = "127.0.0.1";
+      c.extra = ["--zmq-rpc-bind-port", "29798"];
+      c.drop = ["no-zmq"];
+      break;
+    case "zmq-rpc-bind-port":
+      c.value = "29798";
+      c.drop = ["no-zmq"];
+      c.effect = async () => ok(await new Promise((res) => {
+        const sock = connect({ host: "127.0.0.1", port: 29798 }, () => {
+          sock.destroy();
+          res(true);
+        });
+        sock.on("error", () => res(false));
+      }), "ZMQ RPC listening on 127.0.0.1:29798");
+      break;
     case "rpc-bind-ip":
     case "rpc-restricted-bind-ip":
-    case "zmq-rpc-bind-ip":
     case "p2p-bind-ip":
       c.value = "127.0.0.1";
       break;
@@ -272,6 +287,7 @@ function nodeCase(name, port, dir) {
       break;
     case "zmq-pub":
       c.value = "tcp://127.0.0.1:29799";
+      c.drop = ["no-zmq"];
       c.effect = async () => ok(await new Promise((res) => {
         const sock = connect({ host: "127.0.0.1", port: 29799 }, () => {
           sock.destroy();
@@ -547,6 +563,8 @@ const nodeBase = (port, dir) => [
   ["rpc-bind-port", String(port)],
   ["log-file", join(dir, "node.log")],
   ["rpc-ssl", "disabled"],
+  // the ZMQ RPC would take 18082 in every run (the zmq cases put it back on their own port)
+  ["no-zmq"],
   ["non-interactive"],
 ];
 const walletBase = (port, dir) => [

@@ -40,7 +40,9 @@ interface Started {
 }
 
 async function start(args: string[], port: number): Promise<Started> {
-  const proc = spawn(process.execPath, [BIN, ...args, "--rpc-bind-port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  // the ZMQ RPC would bind monerod's 18082 in every test: off unless the test sets ZMQ flags
+  const zmq = args.some((a) => a.startsWith("--zmq") || a === "--no-zmq") ? [] : ["--no-zmq"];
+  const proc = spawn(process.execPath, [BIN, ...args, ...zmq, "--rpc-bind-port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
   procs.push(proc);
   const out: string[] = [];
   proc.stdout?.on("data", (b: Buffer) => out.push(b.toString()));
@@ -115,7 +117,7 @@ test("SIGTERM stops within seconds with the database closed; the chain reopens w
   const dir = tmp();
   const logFile = join(dir, "d.log");
   const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--keep-fakechain", "--non-interactive",
-    "--p2p-bind-port", "29031", "--no-igd", "--zmq-pub", "tcp://127.0.0.1:29032", "--log-level", "1", "--log-file", logFile];
+    "--p2p-bind-port", "29031", "--no-igd", "--zmq-pub", "tcp://127.0.0.1:29032", "--zmq-rpc-bind-port", "29034", "--log-level", "1", "--log-file", logFile];
   let d = await start(args, 29030);
   const all = d.out.join("");
   assert.match(all, /RPC listening on http:\/\/127\.0\.0\.1:29030/);

@@ -130,7 +130,7 @@ describe("tsmonerod: restarts after SIGKILL", () => {
     const data = tempDir();
     const port = await freePort();
     const p2p = await freePort();
-    const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--keep-fakechain", "--data-dir", data, "--rpc-bind-port", String(port), "--p2p-bind-port", String(p2p), "--no-igd", "--non-interactive", "--log-file", ""];
+    const args = ["--regtest", "--offline", "--fixed-difficulty", "1", "--keep-fakechain", "--data-dir", data, "--rpc-bind-port", String(port), "--p2p-bind-port", String(p2p), "--no-igd", "--no-zmq", "--non-interactive", "--log-file", ""];
     let n = await start(NODE_BIN, args, data, "RPC listening on");
     const lock = findFile(data, "tsmonerod.pid");
     assert.ok(lock, "the node holds a pid file");

@@ -69,7 +69,7 @@ before(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "tsmonero-tls-interop-"));
   nodePort = await freePort();
-  const node = run(process.execPath, [BIN, "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", join(dir, "node"), "--rpc-bind-port", String(nodePort), "--log-file", ""]);
+  const node = run(process.execPath, [BIN, "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", join(dir, "node"), "--rpc-bind-port", String(nodePort), "--no-zmq", "--log-file", ""]);
   await until("tsmonerod", node, () => call(nodePort, "get_info", {}, 2000));
   walletPort = await freePort();
   mkdirSync(join(dir, "wallets"));

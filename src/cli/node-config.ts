@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { defaultDataDir, type DaemonOptions } from "../node/daemon.js";
 import { checkPubAddress, ZmqAddressError } from "../node/zmq/address.js";
+import { ZMQ_RPC_PORTS } from "../node/zmq/rpc-server.js";
 import { DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "../node/rpc/state.js";
 import { applyLogSpec, LogSpecError } from "../os/log.js";
 import { Notify, NotifySpecError } from "../os/notify.js";
@@ -283,11 +284,17 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     }
   });
   if (zmqPub.length > 0 && args.has("no-zmq")) notes.push("--zmq-pub with --no-zmq: the ZMQ server is disabled, nothing is published (as monerod)");
+  // daemon.cpp: the ZMQ RPC server binds tcp://<--zmq-rpc-bind-ip>:<--zmq-rpc-bind-port> unless --no-zmq
+  const zmqIp = ipFlag(args, "zmq-rpc-bind-ip", "127.0.0.1");
+  const zmqPort = argInt(args, "zmq-rpc-bind-port", 1, 65535) ?? ZMQ_RPC_PORTS[network];
+  if (zmqPort === rpcPort) throw new UsageError(`--zmq-rpc-bind-port ${zmqPort} is the RPC port too; give the ZMQ RPC its own port`);
+  if (args.has("no-zmq") && (args.has("zmq-rpc-bind-ip") || args.has("zmq-rpc-bind-port"))) notes.push("--zmq-rpc-bind-* with --no-zmq: the ZMQ RPC server is disabled (as monerod)");
   const p2p = p2pFlags(args, network, notes);
   const daemon: DaemonOptions = {
     ...hooks,
     p2p,
     ...(zmqPub.length > 0 && !args.has("no-zmq") ? { zmqPub } : {}),
+    ...(args.has("no-zmq") ? {} : { zmqRpc: { ip: zmqIp, port: zmqPort } }),
     ...(startMining ? { startMining } : {}),
     network,
     dataDir,

@@ -7,7 +7,8 @@ import { commandLineOnly as cl, type FlagSpec, flag as s, inactive, option as v,
 import { sslFlagSpecs } from "./ssl-flags.js";
 
 const P2P = "P2P networking through a proxy or DNS (direct P2P is active)";
-const ZMQ = "the ZMQ RPC server";
+/** Not flags of monerod 0.18.0.0 (later releases'): accepted and logged. */
+const ZMQ = "a ZMQ RPC option of later monerods (0.18.0.0's ZMQ RPC has no restricted mode)";
 
 /** The shared RPC server flags of rpc_args.cpp (monerod and monero-wallet-rpc). */
 export function rpcServerFlags(): FlagSpec[] {
@@ -59,8 +60,8 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   inactive(v("proxy", "Network communication through proxy: <socks-ip:port> i.e. \"127.0.0.1:9050\""), P2P),
   inactive(s("proxy-allow-dns-leaks", "Allow DNS leaks outside of proxy"), P2P),
   s("public-node", "Allow other users to use the node as a remote (restricted RPC mode, view-only commands) and advertise it over P2P"),
-  inactive(v("zmq-rpc-bind-ip", "IP for ZMQ RPC server to listen on", "127.0.0.1"), ZMQ),
-  inactive(v("zmq-rpc-bind-port", "Port for ZMQ RPC server to listen on", "18082, 28082 if 'testnet', 38082 if 'stagenet'"), ZMQ),
+  v("zmq-rpc-bind-ip", "IP for ZMQ RPC server to listen on", "127.0.0.1"),
+  v("zmq-rpc-bind-port", "Port for ZMQ RPC server to listen on", "18082, 28082 if 'testnet', 38082 if 'stagenet'"),
   v("zmq-pub", "Address for ZMQ pub - tcp://ip:port or ipc://path", undefined, true),
   s("no-zmq", "Disable ZMQ RPC server"),
   inactive(s("confirm-zmq-rpc-external-bind", "Confirm zmq-rpc-bind-ip value is NOT a loopback (local) IP"), ZMQ),

@@ -25,6 +25,7 @@ import { publishCoreEvents } from "./zmq/events.js";
 import { P2pNode, type P2pOptions } from "./p2p/node.js";
 import { ipv4ToInt } from "./rpc/state.js";
 import { ZmqPublisher } from "./zmq/pub.js";
+import { ZmqRpcServer } from "./zmq/rpc-server.js";
 
 /** The P2P flags (node/p2p's options without what the daemon supplies), plus the ban list and rate limits. */
 export type P2pDaemonOptions = Omit<P2pOptions, "isAllowed" | "ban" | "log" | "stateDir" | "rpcPort"> & {
@@ -103,6 +104,8 @@ export interface DaemonOptions {
   blockRateNotify?: string;
   /** --zmq-pub: bind monerod's ZMQ pub (tcp://ip:port or ipc://path) on each address. */
   zmqPub?: readonly string[];
+  /** --zmq-rpc-bind-ip / --zmq-rpc-bind-port: monerod's ZMQ JSON RPC (absent with --no-zmq). */
+  zmqRpc?: { ip: string; port: number };
 }
 
 export interface Daemon {
@@ -112,6 +115,8 @@ export interface Daemon {
   restrictedRpcUrl?: string;
   /** The bound --zmq-pub addresses (none without --zmq-pub). */
   zmqPubAddresses: readonly string[];
+  /** The ZMQ RPC's bound address (tcp://ip:port), absent with --no-zmq. */
+  zmqRpcAddress?: string;
   /** The P2P service (undefined offline or without P2P options). */
   p2p?: P2pNode;
   /** Resolves when the daemon has stopped (database closed). */
@@ -388,13 +393,24 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     await core.close();
     throw e;
   }
-  // daemon.cpp's zmq_internals: the pub socket, then the chain and pool hooks
+  // daemon.cpp's zmq_internals: the RPC socket, the pub socket, then the chain and pool hooks
+  let zmqRpc: ZmqRpcServer | undefined;
   let zmqPub: ZmqPublisher | undefined;
   let unhookZmq: (() => void) | undefined;
+  if (opts.zmqRpc) {
+    try {
+      zmqRpc = await ZmqRpcServer.open(opts.zmqRpc.ip, opts.zmqRpc.port, deps, (m) => log(0, `tsmonerod: ${m}`));
+    } catch (e) {
+      for (const s of servers) await s.close();
+      await core.close();
+      throw e;
+    }
+  }
   if (opts.zmqPub && opts.zmqPub.length > 0) {
     try {
       zmqPub = await ZmqPublisher.open(opts.zmqPub, (m) => log(0, `tsmonerod: ${m}`));
     } catch (e) {
+      await zmqRpc?.close();
       for (const s of servers) await s.close();
       await core.close();
       throw e;
@@ -429,6 +445,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
       for (const s of servers) await s.close();
       unhookZmq?.();
       await zmqPub?.close();
+      await zmqRpc?.close();
       await core.close();
       throw e;
     }
@@ -451,6 +468,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     rpcUrl,
     ...(restrictedUrl ? { restrictedRpcUrl: restrictedUrl } : {}),
     zmqPubAddresses: zmqPub?.addresses ?? [],
+    ...(zmqRpc ? { zmqRpcAddress: zmqRpc.address } : {}),
     ...(p2p ? { p2p } : {}),
     stopped,
     log,
@@ -462,6 +480,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
         await p2p?.stop();
         unhookZmq?.();
         await zmqPub?.close();
+        await zmqRpc?.close();
         await core.close();
         unlock();
         log(0, "tsmonerod: stopped, database closed");

@@ -125,7 +125,7 @@ const distributionOut: EpeeObjectCodec<DistributionOut> = (() => {
 const getOutputDistributionResponse = object<DistributionRes>({ ...accessFields, distributions: array(distributionOut) });
 
 /** Blockchain::find_blockchain_supplement(qblock_ids): the height of the first listed id in the main chain. */
-function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
+export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
   const store = d.core.store;
   if (ids.length === 0) return undefined;
   const genesis = store.meta(0).hash;
@@ -160,6 +160,23 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
   return { entry: { pruned: prune, block: blob, block_weight: 0n, txs }, indices: { indices }, txCount: block.txHashes.length, size };
 }
 
+/** Blockchain::find_blockchain_supplement(req_start_block, qblock_ids, …)'s first height, or undefined when it fails. */
+export function supplementStart(d: NodeRpcDeps, reqStart: bigint, ids: readonly Bytes[]): number | undefined {
+  const height = d.core.store.height();
+  if (reqStart > 0n) return reqStart >= BigInt(height) ? undefined : Number(reqStart);
+  return splitHeight(d, ids);
+}
+
+/**
+ * BlockchainLMDB::get_blocks_from's stopping rule: at most `MAX_BLOCK_COUNT` blocks, and past the
+ * first `MIN_BLOCK_COUNT` none once `MAX_SIZE` bytes or `MAX_TX_COUNT` txs were taken.
+ */
+export function supplementFull(blocks: number, size: number, txs: number): boolean {
+  return blocks >= MAX_BLOCK_COUNT || (blocks >= MIN_BLOCK_COUNT && (size >= MAX_SIZE || txs >= MAX_TX_COUNT));
+}
+
+export { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT };
+
 export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
   const store = d.core.store;
 
@@ -173,9 +190,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
       const height = store.height();
       if (req.block_ids.length > 0 && Buffer.compare(req.block_ids[0], store.topHash()) === 0)
         return { ...empty, current_height: BigInt(height) };
-      let start: number | undefined;
-      if (req.start_height > 0n) start = req.start_height >= BigInt(height) ? undefined : Number(req.start_height);
-      else start = splitHeight(d, req.block_ids);
+      const start = supplementStart(d, req.start_height, req.block_ids);
       if (start === undefined) {
         d.state.hostFail(ctx.remoteAddress, d.now());
         return { ...empty, status: "Failed" };
@@ -184,8 +199,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
       const output_indices: BlockOutputIndices[] = [];
       let size = 0;
       let txs = 0;
-      for (let h = start; h < height && blocks.length < MAX_BLOCK_COUNT; h++) {
-        if (blocks.length >= MIN_BLOCK_COUNT && (size >= MAX_SIZE || txs >= MAX_TX_COUNT)) break;
+      for (let h = start; h < height && !supplementFull(blocks.length, size, txs); h++) {
         const b = blockEntry(d, h, req.prune, req.no_miner_tx);
         blocks.push(b.entry);
         output_indices.push(b.indices);

@@ -18,6 +18,7 @@ import {
   blockHeaderJson,
   type BlockBody,
   blockBodies,
+  coreCache,
   epeeShape,
   type HeaderSource,
   mainBlock,
@@ -227,11 +228,86 @@ export function outputDistribution(
   return { start_height: start, base, distribution: dist };
 }
 
+/** Per-top memos of window reads wallets repeat for every transfer (10,080 block votes, 100,000 long-term weights). */
+const hfVotes = (d: NodeRpcDeps): PerTop<number[]> => coreCache(d.core, "hf-votes", () => new PerTop<number[]>(d.core.store));
+const ltWeights = (d: NodeRpcDeps): PerTop<number[]> => coreCache(d.core, "lt-weights", () => new PerTop<number[]>(d.core.store));
+
+/** hard_fork_info's figures (the HTTP and the ZMQ answers share them); `version` 0 asks for the next block's. */
+export function hardForkInfoOf(d: NodeRpcDeps, version: number): ReturnType<typeof hardForkInfo> {
+  const store = d.core.store;
+  const table = HARD_FORKS[d.core.network];
+  const height = store.height();
+  // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
+  const votes = hfVotes(d).get(() => {
+    const window = Math.min(height, 10080);
+    const v: number[] = [];
+    for (let h = height - window; h < height; h++) v.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
+    return v;
+  });
+  const next = hardForkVersionAt(table, height);
+  const i = hardForkInfo(table, height, votes, d.now(), version > 0 ? version : next);
+  // Blockchain::get_current_hard_fork_version: HardFork's current version is the one in force at
+  // the chain's height (the next block's), e.g. 16 on a fresh regtest chain holding only genesis
+  return { ...i, version: next };
+}
+
+/** get_dynamic_base_fee_estimate's levels for `graceBlocks` (the first is the base fee). */
+export function feeEstimate(d: NodeRpcDeps, graceBlocks: number): bigint[] {
+  const store = d.core.store;
+  const height = store.height();
+  const ctx = nextContext(d.core);
+  const weights = store.blockWeights(Math.max(0, height - 100), Math.min(height, 100));
+  const lt = ltWeights(d).get(() => store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000)));
+  // get_dynamic_base_fee_estimate_2021_scaling takes get_current_hard_fork_version (the next block's)
+  const version = hardForkVersionAt(HARD_FORKS[d.core.network], height);
+  return feeEstimateLevels(graceBlocks, weights, lt, ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
+}
+
+/** Blockchain::get_output_histogram, filtered by min/max count as both RPCs filter it, in amount order. */
+export function outputHistogram(
+  d: NodeRpcDeps,
+  p: { amounts: readonly bigint[]; min_count: bigint; max_count: bigint; unlocked: boolean; recent_cutoff: bigint },
+): { amount: bigint; total: bigint; unlocked: bigint; recent: bigint }[] {
+  const store = d.core.store;
+  const counts = new Map<bigint, bigint>();
+  if (p.amounts.length === 0) {
+    for (const [a, n] of store.outputCounts()) if (n > 0n && n >= p.min_count) counts.set(a, n);
+  } else {
+    for (const a of p.amounts) {
+      const n = store.outputCount(a);
+      if (n >= p.min_count) counts.set(a, n);
+    }
+  }
+  const height = store.height();
+  const out: { amount: bigint; total: bigint; unlocked: bigint; recent: bigint }[] = [];
+  for (const a of [...counts.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
+    const total = counts.get(a) ?? 0n;
+    let unlocked = 0n;
+    let recent = 0n;
+    if (p.unlocked || p.recent_cutoff > 0n) {
+      let n = total;
+      while (n > 0n) {
+        const o = store.output(a, n - 1n);
+        if (!o || o.height + CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE <= height) break;
+        n--;
+      }
+      unlocked = n;
+      if (p.recent_cutoff > 0n) {
+        while (n > 0n) {
+          const o = store.output(a, n - 1n);
+          if (!o || store.meta(o.height).timestamp < p.recent_cutoff) break;
+          n--;
+          recent++;
+        }
+      }
+    }
+    if (total >= p.min_count && (total <= p.max_count || p.max_count === 0n)) out.push({ amount: a, total, unlocked, recent });
+  }
+  return out;
+}
+
 export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
   const store = d.core.store;
-  // per-top memos of window reads wallets repeat for every transfer (10,080 block votes, 100,000 long-term weights)
-  const hfVotes = new PerTop<number[]>(store);
-  const ltWeights = new PerTop<number[]>(store);
 
   t.addJsonRpc({
     name: "get_block_count",
@@ -372,22 +448,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
   t.addJsonRpc({
     name: "hard_fork_info",
     params: object({ version: u8 }, { arrayIsEmpty: true }),
-    handler: (p) => {
-      const table = HARD_FORKS[d.core.network];
-      const height = store.height();
-      // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
-      const votes = hfVotes.get(() => {
-        const window = Math.min(height, 10080);
-        const v: number[] = [];
-        for (let h = height - window; h < height; h++) v.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
-        return v;
-      });
-      const next = hardForkVersionAt(table, height);
-      const i = hardForkInfo(table, height, votes, d.now(), p.version > 0 ? p.version : next);
-      // Blockchain::get_current_hard_fork_version: HardFork's current version is the one in force at
-      // the chain's height (the next block's), e.g. 16 on a fresh regtest chain holding only genesis
-      return { ...access(), ...i, version: next };
-    },
+    handler: (p) => ({ ...access(), ...hardForkInfoOf(d, p.version) }),
   });
 
   t.addJsonRpc({
@@ -396,13 +457,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({ grace_blocks: u64 }, { arrayIsEmpty: true }),
     handler: (p) => {
       if (p.grace_blocks > 100n) throw new RpcError(-32603, "Internal error");
-      const height = store.height();
-      const ctx = nextContext(d.core);
-      const weights = store.blockWeights(Math.max(0, height - 100), Math.min(height, 100));
-      const lt = () => ltWeights.get(() => store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000)));
-      // get_dynamic_base_fee_estimate_2021_scaling takes get_current_hard_fork_version (the next block's)
-      const version = hardForkVersionAt(HARD_FORKS[d.core.network], height);
-      const fees = feeEstimateLevels(Number(p.grace_blocks), weights, lt(), ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
+      const fees = feeEstimate(d, Number(p.grace_blocks));
       return { ...access(), fee: fees[0], fees, quantization_mask: feeQuantizationMask() };
     },
   });
@@ -438,41 +493,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
         return { ...access("Restricted RPC will not serve histograms on the whole blockchain. Use your own node.") };
       if (ctx.restricted && p.recent_cutoff > 0n && p.recent_cutoff < BigInt(d.now() - OUTPUT_HISTOGRAM_RECENT_CUTOFF_RESTRICTION))
         return { ...access("Recent cutoff is too old") };
-      const counts = new Map<bigint, bigint>();
-      if (p.amounts.length === 0) {
-        for (const [a, n] of store.outputCounts()) if (n > 0n && n >= p.min_count) counts.set(a, n);
-      } else {
-        for (const a of p.amounts) {
-          const n = store.outputCount(a);
-          if (n >= p.min_count) counts.set(a, n);
-        }
-      }
-      const height = store.height();
-      const histogram: JsonWritable[] = [];
-      for (const a of [...counts.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
-        const total = counts.get(a) ?? 0n;
-        let unlocked = 0n;
-        let recent = 0n;
-        if (p.unlocked || p.recent_cutoff > 0n) {
-          let n = total;
-          while (n > 0n) {
-            const o = store.output(a, n - 1n);
-            if (!o || o.height + CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE <= height) break;
-            n--;
-          }
-          unlocked = n;
-          if (p.recent_cutoff > 0n) {
-            while (n > 0n) {
-              const o = store.output(a, n - 1n);
-              if (!o || store.meta(o.height).timestamp < p.recent_cutoff) break;
-              n--;
-              recent++;
-            }
-          }
-        }
-        if (total >= p.min_count && (total <= p.max_count || p.max_count === 0n))
-          histogram.push({ amount: a, recent_instances: recent, total_instances: total, unlocked_instances: unlocked });
-      }
+      const histogram = outputHistogram(d, p).map((e) => ({ amount: e.amount, recent_instances: e.recent, total_instances: e.total, unlocked_instances: e.unlocked }));
       return epeeShape({ ...access(), histogram });
     },
   });
