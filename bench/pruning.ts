@@ -63,7 +63,7 @@ function daemonFlags(dir: string, port: number, keep: boolean): string[] {
 
 const startMonerod = (dir: string, keep: boolean): Proc =>
   launch("monerod", "/usr/bin/monerod", [...daemonFlags(dir, PORTS.monerod, keep), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(PORTS.monerodP2p), "--no-zmq"], dir);
-const startOurs = (dir: string, keep: boolean): Proc => launch("tsmonerod", process.execPath, [join(ROOT, "bin", "tsmonerod"), ...daemonFlags(dir, PORTS.ours, keep), "--db-sync-mode", "fastest"], dir);
+const startOurs = (dir: string, keep: boolean): Proc => launch("tsmonerod", process.execPath, [join(ROOT, "bin", "tsmonerod"), ...daemonFlags(dir, PORTS.ours, keep), "--db-sync-mode", "fastest", "--no-zmq"], dir);
 
 /** Stops a daemon without removing its directory (bench/wallet.ts's stop removes it). */
 async function halt(p: Proc): Promise<void> {

@@ -43,7 +43,7 @@ describe("progress of a 10,000-block refresh (tsmonero-wallet-rpc on tsmonerod)"
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "tsmonero-progress-"));
-    node = startProcess(bin("tsmonerod"), ["--regtest", "--offline", "--fixed-difficulty", "1", "--db-sync-mode", "fastest", "--data-dir", join(dir, "node"), "--rpc-bind-port", String(PORTS.node)], dir, `http://127.0.0.1:${PORTS.node}`);
+    node = startProcess(bin("tsmonerod"), ["--regtest", "--offline", "--fixed-difficulty", "1", "--db-sync-mode", "fastest", "--data-dir", join(dir, "node"), "--rpc-bind-port", String(PORTS.node), "--no-zmq"], dir, `http://127.0.0.1:${PORTS.node}`);
     procs.push(node);
     await waitReady(node, new NodeClient({ url: node.url }));
     const address = "42ey1afDFnn4886T7196doS9GPMzexD9gXpsZJDwVjeRVdFCSoHnv7KPbBeGpzJBzHRCAs9UxqeoyFQMYbqSWYTfJJQAWDm"; // SEED's

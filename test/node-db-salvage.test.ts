@@ -31,7 +31,7 @@ function damageNewestMeta(file: string): void {
 }
 
 async function run(dir: string, port: number, extra: string[]): Promise<{ stop: () => Promise<number | null> }> {
-  const p = spawn(BIN, ["--regtest", "--offline", "--fixed-difficulty", "1", "--keep-fakechain", "--data-dir", dir, "--rpc-bind-port", String(port), "--non-interactive", ...extra], { stdio: "ignore" });
+  const p = spawn(BIN, ["--regtest", "--offline", "--fixed-difficulty", "1", "--keep-fakechain", "--data-dir", dir, "--rpc-bind-port", String(port), "--non-interactive", "--no-zmq", ...extra], { stdio: "ignore" });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -59,7 +59,7 @@ test("a damaged newest meta page: refused with the advice; --db-salvage opens th
     assert.ok(lmdb);
     damageNewestMeta(join(dir, lmdb));
 
-    const refused = spawnSync(BIN, ["--regtest", "--offline", "--keep-fakechain", "--data-dir", dir, "--rpc-bind-port", String(port), "--non-interactive"], { encoding: "utf8", timeout: 60_000 });
+    const refused = spawnSync(BIN, ["--regtest", "--offline", "--keep-fakechain", "--data-dir", dir, "--rpc-bind-port", String(port), "--non-interactive", "--no-zmq"], { encoding: "utf8", timeout: 60_000 });
     assert.equal(refused.status, 1);
     assert.match(refused.stdout + refused.stderr, /cannot open the chain database in .*: MDB_PAGE_NOTFOUND.*start once with --db-salvage/);
     assert.doesNotMatch(refused.stdout + refused.stderr, /\n\s+at /, "no stack trace");

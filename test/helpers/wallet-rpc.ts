@@ -76,7 +76,8 @@ export async function waitWallet(p: Daemon): Promise<void> {
 export function startRegtestNode(kind: "monerod" | "tsmonerod", ports: readonly [number, number], dir: string): Daemon {
   if (kind === "monerod") return startMonerod(ports[0], ports[1]);
   const bin = new URL("../../../bin/tsmonerod", import.meta.url).pathname;
-  return startProcess(bin, ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(ports[0])], dir, `http://127.0.0.1:${ports[0]}`);
+  // --no-zmq: tsmonerod binds monerod's ZMQ RPC port (18082) by default, which two test nodes would share
+  return startProcess(bin, ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(ports[0]), "--no-zmq"], dir, `http://127.0.0.1:${ports[0]}`);
 }
 
 /** SIGTERM to each process still running (SIGKILL after 10 s), waiting for each to exit. */
