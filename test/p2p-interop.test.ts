@@ -5,73 +5,19 @@
  * as fluffy blocks, and get_connections / get_info / sync_info report the peers.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type Daemon, startProcess } from "./helpers/monerod.js";
+import type { Daemon } from "./helpers/monerod.js";
+import { MINER_ADDRESS, Net, pool, top, until } from "./helpers/p2p.js";
 import { recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
 import { call, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
 
-const ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
-const TS = new URL("../../bin/tsmonerod", import.meta.url).pathname;
-const procs: Daemon[] = [];
-const dirs: string[] = [];
-
-function monerod(rpc: number, p2p: number, dir: string, extra: string[]): Daemon {
-  const args = ["--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p), "--no-zmq", "--non-interactive", "--no-igd", "--log-level", "0", ...extra];
-  // monerod's own level-2 log, kept outside its temp dir, when chasing a failure
-  const logDir = process.env.TSMONERO_TEST_REAL_WALLET_LOG_DIR;
-  if (logDir) args.splice(args.indexOf("--log-level"), 2, "--log-level", "2", "--log-file", `${logDir}/monerod-${rpc}-${Date.now()}.log`);
-  const d = startProcess("/usr/bin/monerod", args, dir, `http://127.0.0.1:${rpc}`);
-  procs.push(d);
-  return d;
-}
-
-function tsmonerod(rpc: number, p2p: number, dir: string, extra: string[]): Daemon {
-  const args = ["--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p), "--non-interactive", ...extra];
-  const d = startProcess(TS, args, dir, `http://127.0.0.1:${rpc}`);
-  procs.push(d);
-  return d;
-}
-
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), "tsmonero-p2p-"));
-  dirs.push(d);
-  return d;
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await f();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`${what}: timed out${last ? ` (${String(last)})` : ""}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-const top = async (url: string): Promise<{ height: number; hash: string }> => {
-  const r = await call(url, "get_last_block_header");
-  const h = r.block_header as { height: number; hash: string };
-  return { height: Number(h.height), hash: h.hash };
-};
-
-after(async () => {
-  await stopProcesses(procs);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-
-const pool = async (url: string): Promise<string[]> => {
-  const r = await fetch(`${url}/get_transaction_pool_hashes`, { method: "POST", body: "{}" });
-  return ((await r.json()) as { tx_hashes?: string[] }).tx_hashes ?? [];
-};
+const ADDRESS = MINER_ADDRESS;
+const net = new Net();
+const procs = net.procs;
+const monerod = net.monerod.bind(net);
+const tsmonerod = net.tsmonerod.bind(net);
+const tmp = net.tmp.bind(net);
+after(() => net.close());
 
 /** The three nodes every test below uses: a monerod holding the recorded chain (A), tsmonerod synced from it (T), a monerod synced from T (M2). */
 let A: Daemon;
