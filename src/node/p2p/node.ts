@@ -14,7 +14,7 @@ import { EPEE_LEVIN_LIMITS } from "../../codec/epee.js";
 import { blockHashesFromBlob, parseBlock } from "../../protocol/block.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
-import type { NetworkView, NodeCore, PeerConnectionInfo, PeerListInfo } from "../core.js";
+import type { BlockSubmitResult, NetworkView, NodeCore, PeerConnectionInfo, PeerListInfo } from "../core.js";
 import { LevinConnection, type LevinReply } from "./connection.js";
 import * as M from "./messages.js";
 import { type Peer, PeerList } from "./peerlist.js";
@@ -336,10 +336,8 @@ export class P2pNode extends EventEmitter implements NetworkView {
     holder.peer = peer;
     if (dialled) peer.dialled = dialled;
     this.peers.add(peer);
-    conn.on("misbehaved", (reason: string) => {
-      this.log(`${peer.host}:${conn.remotePort} misbehaved: ${reason}`);
-      this.hostFail(peer.host, 1);
-    });
+    // epee's levin handler closes on a bad or oversized frame without a host fail score
+    conn.on("misbehaved", (reason: string) => this.log(`${peer.host}:${conn.remotePort} misbehaved: ${reason}`));
     conn.on("close", () => {
       this.peers.delete(peer);
       peer.failWaiters("connection closed");
@@ -786,7 +784,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     try {
       hashes = blockHashesFromBlob(req.b.block);
     } catch (e) {
-      this.drop(peer, 5, `unparsable block: ${(e as Error).message}`);
+      this.drop(peer, 0, `unparsable block: ${(e as Error).message}`);
       return;
     }
     const id = hashes.hash;
@@ -798,7 +796,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       try {
         given.set(hex(txHashesFromBlob(t.blob).hash), t.blob);
       } catch (e) {
-        this.drop(peer, 5, `unparsable tx in a block: ${(e as Error).message}`);
+        this.drop(peer, 0, `unparsable tx in a block: ${(e as Error).message}`);
         return;
       }
     }
@@ -808,7 +806,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     });
     if (missing.length > 0) {
       if (!fluffy || this.fluffyPending.has(hex(id))) {
-        this.drop(peer, 1, "block without its txs");
+        this.drop(peer, 0, "block without its txs");
         return;
       }
       this.fluffyPending.set(hex(id), peer);
@@ -827,7 +825,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const r = await this.core.submitBlock(req.b.block, { txBlobs: [...given.values()] });
     if (r.status === "rejected") {
       this.blockSources.delete(hex(id));
-      this.drop(peer, 5, `invalid block ${hex(id)}: ${r.message ?? r.error ?? "rejected"}`);
+      this.drop(peer, invalidBlockScore(r), `invalid block ${hex(id)}: ${r.message ?? r.error ?? "rejected"}`);
     } else if (r.status !== "added") this.blockSources.delete(hex(id));
   }
 
@@ -861,7 +859,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       try {
         id = txHashesFromBlob(blob).hash;
       } catch (e) {
-        this.drop(peer, 5, `unparsable tx: ${(e as Error).message}`);
+        this.drop(peer, 0, `unparsable tx: ${(e as Error).message}`);
         return;
       }
       if (this.core.pool.has(id) || this.core.store.txLocation(id)) continue;
@@ -869,7 +867,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       const r = await this.core.submitTransaction(blob);
       this.txSources.delete(hex(id));
       if (!r.ok && !r.internalError) {
-        this.drop(peer, 5, `invalid tx ${hex(id)}: ${r.reason ?? r.error ?? "rejected"}`);
+        this.drop(peer, 0, `invalid tx ${hex(id)}: ${r.reason ?? r.error ?? "rejected"}`);
         return;
       }
     }
@@ -922,6 +920,11 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const body = encodeEpee(M.newTransactions, { txs: blobs, _: new Uint8Array(0), dandelionpp_fluff: true });
     for (const p of this.normalPeers(except)) p.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, body);
   }
+}
+
+/** handle_notify_new_block / handle_response_get_objects: a block failing verification scores 1, one with a bad PoW P2P_IP_FAILS_BEFORE_BLOCK. */
+export function invalidBlockScore(r: BlockSubmitResult): number {
+  return r.flags?.includes("bad_pow") ? FAILS_BEFORE_BLOCK : 1;
 }
 
 function rpcPortOf(d: M.BasicNodeData): number {
