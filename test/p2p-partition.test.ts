@@ -14,6 +14,8 @@ const net = new Net();
 after(() => net.close());
 
 const mine = (d: Daemon, n: number): Promise<unknown> => call(d.url, "generateblocks", { amount_of_blocks: n, wallet_address: MINER_ADDRESS });
+const outPeers = async (d: Daemon, n: number): Promise<{ status: string; out_peers: number }> =>
+  (await (await fetch(`${d.url}/out_peers`, { method: "POST", body: JSON.stringify({ set: true, out_peers: n }) })).json()) as { status: string; out_peers: number };
 const DEAD_SEED = ["--seed-node", "127.0.0.1:19239"];
 
 test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to the heavier chain", { timeout: 400_000 }, async () => {
@@ -70,4 +72,59 @@ test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to
   const last = await top(M1.url);
   assert.equal(last.height, heavy.height + 1);
   for (const d of [T1, T2, M2]) await hasTop(d.url, last.hash);
+});
+
+test("out_peers 0 cuts a node off and out_peers 8 reconnects it, on monerod and tsmonerod alike (Monero's p2p functional test's reorg)", { timeout: 300_000 }, async () => {
+  // each may dial the other (--add-exclusive-node), as daemons 2 and 3 of Monero's functional tests
+  const M = net.monerod(19230, 19231, net.tmp(), ["--add-exclusive-node", "127.0.0.1:19233"]);
+  const T = net.tsmonerod(19232, 19233, net.tmp(), ["--add-exclusive-node", "127.0.0.1:19231"]);
+  await up(M);
+  await up(T);
+  const conns = async (d: Daemon): Promise<{ out: number; in: number }> => {
+    const i = await call(d.url, "get_info");
+    return { out: Number(i.outgoing_connections_count), in: Number(i.incoming_connections_count) };
+  };
+  const linked = (): Promise<boolean> =>
+    until("connected", async () => {
+      const [m, t] = [await conns(M), await conns(T)];
+      // one connection: the second dial is refused (monerod: "too many connections from the same address")
+      if (m.out + m.in === 1 && t.out + t.in === 1) return true;
+      throw new Error(`monerod ${JSON.stringify(m)}, tsmonerod ${JSON.stringify(t)}`);
+    });
+  await linked();
+  await mine(M, 3);
+  const shared = await top(M.url);
+  await hasTop(T.url, shared.hash);
+
+  const cut = async (): Promise<void> => {
+    for (const d of [M, T]) assert.equal((await outPeers(d, 0)).out_peers, 0);
+    await until("all connections dropped", async () => {
+      const [m, t] = [await conns(M), await conns(T)];
+      return m.out + m.in + t.out + t.in === 0 ? true : undefined;
+    });
+  };
+  const join = async (): Promise<void> => {
+    for (const d of [M, T]) assert.equal((await outPeers(d, 8)).out_peers, 8);
+    await linked();
+  };
+
+  // apart, tsmonerod mines more: monerod reorganises to it on reconnect
+  await cut();
+  await mine(M, 2);
+  await mine(T, 3);
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.equal((await conns(T)).out, 0, "tsmonerod stays cut off at out_peers 0 (no dial to its exclusive node)");
+  const t1 = await top(T.url);
+  assert.notEqual((await top(M.url)).hash, t1.hash);
+  await join();
+  await hasTop(M.url, t1.hash);
+
+  // apart again, monerod mines more: tsmonerod reorganises to it
+  await cut();
+  await mine(M, 4);
+  await mine(T, 1);
+  const m1 = await top(M.url);
+  await join();
+  await hasTop(T.url, m1.hash);
+  assert.equal((await top(M.url)).hash, m1.hash);
 });

@@ -422,18 +422,40 @@ export class P2pNode extends EventEmitter implements NetworkView {
     }
   }
 
+  /**
+   * out_peers / in_peers (change_max_out_public_peers / change_max_in_public_peers): the new limits,
+   * and connections over them dropped, the newest first.
+   */
+  setPeerLimits(outPeers: number, inPeers: number): void {
+    this.opts.outPeers = outPeers;
+    this.opts.inPeers = inPeers;
+    const trim = (inbound: boolean, max: number): void => {
+      const list = [...this.peers].filter((p) => p.inbound === inbound && !p.conn.isClosed);
+      for (const p of list.slice(Math.max(0, max)).reverse()) p.conn.close(`over the ${inbound ? "in" : "out"}_peers limit of ${max}`);
+    };
+    trim(false, outPeers);
+    trim(true, inPeers);
+  }
+
+  private outCount(): number {
+    return [...this.peers].filter((p) => !p.inbound).length + this.dialing.size;
+  }
+
   private connectLoop(): void {
     if (this.stopped) return;
     const def = M.DEFAULT_P2P_PORT[this.core.network];
     const parse = (l: readonly string[] | undefined): { host: string; port: number }[] =>
       (l ?? []).map((s) => parseHostPort(s, def)).filter((x): x is { host: string; port: number } => x !== undefined);
+    // try_to_connect_and_handshake_with_new_peer: no dial at all, exclusive and priority nodes
+    // included, once the outgoing count reaches --out-peers (out_peers 0 cuts a node off)
+    const room = (): boolean => this.outCount() < (this.opts.outPeers ?? 12);
     const exclusive = parse(this.opts.exclusiveNodes);
     if (exclusive.length > 0) {
-      for (const n of exclusive) if (!this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
+      for (const n of exclusive) if (room() && !this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
       return;
     }
-    for (const n of parse(this.opts.priorityNodes)) if (!this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
-    const out = [...this.peers].filter((p) => !p.inbound).length + this.dialing.size;
+    for (const n of parse(this.opts.priorityNodes)) if (room() && !this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
+    const out = this.outCount();
     let want = (this.opts.outPeers ?? 12) - out;
     if (want <= 0) return;
     const candidates: Peer[] = [...this.peerlist.anchor.values(), ...this.peerlist.white.values(), ...this.peerlist.gray.values()];
@@ -444,7 +466,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       want--;
       void this.dial(c.host, c.port);
     }
-    if (this.peers.size === 0) for (const n of parse(this.opts.seedNodes)) void this.dial(n.host, n.port);
+    if (this.peers.size === 0) for (const n of parse(this.opts.seedNodes)) if (room()) void this.dial(n.host, n.port);
   }
 
   private timedSyncAll(): void {
@@ -467,6 +489,8 @@ export class P2pNode extends EventEmitter implements NetworkView {
   private lastSave = Date.now();
   private housekeeping(): void {
     for (const p of this.peers) if (!this.opts.isAllowed(p.host)) p.conn.close("banned");
+    // a dial that was under way when out_peers went down
+    this.setPeerLimits(this.opts.outPeers ?? 12, this.opts.inPeers ?? Infinity);
     if (Date.now() - this.lastSave > 60_000) {
       this.lastSave = Date.now();
       try {
