@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<BenchSuite>> = {
   crypto: async () => (await import("./crypto.js")).suite,
   keys: async () => (await import("./keys.js")).suite,
   node: async () => (await import("./node.js")).suite,
+  "p2p-sync": async () => (await import("./p2p-sync.js")).suite,
   pruning: async () => (await import("./pruning.js")).suite,
   "real-wallet": async () => (await import("./real-wallet.js")).suite,
   ringct: async () => (await import("./ringct.js")).suite,

@@ -434,10 +434,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     });
     // out_peers / in_peers over RPC change the live limits
     const live = p2p;
-    state.onPeerLimits = (out, inp) => {
-      live.opts.outPeers = out;
-      live.opts.inPeers = inp;
-    };
+    state.onPeerLimits = (out, inp) => live.setPeerLimits(out, inp);
     try {
       await p2p.start();
     } catch (e) {

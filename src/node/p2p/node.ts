@@ -14,7 +14,7 @@ import { EPEE_LEVIN_LIMITS } from "../../codec/epee.js";
 import { blockHashesFromBlob, parseBlock } from "../../protocol/block.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
-import type { NetworkView, NodeCore, PeerConnectionInfo, PeerListInfo } from "../core.js";
+import type { BlockSubmitResult, NetworkView, NodeCore, PeerConnectionInfo, PeerListInfo } from "../core.js";
 import { LevinConnection, type LevinReply } from "./connection.js";
 import * as M from "./messages.js";
 import { type Peer, PeerList } from "./peerlist.js";
@@ -336,10 +336,8 @@ export class P2pNode extends EventEmitter implements NetworkView {
     holder.peer = peer;
     if (dialled) peer.dialled = dialled;
     this.peers.add(peer);
-    conn.on("misbehaved", (reason: string) => {
-      this.log(`${peer.host}:${conn.remotePort} misbehaved: ${reason}`);
-      this.hostFail(peer.host, 1);
-    });
+    // epee's levin handler closes on a bad or oversized frame without a host fail score
+    conn.on("misbehaved", (reason: string) => this.log(`${peer.host}:${conn.remotePort} misbehaved: ${reason}`));
     conn.on("close", () => {
       this.peers.delete(peer);
       peer.failWaiters("connection closed");
@@ -424,18 +422,40 @@ export class P2pNode extends EventEmitter implements NetworkView {
     }
   }
 
+  /**
+   * out_peers / in_peers (change_max_out_public_peers / change_max_in_public_peers): the new limits,
+   * and connections over them dropped, the newest first.
+   */
+  setPeerLimits(outPeers: number, inPeers: number): void {
+    this.opts.outPeers = outPeers;
+    this.opts.inPeers = inPeers;
+    const trim = (inbound: boolean, max: number): void => {
+      const list = [...this.peers].filter((p) => p.inbound === inbound && !p.conn.isClosed);
+      for (const p of list.slice(Math.max(0, max)).reverse()) p.conn.close(`over the ${inbound ? "in" : "out"}_peers limit of ${max}`);
+    };
+    trim(false, outPeers);
+    trim(true, inPeers);
+  }
+
+  private outCount(): number {
+    return [...this.peers].filter((p) => !p.inbound).length + this.dialing.size;
+  }
+
   private connectLoop(): void {
     if (this.stopped) return;
     const def = M.DEFAULT_P2P_PORT[this.core.network];
     const parse = (l: readonly string[] | undefined): { host: string; port: number }[] =>
       (l ?? []).map((s) => parseHostPort(s, def)).filter((x): x is { host: string; port: number } => x !== undefined);
+    // try_to_connect_and_handshake_with_new_peer: no dial at all, exclusive and priority nodes
+    // included, once the outgoing count reaches --out-peers (out_peers 0 cuts a node off)
+    const room = (): boolean => this.outCount() < (this.opts.outPeers ?? 12);
     const exclusive = parse(this.opts.exclusiveNodes);
     if (exclusive.length > 0) {
-      for (const n of exclusive) if (!this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
+      for (const n of exclusive) if (room() && !this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
       return;
     }
-    for (const n of parse(this.opts.priorityNodes)) if (!this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
-    const out = [...this.peers].filter((p) => !p.inbound).length + this.dialing.size;
+    for (const n of parse(this.opts.priorityNodes)) if (room() && !this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
+    const out = this.outCount();
     let want = (this.opts.outPeers ?? 12) - out;
     if (want <= 0) return;
     const candidates: Peer[] = [...this.peerlist.anchor.values(), ...this.peerlist.white.values(), ...this.peerlist.gray.values()];
@@ -446,7 +466,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       want--;
       void this.dial(c.host, c.port);
     }
-    if (this.peers.size === 0) for (const n of parse(this.opts.seedNodes)) void this.dial(n.host, n.port);
+    if (this.peers.size === 0) for (const n of parse(this.opts.seedNodes)) if (room()) void this.dial(n.host, n.port);
   }
 
   private timedSyncAll(): void {
@@ -469,6 +489,8 @@ export class P2pNode extends EventEmitter implements NetworkView {
   private lastSave = Date.now();
   private housekeeping(): void {
     for (const p of this.peers) if (!this.opts.isAllowed(p.host)) p.conn.close("banned");
+    // a dial that was under way when out_peers went down
+    this.setPeerLimits(this.opts.outPeers ?? 12, this.opts.inPeers ?? Infinity);
     if (Date.now() - this.lastSave > 60_000) {
       this.lastSave = Date.now();
       try {
@@ -786,7 +808,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     try {
       hashes = blockHashesFromBlob(req.b.block);
     } catch (e) {
-      this.drop(peer, 5, `unparsable block: ${(e as Error).message}`);
+      this.drop(peer, 0, `unparsable block: ${(e as Error).message}`);
       return;
     }
     const id = hashes.hash;
@@ -798,7 +820,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       try {
         given.set(hex(txHashesFromBlob(t.blob).hash), t.blob);
       } catch (e) {
-        this.drop(peer, 5, `unparsable tx in a block: ${(e as Error).message}`);
+        this.drop(peer, 0, `unparsable tx in a block: ${(e as Error).message}`);
         return;
       }
     }
@@ -808,7 +830,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     });
     if (missing.length > 0) {
       if (!fluffy || this.fluffyPending.has(hex(id))) {
-        this.drop(peer, 1, "block without its txs");
+        this.drop(peer, 0, "block without its txs");
         return;
       }
       this.fluffyPending.set(hex(id), peer);
@@ -827,7 +849,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const r = await this.core.submitBlock(req.b.block, { txBlobs: [...given.values()] });
     if (r.status === "rejected") {
       this.blockSources.delete(hex(id));
-      this.drop(peer, 5, `invalid block ${hex(id)}: ${r.message ?? r.error ?? "rejected"}`);
+      this.drop(peer, invalidBlockScore(r), `invalid block ${hex(id)}: ${r.message ?? r.error ?? "rejected"}`);
     } else if (r.status !== "added") this.blockSources.delete(hex(id));
   }
 
@@ -861,7 +883,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       try {
         id = txHashesFromBlob(blob).hash;
       } catch (e) {
-        this.drop(peer, 5, `unparsable tx: ${(e as Error).message}`);
+        this.drop(peer, 0, `unparsable tx: ${(e as Error).message}`);
         return;
       }
       if (this.core.pool.has(id) || this.core.store.txLocation(id)) continue;
@@ -869,7 +891,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       const r = await this.core.submitTransaction(blob);
       this.txSources.delete(hex(id));
       if (!r.ok && !r.internalError) {
-        this.drop(peer, 5, `invalid tx ${hex(id)}: ${r.reason ?? r.error ?? "rejected"}`);
+        this.drop(peer, 0, `invalid tx ${hex(id)}: ${r.reason ?? r.error ?? "rejected"}`);
         return;
       }
     }
@@ -922,6 +944,11 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const body = encodeEpee(M.newTransactions, { txs: blobs, _: new Uint8Array(0), dandelionpp_fluff: true });
     for (const p of this.normalPeers(except)) p.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, body);
   }
+}
+
+/** handle_notify_new_block / handle_response_get_objects: a block failing verification scores 1, one with a bad PoW P2P_IP_FAILS_BEFORE_BLOCK. */
+export function invalidBlockScore(r: BlockSubmitResult): number {
+  return r.flags?.includes("bad_pow") ? FAILS_BEFORE_BLOCK : 1;
 }
 
 function rpcPortOf(d: M.BasicNodeData): number {

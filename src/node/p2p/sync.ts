@@ -16,7 +16,7 @@ import { EPEE_LEVIN_LIMITS } from "../../codec/epee.js";
 import { blockHashesFromBlob } from "../../protocol/block.js";
 import type { Bytes } from "../../protocol/tx.js";
 import * as M from "./messages.js";
-import type { P2pNode, PeerConn } from "./node.js";
+import { invalidBlockScore, type P2pNode, type PeerConn } from "./node.js";
 
 const RESPONSE_TIMEOUT_MS = 60_000;
 /** Our default span: monerod adapts between 20 and 2048; 100 keeps the request count low on short chains. */
@@ -196,18 +196,18 @@ export class Syncer {
         try {
           id = blockHashesFromBlob(e.block).hash;
         } catch (err) {
-          this.node.drop(peer, 5, `unparsable block: ${(err as Error).message}`);
+          this.node.drop(peer, 0, `unparsable block: ${(err as Error).message}`);
           return;
         }
         if (hex(id) !== hex(cur.ids[i])) {
-          this.node.drop(peer, 5, `sent block ${hex(id)} where ${hex(cur.ids[i])} was requested`);
+          this.node.drop(peer, 1, `sent block ${hex(id)} where ${hex(cur.ids[i])} was requested`);
           return;
         }
         this.node.blockSources.set(hex(id), { kind: "sync" });
         const res = await this.node.core.submitBlock(e.block, { txBlobs: e.txs.map((t) => t.blob) });
         if (res.status === "rejected") {
           this.node.blockSources.delete(hex(id));
-          this.node.drop(peer, 5, `invalid block ${hex(id)} at height ${cur.startHeight + i}: ${res.message ?? res.error ?? "rejected"}`);
+          this.node.drop(peer, invalidBlockScore(res), `invalid block ${hex(id)} at height ${cur.startHeight + i}: ${res.message ?? res.error ?? "rejected"}`);
           return;
         }
         if (res.status === "error") throw new Error(`could not verify block ${hex(id)}: ${res.message ?? "internal error"}`);
