@@ -130,7 +130,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const t0 = Date.now();
     const ours = launch("tsmonerod", join(ROOT, "bin/tsmonerod"), [
       "--regtest", "--fixed-difficulty", "1", "--data-dir", oursDir, "--rpc-bind-port", String(PORTS.oursRpc), "--p2p-bind-ip", "127.0.0.1",
-      "--p2p-bind-port", String(PORTS.oursP2p), "--non-interactive", "--log-level", "0", ...peer,
+      "--p2p-bind-port", String(PORTS.oursP2p), "--no-zmq", "--non-interactive", "--log-level", "0", ...peer,
     ], oursDir);
     const real = launch("monerod", "/usr/bin/monerod", monerodArgs(realDir, PORTS.realRpc, PORTS.realP2p, peer), realDir);
     procs.push(ours, real);

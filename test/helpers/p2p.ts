@@ -37,7 +37,7 @@ export class Net {
   }
 
   tsmonerod(rpc: number, p2p: number, dir: string, extra: string[]): Daemon {
-    const args = ["--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p), "--non-interactive", ...extra];
+    const args = ["--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p), "--no-zmq", "--non-interactive", ...extra];
     const d = startProcess(TS, args, dir, `http://127.0.0.1:${rpc}`);
     this.procs.push(d);
     return d;
