@@ -119,12 +119,6 @@ export interface BootstrapDeps {
  */
 export function addBootstrapForwarding(t: MethodTable, d: BootstrapDeps): void {
   const { jsonRpc, json, bin } = t.list();
-  const via = async (ctx: RpcContext): Promise<NodeClient | undefined> => {
-    // restricted servers and the bootstrap: monerod forwards on both; its own RPC for peers is not
-    void ctx;
-    const b = d.current();
-    return b ? b.use(d.height(), d.noSync, d.log) : undefined;
-  };
   const fail = (what: string, e: unknown): never => {
     throw new RpcError(-32603, `Internal error: the bootstrap daemon failed to answer ${what}: ${e instanceof Error ? e.message : String(e)}`);
   };
@@ -134,48 +128,38 @@ export function addBootstrapForwarding(t: MethodTable, d: BootstrapDeps): void {
     height_without_bootstrap: d.height(),
     was_bootstrap_ever_used: true,
   });
+  /** A handler that asks the bootstrap daemon (`forward`) when it is to be used, else answers with `local`. */
+  const forwarding =
+    <P, R>(local: (p: P, ctx: RpcContext) => R | Promise<R>, what: string, forward: (c: NodeClient, p: P) => Promise<R>) =>
+    async (p: P, ctx: RpcContext): Promise<R> => {
+      const b = d.current();
+      const c = b ? await b.use(d.height(), d.noSync, d.log) : undefined;
+      if (!c) return local(p, ctx);
+      try {
+        return await forward(c, p);
+      } catch (e) {
+        return fail(what, e);
+      }
+    };
   for (const m of jsonRpc) {
     if (!JSON_RPC.includes(m.name)) continue;
-    const local = m.handler.bind(m);
-    m.handler = async (p, ctx) => {
-      const c = await via(ctx);
-      if (!c) return local(p, ctx);
-      let v: JsonWritable;
-      try {
-        v = untrusted(await c.jsonRpc(m.name, p as JsonWritable), m.name);
-      } catch (e) {
-        return fail(m.name, e);
-      }
+    m.handler = forwarding(m.handler.bind(m), m.name, async (c, p) => {
+      const v = untrusted(await c.jsonRpc(m.name, p as JsonWritable), m.name);
       return m.name === "get_info" ? infoExtras(v) : v;
-    };
+    });
   }
   for (const m of json) {
     if (!JSON_PATHS.includes(m.path)) continue;
-    const local = m.handler.bind(m);
-    m.handler = async (p, ctx) => {
-      const c = await via(ctx);
-      if (!c) return local(p, ctx);
-      let v: JsonWritable;
-      try {
-        v = untrusted(await c.json(m.path, p as JsonWritable, { idempotent: m.path !== "/send_raw_transaction" }), m.path);
-      } catch (e) {
-        return fail(m.path, e);
-      }
+    m.handler = forwarding(m.handler.bind(m), m.path, async (c, p) => {
+      const v = untrusted(await c.json(m.path, p as JsonWritable, { idempotent: m.path !== "/send_raw_transaction" }), m.path);
       return m.path === "/get_info" ? infoExtras(v) : v;
-    };
+    });
   }
   for (const m of bin) {
     if (!BIN_PATHS.includes(m.path)) continue;
-    const local = m.handler.bind(m);
-    m.handler = async (req, ctx) => {
-      const c = await via(ctx);
-      if (!c) return local(req, ctx);
-      try {
-        const res = await c.bin(m.path, m.request, req, m.response);
-        return typeof res === "object" && res !== null && "untrusted" in res ? { ...res, untrusted: true } : res;
-      } catch (e) {
-        return fail(m.path, e);
-      }
-    };
+    m.handler = forwarding(m.handler.bind(m), m.path, async (c, req) => {
+      const res = await c.bin(m.path, m.request, req, m.response);
+      return typeof res === "object" && res !== null && "untrusted" in res ? { ...res, untrusted: true } : res;
+    });
   }
 }

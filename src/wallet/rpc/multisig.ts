@@ -22,6 +22,16 @@ import { SendError } from "../send/errors.js";
 
 const hexB = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
+/** A multisig_txset from its hex, or monero-wallet-rpc's −34 with why it does not read (sign and submit alike). */
+async function readSet(signer: Parameters<typeof readMultisigSet>[0], txDataHex: string, transfers: number): Promise<Awaited<ReturnType<typeof readMultisigSet>>> {
+  try {
+    return await readMultisigSet(signer, Uint8Array.from(Buffer.from(txDataHex, "hex")), transfers);
+  } catch (e) {
+    if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `Failed to parse multisig tx data: ${e.message}`);
+    throw e;
+  }
+}
+
 
 /** CHECK_MULTISIG_ENABLED's answer. */
 export const MULTISIG_DISABLED_MSG =
@@ -149,13 +159,7 @@ export function multisigMethods({ svc, w }: WalletRpcDeps) {
         if (!isHex(p.tx_data_hex)) fail(W.BAD_HEX, "Failed to parse hex.");
         const signer = wal.multisigSigner();
         const r = await wal.exclusive(true, async (ctx) => {
-          let set;
-          try {
-            set = await readMultisigSet(signer, Uint8Array.from(Buffer.from(p.tx_data_hex, "hex")), ctx.ledger.state.transfers.length);
-          } catch (e) {
-            if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `Failed to parse multisig tx data: ${e.message}`);
-            throw e;
-          }
+          const set = await readSet(signer, p.tx_data_hex, ctx.ledger.state.transfers.length);
           const st = ctx.ledger.state;
           const nonces = (st.multisigNonces ??= {});
           const t = st.transfers;
@@ -182,13 +186,7 @@ export function multisigMethods({ svc, w }: WalletRpcDeps) {
         if (!isHex(p.tx_data_hex)) fail(W.BAD_HEX, "Failed to parse hex.");
         const signer = wal.multisigSigner();
         return wal.spend(async (ctx) => {
-          let set;
-          try {
-            set = await readMultisigSet(signer, Uint8Array.from(Buffer.from(p.tx_data_hex, "hex")), ctx.ledger.state.transfers.length);
-          } catch (e) {
-            if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `Failed to parse multisig tx data: ${e.message}`);
-            throw e;
-          }
+          const set = await readSet(signer, p.tx_data_hex, ctx.ledger.state.transfers.length);
           if (set.signers.length < signer.threshold) fail(W.THRESHOLD_NOT_REACHED, `Not enough signers signed this transaction: ${set.signers.length} of ${signer.threshold}; pass it to sign_multisig of another member first`);
           const ids: string[] = [];
           try {
