@@ -44,11 +44,15 @@ test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to
   assert.equal((await top(T2.url)).hash, shared.hash, "tsmonerod kept its chain over the restart");
 
   // group 1 mines 2 blocks (one on each node), group 2 mines 5 (on each)
+  // each node mines on the other's block: wait for it to arrive first, or the two would mine
+  // siblings at one height (a race the CI run of 1bfa360 lost: light was one block short)
   await mine(T1, 1);
+  await hasTop(M1.url, (await top(T1.url)).hash);
   await mine(M1, 1);
   const light = await top(M1.url);
   await hasTop(T1.url, light.hash);
   await mine(M2, 3);
+  await hasTop(T2.url, (await top(M2.url)).hash);
   await mine(T2, 2);
   const heavy = await top(T2.url);
   await hasTop(M2.url, heavy.hash);
