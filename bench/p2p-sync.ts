@@ -5,9 +5,11 @@
  * monerod start at the same moment and both sync the chain from it over Levin. Reported: blocks/s
  * of each (process start to top), and the peak RSS of each (VmHWM of its process).
  *
- * Not like for like in one respect: at --fixed-difficulty 1 tsmonerod does not hash the PoW (every
- * hash meets difficulty 1) while monerod computes RandomX for each block; and monerod's chain RPCs
- * answer BUSY until it is synchronized, so only its start → top time is seen.
+ * Two rounds, each with a fresh monerod beside tsmonerod: by default at --fixed-difficulty 1
+ * tsmonerod does not hash the PoW (every hash meets difficulty 1) while monerod computes RandomX for
+ * each block, so round 1 is not like for like and says so; round 2 runs tsmonerod with
+ * TSMONERO_HASH_TRIVIAL_POW=1, hashing every block as monerod does. monerod's chain RPCs answer BUSY
+ * until it is synchronized, so only its start → top time is seen.
  *
  *   npm run bench -- p2p-sync [--blocks N] [--txs N]   (defaults 2000 and 500)
  */
@@ -123,47 +125,63 @@ async function run(args: ParsedArgs): Promise<void> {
     procs.push(src);
     await waitAnswer(src, PORTS.srcRpc, "get_info");
 
-    // both syncers start together, each dialling only the source
-    const peer = ["--add-exclusive-node", `127.0.0.1:${PORTS.srcP2p}`];
-    const oursDir = tmp();
-    const realDir = tmp();
-    const t0 = Date.now();
-    const ours = launch("tsmonerod", join(ROOT, "bin/tsmonerod"), [
-      "--regtest", "--fixed-difficulty", "1", "--data-dir", oursDir, "--rpc-bind-port", String(PORTS.oursRpc), "--p2p-bind-ip", "127.0.0.1",
-      "--p2p-bind-port", String(PORTS.oursP2p), "--no-zmq", "--non-interactive", "--log-level", "0", ...peer,
-    ], oursDir);
-    const real = launch("monerod", "/usr/bin/monerod", monerodArgs(realDir, PORTS.realRpc, PORTS.realP2p, peer), realDir);
-    procs.push(ours, real);
-    const subjects = [
-      { name: "tsmonerod", p: ours, port: PORTS.oursRpc, done: 0, rss: 0 },
-      { name: "monerod", p: real, port: PORTS.realRpc, done: 0, rss: 0 },
-    ];
-    const deadline = Date.now() + 30 * 60_000;
-    while (subjects.some((s) => !s.done)) {
-      if (Date.now() > deadline) throw new Error("sync did not finish in 30 minutes");
-      for (const s of subjects) {
-        if (s.done) continue;
-        if (s.p.proc.exitCode !== null) throw new Error(`${s.name} exited ${s.p.proc.exitCode}: ${s.p.output.join("").slice(-1500)}`);
-        s.rss = Math.max(s.rss, peakRssMiB(s.p.proc.pid) ?? 0);
-        try {
-          const h = (await rpc(s.port, "get_last_block_header")).block_header as { hash: string; height: number } | undefined;
-          if (h?.hash === top.hash) s.done = Date.now();
-        } catch {
-          // not answering yet (starting) or busy
+    // two rounds, each tsmonerod and a fresh real monerod starting together and dialling only the
+    // source: first tsmonerod as it runs by default (no PoW hash at difficulty 1), then with
+    // TSMONERO_HASH_TRIVIAL_POW=1, hashing every block's RandomX PoW as monerod does
+    const rows: string[][] = [];
+    for (const hashPow of [false, true]) {
+      const peer = ["--add-exclusive-node", `127.0.0.1:${PORTS.srcP2p}`];
+      const oursDir = tmp();
+      const realDir = tmp();
+      const t0 = Date.now();
+      const ours = launch("tsmonerod", join(ROOT, "bin/tsmonerod"), [
+        "--regtest", "--fixed-difficulty", "1", "--data-dir", oursDir, "--rpc-bind-port", String(PORTS.oursRpc), "--p2p-bind-ip", "127.0.0.1",
+        "--p2p-bind-port", String(PORTS.oursP2p), "--no-zmq", "--non-interactive", "--log-level", "0", ...peer,
+      ], oursDir, hashPow ? { TSMONERO_HASH_TRIVIAL_POW: "1" } : undefined);
+      const real = launch("monerod", "/usr/bin/monerod", monerodArgs(realDir, PORTS.realRpc, PORTS.realP2p, peer), realDir);
+      procs.push(ours, real);
+      const subjects = [
+        { name: hashPow ? "tsmonerod, PoW hashed (same work as monerod)" : "tsmonerod, default (PoW not hashed at difficulty 1: less work than monerod)", p: ours, port: PORTS.oursRpc, done: 0, rss: 0 },
+        { name: "monerod (RandomX PoW hashed per block)", p: real, port: PORTS.realRpc, done: 0, rss: 0 },
+      ];
+      progress(`round ${hashPow ? 2 : 1}: ${subjects[0].name} and monerod sync from the source`);
+      const deadline = Date.now() + 30 * 60_000;
+      while (subjects.some((s) => !s.done)) {
+        if (Date.now() > deadline) throw new Error("sync did not finish in 30 minutes");
+        for (const s of subjects) {
+          if (s.done) continue;
+          if (s.p.proc.exitCode !== null) throw new Error(`${s.name} exited ${s.p.proc.exitCode}: ${s.p.output.join("").slice(-1500)}`);
+          s.rss = Math.max(s.rss, peakRssMiB(s.p.proc.pid) ?? 0);
+          try {
+            const h = (await rpc(s.port, "get_last_block_header")).block_header as { hash: string; height: number } | undefined;
+            if (h?.hash === top.hash) s.done = Date.now();
+          } catch {
+            // not answering yet (starting) or busy
+          }
         }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // blocks/s over start → top: monerod answers chain RPCs BUSY until it is synchronized, so its
+      // first block is not visible; the start includes each process's own start-up
+      const rate = subjects.map((s) => top.height / ((s.done - t0) / 1000));
+      for (const [i, s] of subjects.entries()) {
+        const secs = (s.done - t0) / 1000;
+        rows.push([`${hashPow ? 2 : 1}`, s.name, secs.toFixed(1), rate[i].toFixed(1), `${(rate[i] / rate[1]).toFixed(2)}×`, s.rss.toFixed(0)]);
+      }
+      await stop(ours);
+      await stop(real);
     }
-    // blocks/s over start → top: monerod answers chain RPCs BUSY until it is synchronized, so its
-    // first block is not visible; the start includes each process's own start-up
-    const rows = subjects.map((s) => {
-      const secs = (s.done - t0) / 1000;
-      return [s.name, secs.toFixed(1), (top.height / secs).toFixed(1), s.rss.toFixed(0)];
-    });
-    process.stdout.write(`# P2P sync: ${top.height + 1} blocks, ${txCount} RingCT txs, from one real monerod to tsmonerod and a second monerod at once\n\n${machineLine()}\n\n`);
+    process.stdout.write(`# P2P sync: ${top.height + 1} blocks, ${txCount} RingCT txs, from one real monerod to tsmonerod and a second monerod at once (two rounds)\n\n${machineLine()}\n\n`);
     process.stdout.write(
       `${markdownTable(
-        [{ header: "syncer" }, { header: "start → top (s)", align: "right" }, { header: "blocks/s", align: "right" }, { header: "peak RSS (MiB)", align: "right" }],
+        [
+          { header: "round" },
+          { header: "syncer" },
+          { header: "start → top (s)", align: "right" },
+          { header: "blocks/s", align: "right" },
+          { header: "vs monerod", align: "right" },
+          { header: "peak RSS (MiB)", align: "right" },
+        ],
         rows,
       )}\n`,
     );

@@ -12,6 +12,8 @@ import {
 } from "../src/crypto/cryptonight/aes.js";
 import { blake256 } from "../src/crypto/cryptonight/blake256.js";
 import { variant2Sqrt } from "../src/crypto/cryptonight/cryptonight.js";
+import { v4Compile, v4RandomMath, v4RandomMathInit } from "../src/crypto/cryptonight/random-math.js";
+import { PowHasher } from "../src/node/mining/pow.js";
 import { groestl256 } from "../src/crypto/cryptonight/groestl256.js";
 import { jh256 } from "../src/crypto/cryptonight/jh256.js";
 import { skein512_256 } from "../src/crypto/cryptonight/skein512-256.js";
@@ -122,6 +124,50 @@ for (const [file, variant] of SLOW) {
   });
 }
 
+// CryptoNight-R: tests-slow-4.txt lines are `expected input height`
+{
+  const file = "tests-slow-4.txt";
+  const skip = needPackage("monero-tests", [`${HASH_DIR}/${file}`]);
+  test(`${file}: cn_slow_hash variant 4 (CryptoNight-R) at each vector's height, here and in the worker, and as the PoW of hard forks 10 and 11`, { skip }, async (t) => {
+    const vs = readFileSync(`${HASH_DIR}/${file}`, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => {
+        const [expected, input, height] = l.trim().split(/\s+/);
+        return { expected, input: unhex(input), height: BigInt(height) };
+      });
+    assert.equal(vs.length, 10);
+    for (const v of vs.slice(0, 7)) assert.equal(hex(cnSlowHashSync(v.input, 4, v.height)), v.expected, `height ${v.height}`);
+    const [a, b] = vs.slice(7);
+    assert.equal(hex(await cnSlowHash(a.input, 4, a.height)), a.expected, `worker, height ${a.height}`);
+    // the program depends on the height: another height gives another hash
+    assert.notEqual(hex(cnSlowHashSync(b.input, 4, b.height + 1n)), b.expected);
+    // get_block_longhash: major versions 10 and 11 hash as CryptoNight-R at the block's height
+    const hasher = new PowHasher();
+    t.after(() => hasher.close());
+    assert.equal(hex(await hasher.hash(10, Number(b.height), b.input, undefined)), b.expected);
+    assert.equal(hex(await hasher.hash(11, Number(vs[9].height), vs[9].input, undefined)), vs[9].expected);
+  });
+}
+
+test("CryptoNight-R programs: 60..70 instructions using r8, and the compiled program computes what the interpreter does", () => {
+  const heights = [0n, 1n, 1806260n, 1978433n, (1n << 64n) - 1n, ...Array.from({ length: 300 }, () => BigInt(Math.floor(Math.random() * 10_000_000)))];
+  for (const h of heights) {
+    const code = v4RandomMathInit(h);
+    assert.ok(code.length >= 60 && code.length <= 70, `height ${h}: ${code.length} instructions`);
+    assert.ok(code.some((op) => op.src === 8), `height ${h}: r8 is read`);
+    assert.ok(code.every((op) => op.dst < 4 && op.src < 9));
+    const regs = new Uint32Array(randomBytes(36).buffer.slice(0, 36));
+    const viaInterp = Uint32Array.from(regs);
+    const viaJit = Uint32Array.from(regs);
+    v4RandomMath(code, viaInterp);
+    v4Compile(code)(viaJit);
+    assert.deepEqual([...viaJit.subarray(0, 4)], [...viaInterp.subarray(0, 4)], `height ${h}`);
+  }
+  // the generator is deterministic
+  assert.deepEqual(v4RandomMathInit(1806260n), v4RandomMathInit(1806260n));
+});
+
 /** Exact floor(sqrt(n)) on BigInt (test only). */
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;
@@ -154,7 +200,7 @@ test("variant 2 square root is exactly floor(sqrt(2^64 + n)·2 − 2^33), includ
 
 test("cn_slow_hash argument checks", async () => {
   assert.throws(() => cnSlowHashSync(new Uint8Array(42), 1), RangeError, "variant 1 needs 43 bytes");
-  assert.throws(() => cnSlowHashSync(new Uint8Array(64), 4 as CnVariant), RangeError, "variant 4 is not implemented");
+  assert.throws(() => cnSlowHashSync(new Uint8Array(64), 3 as CnVariant), RangeError, "variant 3 is not a variant of its own (it hashes as 2)");
   await assert.rejects(cnSlowHash(new Uint8Array(42), 1), RangeError);
 });
 

@@ -399,6 +399,34 @@ test("mineBlock: real RandomX nonce search at difficulty 16 passes consensus; di
   assert.equal(await mineBlock(tpl, 1n << 60n, pow, 0, { maxHashes: 3 }), undefined);
 });
 
+test("hashTrivialPow: at fixed difficulty 1 a node hashes each block it generates and verifies (as monerod), else none", { skip: rxOk ? false : "librandomx not available" }, async (t) => {
+  const clock = 1_700_000_000;
+  const open = async (hashTrivialPow: boolean) => {
+    const dir = mkdtempSync(join(tmpdir(), "tsmonero-trivial-pow-"));
+    const node = await openNode({ dataDir: dir, network: "regtest", fixedDifficulty: 1n, offline: true, syncMode: "fast", now: () => clock, verifyThreads: 1, hashTrivialPow });
+    t.after(async () => {
+      await node.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return node;
+  };
+  const plain = await open(false);
+  const hashing = await open(true);
+  const mined = await hashing.generateBlocks(3, ADDRESS);
+  // each generated block: one nonce hashed by the search, one hash when the node verifies it
+  assert.equal(hashing.powHashCount, 6);
+  await plain.generateBlocks(3, ADDRESS);
+  assert.equal(plain.powHashCount, 0);
+  // the same blocks received by a hashing node are hashed once each on verification
+  const receiver = await open(true);
+  for (const id of mined.blocks) {
+    const blob = hashing.store.blockBlob(hashing.store.heightOf(id) ?? -1);
+    assert.ok(blob);
+    assert.equal((await receiver.submitBlock(blob)).status, "added");
+  }
+  assert.equal(receiver.powHashCount, 3);
+});
+
 test("Miner: 2 hash loops mine real-RandomX blocks into the store; status, stop, refusals", { skip: rxOk ? false : "librandomx not available" }, async (t) => {
   const { store, dir } = storeUpTo(30);
   const hasher = new PowHasher();

@@ -1,5 +1,5 @@
 /**
- * Monero's cn_slow_hash (CryptoNight, src/crypto/slow-hash.c), variants 0, 1 and 2, in pure
+ * Monero's cn_slow_hash (CryptoNight, src/crypto/slow-hash.c), variants 0, 1, 2 and 4 (CryptoNight-R), in pure
  * TypeScript. One hash takes on the order of 100 ms of CPU and 2 MiB of memory.
  *
  * - `cnSlowHashSync` runs on the calling thread: for tools, tests and one-off calls.
@@ -16,14 +16,14 @@ export type { CnVariant } from "./cryptonight/cryptonight.js";
 
 function checkArgs(data: Uint8Array, variant: CnVariant): void {
   if (!(data instanceof Uint8Array)) throw new TypeError("cnSlowHash: data must be a Uint8Array");
-  if (variant !== 0 && variant !== 1 && variant !== 2) throw new RangeError(`cnSlowHash: variant ${String(variant)} is not implemented`);
+  if (variant !== 0 && variant !== 1 && variant !== 2 && variant !== 4) throw new RangeError(`cnSlowHash: variant ${String(variant)} is not implemented`);
   if (variant === 1 && data.length < 43) throw new RangeError("cnSlowHash: variant 1 needs at least 43 bytes of data");
 }
 
-/** CryptoNight of `data` on the calling thread (blocks it for the whole hash). */
-export function cnSlowHashSync(data: Uint8Array, variant: CnVariant = 0): Uint8Array {
+/** CryptoNight of `data` on the calling thread (blocks it for the whole hash); `height` for variant 4. */
+export function cnSlowHashSync(data: Uint8Array, variant: CnVariant = 0, height: bigint | number = 0): Uint8Array {
   checkArgs(data, variant);
-  return cryptonight(data, variant);
+  return cryptonight(data, variant, height);
 }
 
 interface Pending {
@@ -70,8 +70,8 @@ function getSlot(): Slot {
   return slot;
 }
 
-/** CryptoNight of `data`, computed in a worker thread. */
-export function cnSlowHash(data: Uint8Array, variant: CnVariant = 0): Promise<Uint8Array> {
+/** CryptoNight of `data`, computed in a worker thread; `height` (the block's) for variant 4. */
+export function cnSlowHash(data: Uint8Array, variant: CnVariant = 0, height: bigint | number = 0): Promise<Uint8Array> {
   try {
     checkArgs(data, variant);
   } catch (e) {
@@ -82,7 +82,7 @@ export function cnSlowHash(data: Uint8Array, variant: CnVariant = 0): Promise<Ui
     const id = nextId++;
     slot.pending.set(id, { resolve, reject });
     slot.worker.ref();
-    const req: SlowHashRequest = { id, data: Uint8Array.from(data), variant };
+    const req: SlowHashRequest = { id, data: Uint8Array.from(data), variant, height: BigInt(height) };
     slot.worker.postMessage(req, [req.data.buffer as ArrayBuffer]);
   });
 }

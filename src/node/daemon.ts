@@ -232,6 +232,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
       ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
       dropAltBlocks: !(opts.keepAltBlocks ?? false),
       ...(opts.dbSalvage ? { salvage: true } : {}),
+      // a bench knob, not a monerod flag: hash PoW at difficulty 1 too, as monerod does
+      ...(process.env.TSMONERO_HASH_TRIVIAL_POW === "1" ? { hashTrivialPow: true } : {}),
     });
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);

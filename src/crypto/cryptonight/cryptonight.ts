@@ -1,6 +1,6 @@
 /**
- * CryptoNight, Monero's cn_slow_hash (src/crypto/slow-hash.c), variants 0, 1 and 2 — not
- * variant 4 (CryptoNight-R). Synchronous and CPU-bound (a 2 MiB scratchpad and 2^20 dependent
+ * CryptoNight, Monero's cn_slow_hash (src/crypto/slow-hash.c), variants 0, 1, 2 and 4
+ * (CryptoNight-R, whose random math depends on the block height: ./random-math.ts). Synchronous and CPU-bound (a 2 MiB scratchpad and 2^20 dependent
  * memory-hard steps): services should call it through `cnSlowHash` in ../slow-hash.ts, which runs
  * it in a worker thread.
  *
@@ -23,10 +23,14 @@ import { aesPseudoRoundWords, expandKey256Words, TE0, TE1, TE2, TE3 } from "./ae
 import { blake256 } from "./blake256.js";
 import { groestl256 } from "./groestl256.js";
 import { jh256 } from "./jh256.js";
+import { v4Compile, v4RandomMathInit } from "./random-math.js";
 import { skein512_256 } from "./skein512-256.js";
 
-/** The CryptoNight variants implemented: 0 (original), 1 (v7 tweak), 2 (v8: shuffle, division, square root). */
-export type CnVariant = 0 | 1 | 2;
+/**
+ * The CryptoNight variants implemented: 0 (original), 1 (v7 tweak), 2 (v8: shuffle, division,
+ * square root), 4 (CryptoNight-R: v8's shuffle, random math instead of division and square root).
+ */
+export type CnVariant = 0 | 1 | 2 | 4;
 
 const MEMORY = 1 << 21; // bytes of scratchpad
 const HALF_ITERATIONS = 1 << 19; // the loop body does two of Monero's 2^20 iterations
@@ -100,10 +104,21 @@ export function variant2Sqrt(lo: number, hi: number): number {
   return r >>> 0;
 }
 
-/** CryptoNight of `data` (cn_slow_hash with prehashed = 0). Variant 1 needs at least 43 bytes. */
-export function cryptonight(data: Uint8Array, variant: CnVariant = 0): Uint8Array {
+/** The last height's CryptoNight-R program: consecutive hashes of one block height share it. */
+let v4Program: { height: bigint; run: (r: Uint32Array) => void } | undefined;
+
+function v4Code(height: bigint): (r: Uint32Array) => void {
+  if (v4Program?.height !== height) v4Program = { height, run: v4Compile(v4RandomMathInit(height)) };
+  return v4Program.run;
+}
+
+/**
+ * CryptoNight of `data` (cn_slow_hash with prehashed = 0). Variant 1 needs at least 43 bytes;
+ * variant 4 needs the block height (the random program depends on it; 0 otherwise unused).
+ */
+export function cryptonight(data: Uint8Array, variant: CnVariant = 0, height: bigint | number = 0): Uint8Array {
   if (!LITTLE_ENDIAN) throw new Error("cryptonight: big-endian hosts are not supported");
-  if (variant !== 0 && variant !== 1 && variant !== 2) throw new RangeError(`cryptonight: variant ${variant} is not implemented`);
+  if (variant !== 0 && variant !== 1 && variant !== 2 && variant !== 4) throw new RangeError(`cryptonight: variant ${variant} is not implemented`);
   if (variant === 1 && data.length < 43) throw new RangeError("cryptonight: variant 1 needs at least 43 bytes of data");
 
   const st = keccakState(data);
@@ -147,9 +162,16 @@ export function cryptonight(data: Uint8Array, variant: CnVariant = 0): Uint8Arra
   let divLo = 0;
   let divHi = 0;
   let sqrtLo = 0; // only the low 32 bits of sqrt_result ever matter
+  // variant 2's integer math and VARIANT2_2; the shuffle (and the previous b) from variant 2 on
   const v2 = variant === 2;
+  const v4 = variant === 4;
+  const shuffle = v2 || v4;
   const v1 = variant === 1;
-  if (v2) {
+  // CryptoNight-R: nine 32-bit registers, r0..r3 carried from step to step (state bytes 96..111)
+  const randomMath = v4 ? v4Code(BigInt(height)) : undefined;
+  const r = new Uint32Array(9);
+  if (v4) r.set(new Uint32Array(st.buffer, 96, 4));
+  if (shuffle) {
     e0 = stWords[16] ^ stWords[20];
     e1 = stWords[17] ^ stWords[21];
     e2 = stWords[18] ^ stWords[22];
@@ -166,11 +188,18 @@ export function cryptonight(data: Uint8Array, variant: CnVariant = 0): Uint8Arra
     let x1 = sp[j + 1];
     let x2 = sp[j + 2];
     let x3 = sp[j + 3];
-    const c0 = TE0[x0 & 0xff] ^ TE1[(x1 >>> 8) & 0xff] ^ TE2[(x2 >>> 16) & 0xff] ^ TE3[x3 >>> 24] ^ a0;
-    const c1 = TE0[x1 & 0xff] ^ TE1[(x2 >>> 8) & 0xff] ^ TE2[(x3 >>> 16) & 0xff] ^ TE3[x0 >>> 24] ^ a1;
-    const c2 = TE0[x2 & 0xff] ^ TE1[(x3 >>> 8) & 0xff] ^ TE2[(x0 >>> 16) & 0xff] ^ TE3[x1 >>> 24] ^ a2;
-    const c3 = TE0[x3 & 0xff] ^ TE1[(x0 >>> 8) & 0xff] ^ TE2[(x1 >>> 16) & 0xff] ^ TE3[x2 >>> 24] ^ a3;
-    if (v2) shuffleAdd(sp, j, a0, a1, a2, a3, b0, b1, b2, b3, e0, e1, e2, e3);
+    let c0 = TE0[x0 & 0xff] ^ TE1[(x1 >>> 8) & 0xff] ^ TE2[(x2 >>> 16) & 0xff] ^ TE3[x3 >>> 24] ^ a0;
+    let c1 = TE0[x1 & 0xff] ^ TE1[(x2 >>> 8) & 0xff] ^ TE2[(x3 >>> 16) & 0xff] ^ TE3[x0 >>> 24] ^ a1;
+    let c2 = TE0[x2 & 0xff] ^ TE1[(x3 >>> 8) & 0xff] ^ TE2[(x0 >>> 16) & 0xff] ^ TE3[x1 >>> 24] ^ a2;
+    let c3 = TE0[x3 & 0xff] ^ TE1[(x0 >>> 8) & 0xff] ^ TE2[(x1 >>> 16) & 0xff] ^ TE3[x2 >>> 24] ^ a3;
+    if (v4) {
+      // variant 4's shuffle also folds the three neighbours (before the shuffle) into c
+      c0 ^= sp[j ^ 4] ^ sp[j ^ 8] ^ sp[j ^ 12];
+      c1 ^= sp[(j ^ 4) + 1] ^ sp[(j ^ 8) + 1] ^ sp[(j ^ 12) + 1];
+      c2 ^= sp[(j ^ 4) + 2] ^ sp[(j ^ 8) + 2] ^ sp[(j ^ 12) + 2];
+      c3 ^= sp[(j ^ 4) + 3] ^ sp[(j ^ 8) + 3] ^ sp[(j ^ 12) + 3];
+    }
+    if (shuffle) shuffleAdd(sp, j, a0, a1, a2, a3, b0, b1, b2, b3, e0, e1, e2, e3);
     sp[j] = c0 ^ b0;
     sp[j + 1] = c1 ^ b1;
     sp[j + 3] = c3 ^ b3;
@@ -213,6 +242,18 @@ export function cryptonight(data: Uint8Array, variant: CnVariant = 0): Uint8Arra
       const sLo = (c0 >>> 0) + divLo;
       const sHi = ((c1 >>> 0) + divHi + (sLo > 0xffffffff ? 1 : 0)) >>> 0;
       sqrtLo = variant2Sqrt(sLo >>> 0, sHi);
+    }
+    if (v4) {
+      // VARIANT4_RANDOM_MATH: y[0..7] ^= (r0 + r1, r2 + r3); the program runs on r0..r3 and the
+      // constants a[0..3], a[8..11], b[0..3], previous b[0..3] and b[8..11]
+      x0 ^= (r[0] + r[1]) | 0;
+      x1 ^= (r[2] + r[3]) | 0;
+      r[4] = a0;
+      r[5] = a2;
+      r[6] = b0;
+      r[7] = e0;
+      r[8] = e2;
+      randomMath?.(r);
     }
 
     // 64×64→128: (c1:c0) × (x1:x0) = (h1:h0:l1:l0), from four 32×32 products.
@@ -266,6 +307,19 @@ export function cryptonight(data: Uint8Array, variant: CnVariant = 0): Uint8Arra
       l1 = (l1 ^ sp[m + 3]) >>> 0;
       shuffleAdd(sp, j, a0, a1, a2, a3, b0, b1, b2, b3, e0, e1, e2, e3);
     }
+    if (v4) {
+      // the shuffle (with the a before the random math), folding the neighbours into c
+      c0 ^= sp[j ^ 4] ^ sp[j ^ 8] ^ sp[j ^ 12];
+      c1 ^= sp[(j ^ 4) + 1] ^ sp[(j ^ 8) + 1] ^ sp[(j ^ 12) + 1];
+      c2 ^= sp[(j ^ 4) + 2] ^ sp[(j ^ 8) + 2] ^ sp[(j ^ 12) + 2];
+      c3 ^= sp[(j ^ 4) + 3] ^ sp[(j ^ 8) + 3] ^ sp[(j ^ 12) + 3];
+      shuffleAdd(sp, j, a0, a1, a2, a3, b0, b1, b2, b3, e0, e1, e2, e3);
+      // then a ^= (r2, r3, r0, r1) before the sum
+      a0 ^= r[2];
+      a1 ^= r[3];
+      a2 ^= r[0];
+      a3 ^= r[1];
+    }
 
     // a += (hi, lo), as two 64-bit lanes.
     s = (a0 >>> 0) + h0;
@@ -283,7 +337,7 @@ export function cryptonight(data: Uint8Array, variant: CnVariant = 0): Uint8Arra
     a1 ^= x1;
     a2 ^= x2;
     a3 ^= x3;
-    if (v2) {
+    if (shuffle) {
       e0 = b0;
       e1 = b1;
       e2 = b2;

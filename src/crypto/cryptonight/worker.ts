@@ -10,6 +10,8 @@ export interface SlowHashRequest {
   readonly id: number;
   readonly data: Uint8Array;
   readonly variant: CnVariant;
+  /** The block height (variant 4's random program). */
+  readonly height: bigint;
 }
 
 /** The worker's answer: the hash, or the error's name and message. */
@@ -23,7 +25,7 @@ if (!port) throw new Error("cryptonight worker: must run as a worker thread");
 port.on("message", (req: SlowHashRequest) => {
   let reply: SlowHashReply;
   try {
-    reply = { id: req.id, hash: cryptonight(req.data, req.variant) };
+    reply = { id: req.id, hash: cryptonight(req.data, req.variant, req.height) };
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     reply = { id: req.id, error: { name: err.name, message: err.message } };

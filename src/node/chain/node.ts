@@ -77,6 +77,12 @@ export interface OpenNodeOptions {
   dropAltBlocks?: boolean;
   /** --db-salvage: open the store at its previous committed snapshot (ChainStoreOptions.salvage). */
   salvage?: boolean;
+  /**
+   * Hash the PoW of every block even at difficulty 1, where any hash meets it (monerod always
+   * hashes). Default false: a regtest chain at --fixed-difficulty 1 is verified and generated with
+   * no RandomX work. Benches set it (TSMONERO_HASH_TRIVIAL_POW=1) to compare like for like.
+   */
+  hashTrivialPow?: boolean;
 }
 
 /** One writer at a time: each call runs after the previous one settled. */
@@ -130,6 +136,7 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly hasher = new PowHasher();
   private readonly miner: Miner;
   private miningService: MiningService | undefined;
+  private readonly hashTrivialPow: boolean;
   private closed = false;
 
   constructor(store: ChainStore, opts: OpenNodeOptions) {
@@ -138,6 +145,7 @@ export class Node extends EventEmitter implements NodeCore {
     this.store = store;
     this.fixedDifficulty = opts.fixedDifficulty;
     this.offline = opts.offline ?? false;
+    this.hashTrivialPow = opts.hashTrivialPow ?? false;
     this.backend = opts.backend ?? defaultBackend();
     this.clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
     this.verifyThreads = opts.verifyThreads ?? Math.max(1, availableParallelism() - 1);
@@ -221,6 +229,11 @@ export class Node extends EventEmitter implements NodeCore {
     return seedFor(height, (h) => this.store.meta(h).hash);
   }
 
+  /** PoW hashes this node computed (verifying and generating blocks). */
+  get powHashCount(): number {
+    return this.hasher.hashCount;
+  }
+
   /** get_block_longhash (node/mining's PowHasher): RandomX from v12 with the height's seed, CryptoNight before. */
   async powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes> {
     const version = this.store.hardForkVersion(height);
@@ -228,9 +241,9 @@ export class Node extends EventEmitter implements NodeCore {
     return this.hasher.hash(version, height, hashingBlob, seed);
   }
 
-  /** PoW check input: undefined (not hashed) at fixed difficulty 1, where every hash meets it. */
+  /** PoW check input: undefined (not hashed) at difficulty 1, where every hash meets it, unless hashTrivialPow. */
   private async powFor(p: ParsedBlock, ctx: NextBlockContext, view: ChainView & { hashAt?(h: number): Bytes }): Promise<Bytes | undefined> {
-    if (ctx.difficulty <= 1n) return undefined;
+    if (ctx.difficulty <= 1n && !this.hashTrivialPow) return undefined;
     const sh = this.seedHeight(ctx.height);
     const seed = view.hashAt ? view.hashAt(sh) : this.store.meta(sh).hash;
     return this.powHash(p.hashingBlob, ctx.height, seed);
@@ -603,7 +616,7 @@ export class Node extends EventEmitter implements NodeCore {
           now: () => Number(this.now()),
           mainContext: () => this.mainContext(),
         },
-        { backend: this.backend, hasher: this.hasher },
+        { backend: this.backend, hasher: this.hasher, hashTrivial: this.hashTrivialPow },
       );
     }
     return this.miningService;

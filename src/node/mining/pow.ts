@@ -4,8 +4,8 @@
  * (src/cryptonote_basic/miner.cpp) and the calc_pow RPC.
  *
  * RandomX runs through src/crypto/randomx.ts (light mode, on libuv's thread pool); CryptoNight v0,
- * v1 and v2 through src/crypto/slow-hash.ts (a worker thread). CryptoNight-R (hard forks 10 and 11)
- * is not implemented.
+ * v1, v2 and CryptoNight-R (hard forks 10 and 11, keyed by the height) through
+ * src/crypto/slow-hash.ts (a worker thread).
  */
 import { checkHash } from "../../consensus/difficulty.js";
 import { RandomX } from "../../crypto/randomx.js";
@@ -31,6 +31,12 @@ export function powAlgorithm(majorVersion: number): string {
 export class PowHasher {
   private rx: RandomX | undefined;
   private closed = false;
+  private computed = 0;
+
+  /** PoW hashes computed so far (the 202612 constant not counted): what a bench reports as work done. */
+  get hashCount(): number {
+    return this.computed;
+  }
 
   constructor(private readonly makeRandomX: () => RandomX = () => new RandomX()) {}
 
@@ -38,17 +44,16 @@ export class PowHasher {
   async hash(majorVersion: number, height: number, hashingBlob: Bytes, seedHash: Bytes | undefined): Promise<Bytes> {
     if (this.closed) throw new Error("PoW hasher is closed");
     if (height === 202612) return LONGHASH_202612.slice();
+    this.computed++;
     if (majorVersion >= RX_BLOCK_VERSION) {
       if (!seedHash || seedHash.length !== 32) throw new MiningError("bad-request", "RandomX needs the 32-byte seed hash of the block's epoch");
       this.rx ??= this.makeRandomX();
       return this.rx.hash(seedHash, hashingBlob);
     }
     const variant = majorVersion >= 7 ? majorVersion - 6 : 0;
-    if (variant >= 4) {
-      throw new MiningError("internal", `CryptoNight-R (hard fork ${majorVersion}) is not implemented by this node`);
-    }
-    // variant 3 (hard fork 9) hashes as variant 2
-    return cnSlowHash(hashingBlob, Math.min(variant, 2) as CnVariant);
+    // variant 3 (hard fork 9) hashes as variant 2, variant 5 (hard fork 11) as 4 (CryptoNight-R)
+    const v: CnVariant = variant >= 4 ? 4 : variant >= 2 ? 2 : (variant as 0 | 1);
+    return cnSlowHash(hashingBlob, v, height);
   }
 
   /** Starts initialising the RandomX cache of a seed (the next epoch's, ahead of the switch). */

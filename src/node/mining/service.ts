@@ -56,6 +56,8 @@ export interface MiningServiceOptions {
   backend?: CryptoBackend;
   hasher?: PowHasher;
   miner?: MinerOptions;
+  /** generateblocks hashes nonces even at difficulty 1, as monerod (NodeOptions.hashTrivialPow). */
+  hashTrivial?: boolean;
 }
 
 export class MiningService {
@@ -63,6 +65,7 @@ export class MiningService {
   readonly miner: Miner;
   private readonly backend: CryptoBackend;
   private readonly ownsHasher: boolean;
+  private readonly hashTrivial: boolean;
 
   constructor(
     private readonly host: MiningHost,
@@ -70,6 +73,7 @@ export class MiningService {
   ) {
     this.backend = opts.backend ?? defaultBackend();
     this.ownsHasher = opts.hasher === undefined;
+    this.hashTrivial = opts.hashTrivial ?? false;
     this.hasher = opts.hasher ?? new PowHasher();
     this.miner = new Miner(
       {
@@ -152,7 +156,7 @@ export class MiningService {
       // monerod hashes with all its threads above difficulty 100; the nonce found is the same
       const concurrency = t.difficulty > 100n ? availableParallelism() : 1;
       const pow = (hb: Bytes): Promise<Bytes> => this.hasher.hash(t.block.majorVersion, t.height, hb, t.seedHash);
-      const found = await mineBlock(t, t.difficulty, pow, opts.startingNonce ?? 0, { concurrency });
+      const found = await mineBlock(t, t.difficulty, pow, opts.startingNonce ?? 0, { concurrency, hashTrivial: this.hashTrivial });
       if (!found) throw new MiningError("block-not-accepted", "Block not accepted: no nonce meets the difficulty");
       const r = await this.host.submitBlock(found.blob);
       if (r.status === "error") throw new MiningError("internal", `Internal error: ${r.message ?? "the block could not be verified"}`);
