@@ -303,6 +303,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     pruneBlockchain: args.has("prune-blockchain"),
     keepAltBlocks: args.has("keep-alt-blocks"),
     dbSalvage: args.has("db-salvage"),
+    disableDnsCheckpoints: args.has("disable-dns-checkpoints"),
     ...bootstrapOf(args),
     keepFakechain: args.has("keep-fakechain"),
     rpcBindIp: bindIp,

@@ -80,6 +80,8 @@ export const BLOCK_ERRORS = {
   REWARD_TOO_HIGH: { flag: "verification_failed", message: "coinbase spends more than reward + fees" },
   REWARD_NOT_EXACT: { flag: "verification_failed", message: "coinbase does not claim exactly reward + fees" },
   BAD_TX: { flag: "verification_failed", message: "a transaction of the block is invalid" },
+  CHECKPOINT: { flag: "verification_failed", message: "block id differs from the checkpoint at its height (CHECKPOINT VALIDATION FAILED)" },
+  ALT_BELOW_CHECKPOINT: { flag: "verification_failed", message: "an alternative block cannot fork at or below the last checkpoint the chain has passed" },
 } as const satisfies Record<string, { flag: BlockFlag; message: string }>;
 
 export type TxErrorCode = keyof typeof TX_ERRORS;

@@ -3,7 +3,8 @@
  * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
  * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
  */
-import { mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import { Checkpoints, defaultCheckpoints } from "../consensus/checkpoints.js";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Network } from "../protocol/network.js";
@@ -102,6 +103,8 @@ export interface DaemonOptions {
   reorgNotify?: string;
   /** --block-rate-notify: run when the block rate is improbable, %t minutes, %b blocks, %e expected (block-rate.ts). */
   blockRateNotify?: string;
+  /** --disable-dns-checkpoints: as monerod 0.18, <dataDir>/checkpoints.json is then not read either. */
+  disableDnsCheckpoints?: boolean;
   /** --zmq-pub: bind monerod's ZMQ pub (tcp://ip:port or ipc://path) on each address. */
   zmqPub?: readonly string[];
   /** --zmq-rpc-bind-ip / --zmq-rpc-bind-port: monerod's ZMQ JSON RPC (absent with --no-zmq). */
@@ -131,6 +134,25 @@ export function defaultDataDir(): string {
 }
 
 /** Where the LMDB chain lives under a data dir (monerod: testnet/ and stagenet/ subdirs, fake/ for regtest). */
+/**
+ * The checkpoints monerod 0.18 enforces: mainnet's hard-coded table, plus <dataDir>/checkpoints.json
+ * unless --disable-dns-checkpoints (core::init, core::update_checkpoints). None on other networks.
+ */
+function loadCheckpoints(opts: DaemonOptions, log: (level: number, line: string) => void): Checkpoints {
+  if (opts.network !== "mainnet") return new Checkpoints();
+  const c = defaultCheckpoints("mainnet");
+  const file = join(opts.dataDir, "checkpoints.json");
+  if (!opts.disableDnsCheckpoints && existsSync(file)) {
+    try {
+      const n = c.addJson(readFileSync(file, "utf8"));
+      log(0, `tsmonerod: ${n} checkpoints added from ${file} (up to height ${c.maxHeight})`);
+    } catch (e) {
+      throw new Error(`cannot load the checkpoints file ${file}: ${e instanceof Error ? e.message : String(e)}. Fix it (monerod's {"hashlines":[{"height":N,"hash":"<64 hex>"}]}) or remove it`, { cause: e });
+    }
+  }
+  return c;
+}
+
 export function chainDir(dataDir: string, network: Network): string {
   const sub = network === "testnet" ? ["testnet"] : network === "stagenet" ? ["stagenet"] : [];
   return join(dataDir, ...sub, ...(network === "regtest" ? ["fake"] : []), "lmdb");
@@ -220,9 +242,11 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   mkdirSync(lmdbDir, { recursive: true });
   for (const n of notes) log(0, n);
   log(0, `tsmonerod: opening the ${opts.network} chain in ${lmdbDir}`);
+  const checkpoints = loadCheckpoints(opts, log);
   let core: Awaited<ReturnType<typeof openNode>>;
   try {
     core = await openNode({
+      checkpoints,
       dataDir: lmdbDir,
       network: opts.network,
       ...(opts.fixedDifficulty !== undefined && opts.fixedDifficulty > 0n ? { fixedDifficulty: opts.fixedDifficulty } : {}),
@@ -242,6 +266,16 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     throw e;
   }
   log(0, `tsmonerod: chain height ${core.store.height()}, top ${Buffer.from(core.store.topHash()).toString("hex")}`);
+  // Blockchain::check_against_checkpoints (enforced): a stored chain that fails a checkpoint is
+  // rolled back to two blocks before it
+  for (const [h, want] of checkpoints.entries()) {
+    if (h >= core.store.height()) break;
+    const have = Buffer.from(core.store.meta(h).hash).toString("hex");
+    if (have === want) continue;
+    log(0, `tsmonerod: the stored chain fails the checkpoint at height ${h} (has ${have}, must be ${want}): rolling back to height ${Math.max(0, h - 2)}`);
+    await core.popBlocks(core.store.height() - Math.max(1, h - 2));
+    break;
+  }
   if (opts.pruneBlockchain) {
     // core::init with --prune-blockchain: prune (or resume/extend pruning) before serving
     log(0, "tsmonerod: pruning the blockchain...");

@@ -15,6 +15,7 @@ import {
   checkIncomingBlockSize,
   checkTxSemantics,
   type ChainView,
+  Checkpoints,
   nextBlockContext,
   type NextBlockContext,
   txError,
@@ -83,6 +84,8 @@ export interface OpenNodeOptions {
    * no RandomX work. Benches set it (TSMONERO_HASH_TRIVIAL_POW=1) to compare like for like.
    */
   hashTrivialPow?: boolean;
+  /** Checkpoints the chain must pass (monerod: mainnet's hard-coded table and checkpoints.json). Default none. */
+  checkpoints?: Checkpoints;
 }
 
 /** One writer at a time: each call runs after the previous one settled. */
@@ -137,6 +140,7 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly miner: Miner;
   private miningService: MiningService | undefined;
   private readonly hashTrivialPow: boolean;
+  readonly checkpoints: Checkpoints;
   private closed = false;
 
   constructor(store: ChainStore, opts: OpenNodeOptions) {
@@ -146,6 +150,7 @@ export class Node extends EventEmitter implements NodeCore {
     this.fixedDifficulty = opts.fixedDifficulty;
     this.offline = opts.offline ?? false;
     this.hashTrivialPow = opts.hashTrivialPow ?? false;
+    this.checkpoints = opts.checkpoints ?? new Checkpoints();
     this.backend = opts.backend ?? defaultBackend();
     this.clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
     this.verifyThreads = opts.verifyThreads ?? Math.max(1, availableParallelism() - 1);
@@ -301,6 +306,13 @@ export class Node extends EventEmitter implements NodeCore {
     const onTop = bytesEqual(p.block.prevId, this.store.topHash());
     const branch = onTop ? undefined : this.alts.branchTo(this.store, p.block.prevId);
     if (!onTop && !branch) return rejected(blockError("PREV_ID_MISMATCH", `parent ${hex(p.block.prevId)} is unknown (orphan block)`), p.hash);
+    // checkpoints (Blockchain::handle_block_to_main_chain, handle_alternative_block)
+    const height = branch ? branch.forkHeight + branch.blocks.length + 1 : this.store.height();
+    if (branch && !this.checkpoints.alternativeAllowed(this.store.height(), height)) {
+      return rejected(blockError("ALT_BELOW_CHECKPOINT", `block at height ${height}, last checkpoint at or below the chain's ${this.store.height()} blocks`), p.hash);
+    }
+    const cp = this.checkpoints.check(height, hex(p.hash));
+    if (!cp.ok) return rejected(blockError("CHECKPOINT", `height ${height} must be ${cp.expected}, not ${hex(p.hash)}`), p.hash);
     const { txs, blobs, missing } = this.blockTxs(p.block.txHashes, given);
     if (missing.length > 0) return rejected(blockError("MISSING_TX", `${missing.length} of ${p.block.txHashes.length} not in the pool, first ${hex(missing[0])}`), p.hash);
     if (!branch) {
