@@ -31,7 +31,8 @@ import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 
-const PORTS = { monerod: { rpc: 28950, p2p: 28951 }, tsmonerod: { rpc: 28960, p2p: 28961 } } as const;
+/** "tsmonerod-pow": tsmonerod with TSMONERO_HASH_TRIVIAL_POW=1, hashing PoW at difficulty 1 as monerod does. */
+const PORTS = { monerod: { rpc: 28950, p2p: 28951 }, tsmonerod: { rpc: 28960, p2p: 28961 }, "tsmonerod-pow": { rpc: 28970, p2p: 28971 } } as const;
 type Impl = keyof typeof PORTS;
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -135,7 +136,8 @@ function launch(impl: Impl, tsmonerod: string): Proc {
     "--no-zmq", "--non-interactive", "--log-level", "0",
   ];
   const [bin, args] = impl === "monerod" ? ["/usr/bin/monerod", flags] : [process.execPath, [tsmonerod, ...flags]];
-  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const env = impl === "tsmonerod-pow" ? { ...process.env, TSMONERO_HASH_TRIVIAL_POW: "1" } : process.env;
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());
@@ -274,7 +276,7 @@ interface Running {
 
 /** Starts a daemon and replays the chain into it; undefined (with f.unavailable set) when it cannot. */
 async function setUp(impl: Impl, tsmonerod: string, f: Figures): Promise<Running | undefined> {
-  if (impl === "tsmonerod" && !existsSync(tsmonerod)) {
+  if (impl !== "monerod" && !existsSync(tsmonerod)) {
     f.unavailable = `${tsmonerod} not found`;
     return undefined;
   }
@@ -335,8 +337,13 @@ async function measureAll(live: Running[], seconds: number, blocks: number): Pro
     }
   }
   for (const r of live) r.f.resets = perImpl.get(r.impl) ?? 0;
-  // generateblocks: a 1-block warm-up each (RandomX cache), then batches of 10, alternating
-  progress(`node: generateblocks ×${blocks} each, alternating batches`);
+  await timeGenerate(live, blocks);
+}
+
+/** generateblocks: a 1-block warm-up each (RandomX cache), then batches of 10, alternating; ms per block into each f.msPerBlock. */
+async function timeGenerate(live: Running[], blocks: number): Promise<void> {
+  const order = (i: number): Running[] => (i % 2 === 0 ? [...live, ...[...live].reverse()] : [...[...live].reverse(), ...live]);
+  progress(`node: generateblocks ×${blocks} each (${live.map((r) => r.impl).join(", ")}), alternating batches`);
   const address = benchAddress();
   const spent = new Map<Impl, number>();
   for (const r of live) {
@@ -383,6 +390,9 @@ async function run(args: ParsedArgs): Promise<void> {
 
   const real: Figures = { rows: new Map() };
   const ts: Figures = { rows: new Map() };
+  // the like-for-like generateblocks row: tsmonerod hashing PoW, and monerod timed again beside it
+  const tsPow: Figures = { rows: new Map() };
+  const realAgain: Figures = { rows: new Map() };
   const live: Running[] = [];
   try {
     progress("node: starting monerod");
@@ -393,14 +403,33 @@ async function run(args: ParsedArgs): Promise<void> {
     const t = await setUp("tsmonerod", tsmonerod, ts);
     if (t) live.push(t);
     await measureAll(live, seconds, blocks);
+    if (t) {
+      await tearDown(t);
+      live.splice(live.indexOf(t), 1);
+      progress("node: starting tsmonerod with TSMONERO_HASH_TRIVIAL_POW=1");
+      const tp = await setUp("tsmonerod-pow", tsmonerod, tsPow);
+      if (tp) {
+        live.push(tp);
+        await timeGenerate([{ ...m, f: realAgain }, tp], blocks);
+      }
+    }
   } finally {
     for (const r of live) await tearDown(r);
   }
 
   const rows: string[][] = [];
   const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? formatRatio(a / b) : "—");
+  const generated = (f: Figures): string =>
+    f.unavailable ? "not available" : f.msPerBlock !== undefined ? fmt(f.msPerBlock, 2) : `error: ${f.generateError ?? "?"}`.slice(0, 60);
   rows.push([
-    "generateblocks (ms/block, lower is better)",
+    "generateblocks, PoW hashed by both: same work (ms/block, lower is better)",
+    "1",
+    generated(tsPow),
+    generated(realAgain),
+    ratio(realAgain.msPerBlock, tsPow.msPerBlock),
+  ]);
+  rows.push([
+    "generateblocks, tsmonerod skips the PoW hash at difficulty 1: less work than monerod (ms/block)",
     "1",
     ts.unavailable ? "not available" : ts.msPerBlock !== undefined ? fmt(ts.msPerBlock, 2) : `error: ${ts.generateError ?? "?"}`.slice(0, 60),
     real.msPerBlock !== undefined ? fmt(real.msPerBlock, 2) : `error: ${real.generateError ?? "?"}`.slice(0, 60),
@@ -418,8 +447,10 @@ async function run(args: ParsedArgs): Promise<void> {
     `Chain: test/fixtures/chain replayed (${real.height ?? "?"} blocks; monerod replay ${fmt(real.replaySeconds)} s` +
       (ts.replaySeconds !== undefined ? `, tsmonerod replay ${fmt(ts.replaySeconds)} s` : "") +
       `), --regtest --offline --fixed-difficulty 1; ${seconds} s per req/s row, ${blocks} blocks for generateblocks. ` +
-      "Every row was run briefly on both daemons first, uncounted (warm-up). Speed-up > 1 means tsmonerod is faster. At difficulty 1 monerod's generateblocks still hashes each block once " +
-      "(RandomX); tsmonerod skips the hash (every hash meets difficulty 1).",
+      "Every row was run briefly on both daemons first, uncounted (warm-up). Speed-up > 1 means tsmonerod is faster. At difficulty 1 monerod's generateblocks still hashes each block " +
+      "(RandomX: the nonce search's one hash, then verification's); tsmonerod skips both by default (every hash meets difficulty 1), and hashes both with TSMONERO_HASH_TRIVIAL_POW=1 " +
+      "(the first generateblocks row: a second tsmonerod, fresh on the replayed chain, timed in alternation with the same monerod, which is by then " +
+      `${blocks + 1} blocks higher).`,
   );
   if (ts.unavailable) out.push("", `tsmonerod not available: ${ts.unavailable}`);
   for (const [name, f] of [["monerod", real], ["tsmonerod", ts]] as const) {
