@@ -399,7 +399,7 @@ test("mineBlock: real RandomX nonce search at difficulty 16 passes consensus; di
   assert.equal(await mineBlock(tpl, 1n << 60n, pow, 0, { maxHashes: 3 }), undefined);
 });
 
-test("hashTrivialPow: at fixed difficulty 1 a node hashes each block it generates and verifies (as monerod), else none", { skip: rxOk ? false : "librandomx not available" }, async (t) => {
+test("hashTrivialPow: at fixed difficulty 1 a node hashes each block it generates and verifies (as monerod), else none; prehashPow hashes a span ahead once", { skip: rxOk ? false : "librandomx not available" }, async (t) => {
   const clock = 1_700_000_000;
   const open = async (hashTrivialPow: boolean) => {
     const dir = mkdtempSync(join(tmpdir(), "tsmonero-trivial-pow-"));
@@ -425,6 +425,18 @@ test("hashTrivialPow: at fixed difficulty 1 a node hashes each block it generate
     assert.equal((await receiver.submitBlock(blob)).status, "added");
   }
   assert.equal(receiver.powHashCount, 3);
+  // a sync span hashed ahead (prehashPow, several at once): each block is hashed once, not again when applied
+  const spanNode = await open(true);
+  const blobs = mined.blocks.map((id) => hashing.store.blockBlob(hashing.store.heightOf(id) ?? -1) ?? new Uint8Array(0));
+  spanNode.prehashPow(1, blobs);
+  for (const b of blobs) assert.equal((await spanNode.submitBlock(b)).status, "added");
+  assert.equal(spanNode.powHashCount, 3);
+  assert.equal(spanNode.store.height(), 4);
+  // a span at the wrong heights is not used (hashed again when applied), and changes nothing else
+  const wrong = await open(true);
+  wrong.prehashPow(2, blobs);
+  for (const b of blobs) assert.equal((await wrong.submitBlock(b)).status, "added");
+  assert.equal(wrong.powHashCount, 6);
 });
 
 test("Miner: 2 hash loops mine real-RandomX blocks into the store; status, stop, refusals", { skip: rxOk ? false : "librandomx not available" }, async (t) => {

@@ -171,6 +171,12 @@ export interface NodeCore {
   blockTemplate(address: string, reserveSize: number, opts?: { prevId?: Bytes; extraNonce?: Bytes }): Promise<BlockTemplate>;
   /** generateblocks: mine `count` blocks to `address` with real nonce search at the current difficulty. */
   generateBlocks(count: number, address: string, opts?: { prevId?: Bytes; startingNonce?: number }): Promise<{ blocks: Bytes[]; height: number }>;
+  /**
+   * Starts hashing the PoW of blocks that will follow one another from `startHeight` (a P2P sync
+   * span), several at once, so submitBlock finds each hash ready (monerod's
+   * prepare_handle_incoming_blocks hashes a span on all its threads). Optional: a hint only.
+   */
+  prehashPow?(startHeight: number, blobs: readonly Bytes[]): void;
   /** RandomX (or the chain's PoW) hash of a block hashing blob at `height` with `seedHash`. */
   powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes>;
   /** The next main-chain block's context (difficulty, weight limits, medians, coins), cached per tip. */

@@ -251,7 +251,57 @@ export class Node extends EventEmitter implements NodeCore {
     if (ctx.difficulty <= 1n && !this.hashTrivialPow) return undefined;
     const sh = this.seedHeight(ctx.height);
     const seed = view.hashAt ? view.hashAt(sh) : this.store.meta(sh).hash;
+    const key = `${hex(p.hash)}:${ctx.height}:${hex(seed)}`;
+    const ready = this.prehashed.get(key);
+    if (ready) {
+      this.prehashed.delete(key);
+      const h = await ready.catch(() => undefined);
+      if (h) return h;
+    }
     return this.powHash(p.hashingBlob, ctx.height, seed);
+  }
+
+  /** PoW hashes started ahead by prehashPow, by block id, height and seed (bounded: oldest dropped). */
+  private readonly prehashed = new Map<string, Promise<Bytes>>();
+  /** Prehash jobs waiting for a free slot, and the slots in use (at most the core count). */
+  private readonly prehashQueue: (() => void)[] = [];
+  private prehashRunning = 0;
+
+  prehashPow(startHeight: number, blobs: readonly Bytes[]): void {
+    if (this.closed || (this.fixedDifficulty === 1n && !this.hashTrivialPow)) return;
+    const slots = availableParallelism();
+    const limit = 4 * Math.max(64, blobs.length);
+    for (const [i, blob] of blobs.entries()) {
+      const height = startHeight + i;
+      const sh = this.seedHeight(height);
+      // only blocks whose seed block is already on the main chain (otherwise it is hashed when applied)
+      if (sh >= this.store.height()) continue;
+      let parsed: { hash: Bytes; hashingBlob: Bytes };
+      try {
+        parsed = blockHashesFromBlob(blob, this.backend);
+      } catch {
+        continue; // a bad blob is refused when it is submitted
+      }
+      const seed = this.store.meta(sh).hash;
+      const key = `${hex(parsed.hash)}:${height}:${hex(seed)}`;
+      if (this.prehashed.has(key)) continue;
+      const job = new Promise<Bytes>((resolve, reject) => {
+        const run = (): void => {
+          this.prehashRunning++;
+          this.powHash(parsed.hashingBlob, height, seed)
+            .then(resolve, reject)
+            .finally(() => {
+              this.prehashRunning--;
+              this.prehashQueue.shift()?.();
+            });
+        };
+        if (this.prehashRunning < slots) run();
+        else this.prehashQueue.push(run);
+      });
+      job.catch(() => undefined); // a failure is met again (and reported) when the block is applied
+      this.prehashed.set(key, job);
+      while (this.prehashed.size > limit) this.prehashed.delete(this.prehashed.keys().next().value as string);
+    }
   }
 
   // ---- blocks ----

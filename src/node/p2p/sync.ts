@@ -190,6 +190,8 @@ export class Syncer {
       }
       const rsp = decodeEpee(M.responseGetObjects, body, EPEE_LEVIN_LIMITS);
       if (rsp.missed_ids.length > 0 || rsp.blocks.length !== cur.ids.length) throw new Error(`peer sent ${rsp.blocks.length} of ${cur.ids.length} requested blocks`);
+      // the span's PoW hashes on every core while its blocks are verified one by one
+      this.node.core.prehashPow?.(cur.startHeight, rsp.blocks.map((b) => b.block));
       for (let i = 0; i < rsp.blocks.length; i++) {
         const e = rsp.blocks[i];
         let id: Bytes;
