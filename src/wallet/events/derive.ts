@@ -157,6 +157,20 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     return m;
   };
 
+  type Emit = (kind: EventKind, extra: Partial<WalletEvent>, ...idParts: (string | number)[]) => void;
+  /** A mined tx: its block noted, and each wanted confirmation threshold it has reached emitted once. */
+  const confirmations = (m: TxMark, t: { height: number; blockHash: string }, kind: "tx_confirmed" | "outgoing_confirmed", ev: Emit): void => {
+    m.height = t.height;
+    m.hash = t.blockHash;
+    const conf = view.height - t.height;
+    for (const n of wanted) {
+      if (conf >= n && !m.levels.includes(n)) {
+        ev(kind, { confirmations: n }, t.height, n);
+        m.levels.push(n);
+      }
+    }
+  };
+
   // ---- incoming ----
   const seenIn = new Set<string>();
   for (const t of view.incoming) {
@@ -165,7 +179,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     seenIn.add(key);
     const cur = { txid: t.txid, account: t.account, subs: [t.minor], amount: t.amount, height: t.height, blockHash: t.blockHash };
     const m = track("in", state.incoming, key, cur);
-    const ev = (kind: EventKind, extra: Partial<WalletEvent>, ...idParts: (string | number)[]): void => {
+    const ev: Emit = (kind, extra, ...idParts) => {
       events.push({ id: eventId(wallet, kind, key, m.gen, ...idParts), kind, wallet, txid: t.txid, direction: "in", account_index: t.account, subaddress_indices: [t.minor], amount: t.amount.toString(), height: t.height, ...extra });
     };
     if (t.height === 0) {
@@ -175,15 +189,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
       m.doubleSpend ||= t.doubleSpendSeen;
       continue;
     }
-    m.height = t.height;
-    m.hash = t.blockHash;
-    const conf = view.height - t.height;
-    for (const n of wanted) {
-      if (conf >= n && !m.levels.includes(n)) {
-        ev("tx_confirmed", { confirmations: n }, t.height, n);
-        m.levels.push(n);
-      }
-    }
+    confirmations(m, t, "tx_confirmed", ev);
     if (t.unlocked && !m.unlocked) {
       ev("tx_unlocked", {}, t.height);
       m.unlocked = true;
@@ -198,7 +204,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     seenOut.add(t.txid);
     const cur = { txid: t.txid, account: t.account, subs: t.subaddrIndices, amount: t.amount, height: t.height, blockHash: t.blockHash };
     const m = track("out", state.outgoing, t.txid, cur);
-    const ev = (kind: EventKind, extra: Partial<WalletEvent>, ...idParts: (string | number)[]): void => {
+    const ev: Emit = (kind, extra, ...idParts) => {
       events.push({ id: eventId(wallet, kind, t.txid, m.gen, ...idParts), kind, wallet, txid: t.txid, direction: "out", account_index: t.account, subaddress_indices: [...t.subaddrIndices], amount: t.amount.toString(), height: t.height, ...extra });
     };
     if (t.height === 0) {
@@ -211,15 +217,7 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
       }
       continue;
     }
-    m.height = t.height;
-    m.hash = t.blockHash;
-    const conf = view.height - t.height;
-    for (const n of wanted) {
-      if (conf >= n && !m.levels.includes(n)) {
-        ev("outgoing_confirmed", { confirmations: n }, t.height, n);
-        m.levels.push(n);
-      }
-    }
+    confirmations(m, t, "outgoing_confirmed", ev);
   }
   for (const key of Object.keys(state.outgoing).sort()) if (!seenOut.has(key) && !state.outgoing[key].gone) track("out", state.outgoing, key, undefined);
 
