@@ -1,0 +1,137 @@
+/**
+ * Worker-thread entry of the hub's shared scan (shared.ts): one thread holds the scanners of many
+ * wallets. A batch brings groups of wallets that asked for the same blocks: each block of a group
+ * is parsed and hashed once, then every wallet of the group looks for its outputs in it (one key
+ * derivation per tx public key and wallet: the per-wallet work). The answer carries each block once,
+ * as a wallet that found nothing sees it, and per wallet only the transactions where it found
+ * something. Messages are plain structured-cloneable data.
+ */
+import { parentPort } from "node:worker_threads";
+import type { LookaheadSnapshot } from "../keys/subaddress.js";
+import { type Detection, parseScanBlock, type ScanBlockInput, type ScanKeys, type ScannedBlock, type ScannedTx, Scanner, sharedScannedTx } from "./scan.js";
+
+/** A request of one wallet that is not a block scan. */
+export type SingleOp =
+  | { readonly op: "pool"; readonly txs: readonly { blob: Uint8Array; txid: Uint8Array }[] }
+  | { readonly op: "expand"; readonly major: number; readonly minor: number }
+  | { readonly op: "lookahead"; readonly major: number; readonly minor: number }
+  | { readonly op: "snapshot" };
+
+export interface BlockGroup {
+  readonly blocks: readonly ScanBlockInput[];
+  /** The wallets scanning these blocks (each appears once in a batch). */
+  readonly wallets: readonly number[];
+}
+
+export type SharedScanMessage =
+  | { readonly kind: "add"; readonly wid: number; readonly keys: ScanKeys }
+  | { readonly kind: "remove"; readonly wid: number }
+  | { readonly kind: "batch"; readonly id: number; readonly groups: readonly BlockGroup[]; readonly singles: readonly { wid: number; req: SingleOp }[] };
+
+/** A wallet's findings in block `b`, transaction `t` of its group. */
+export interface Hit {
+  readonly wid: number;
+  readonly b: number;
+  readonly t: number;
+  readonly d: Detection;
+}
+
+export type GroupResult =
+  | { readonly ok: true; readonly blocks: ScannedBlock[]; readonly hits: Hit[]; readonly failed: { wid: number; error: string }[] }
+  | { readonly ok: false; readonly error: string };
+
+export type SingleResult = { readonly ok: true; readonly result: ScannedTx[] | LookaheadSnapshot | null } | { readonly ok: false; readonly error: string };
+
+export interface BatchReply {
+  readonly id: number;
+  readonly groups: GroupResult[];
+  readonly singles: SingleResult[];
+  /** Blocks this batch parsed (once each, whatever the number of wallets). */
+  readonly parsed: number;
+}
+
+const why = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+if (parentPort) {
+  const port = parentPort;
+  const scanners = new Map<number, Scanner>();
+  /** Wallets whose scanner could not be made, with the reason (their requests fail with it). */
+  const broken = new Map<number, string>();
+  const scannerOf = (wid: number): Scanner => {
+    const s = scanners.get(wid);
+    if (s) return s;
+    throw new Error(broken.get(wid) ?? `no scanner for wallet ${wid}`);
+  };
+
+  const runGroup = (g: BlockGroup): { r: GroupResult; parsed: number } => {
+    let parsed;
+    try {
+      parsed = g.blocks.map((b) => parseScanBlock(b));
+    } catch (e) {
+      return { r: { ok: false, error: why(e) }, parsed: 0 };
+    }
+    const blocks: ScannedBlock[] = parsed.map((p) => ({
+      height: p.height,
+      hash: p.hash,
+      prevHash: p.prevHash,
+      timestamp: p.timestamp,
+      majorVersion: p.majorVersion,
+      reward: p.reward,
+      txs: p.txs.map((t) => sharedScannedTx(t)),
+    }));
+    const hits: Hit[] = [];
+    const failed: { wid: number; error: string }[] = [];
+    for (const wid of g.wallets) {
+      const mine: Hit[] = [];
+      try {
+        const s = scannerOf(wid);
+        parsed.forEach((p, b) =>
+          p.txs.forEach((tx, t) => {
+            const d = s.detect(tx, p.majorVersion);
+            if (d.received.length > 0 || d.rejected > 0 || d.paymentId !== null) mine.push({ wid, b, t, d });
+          }),
+        );
+        hits.push(...mine);
+      } catch (e) {
+        failed.push({ wid, error: why(e) });
+      }
+    }
+    return { r: { ok: true, blocks, hits, failed }, parsed: parsed.length };
+  };
+
+  const runSingle = (wid: number, req: SingleOp): SingleResult => {
+    try {
+      const s = scannerOf(wid);
+      if (req.op === "pool") return { ok: true, result: req.txs.map((t) => s.scanPoolTx(t.blob, t.txid)) };
+      if (req.op === "snapshot") return { ok: true, result: s.lookahead.snapshot() };
+      if (req.op === "lookahead") s.setLookahead(req.major, req.minor);
+      else s.expand(req.major, req.minor);
+      return { ok: true, result: null };
+    } catch (e) {
+      return { ok: false, error: why(e) };
+    }
+  };
+
+  port.on("message", (m: SharedScanMessage) => {
+    if (m.kind === "add") {
+      try {
+        scanners.set(m.wid, new Scanner(m.keys));
+      } catch (e) {
+        broken.set(m.wid, why(e));
+      }
+    } else if (m.kind === "remove") {
+      scanners.delete(m.wid);
+      broken.delete(m.wid);
+    } else {
+      let parsed = 0;
+      const groups = m.groups.map((g) => {
+        const x = runGroup(g);
+        parsed += x.parsed;
+        return x.r;
+      });
+      const singles = m.singles.map((x) => runSingle(x.wid, x.req));
+      const reply: BatchReply = { id: m.id, groups, singles, parsed };
+      port.postMessage(reply);
+    }
+  });
+}
