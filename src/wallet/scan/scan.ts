@@ -137,6 +137,30 @@ export interface ParsedScanBlock {
   readonly txs: ParsedScanTx[];
 }
 
+/** One wallet's key derivations for one transaction: per tx public key field (pk index), per additional key; null: the key does not decode. */
+export interface WalletDerivations {
+  readonly main: readonly (Bytes | null)[];
+  readonly additional: readonly (Bytes | null)[];
+}
+
+/**
+ * The derivations of many wallets for one transaction, one backend call per tx public key for all
+ * of them (`generateKeyDerivations`: the C kernel decodes the key and builds its table once).
+ * `viewKeys`: the wallets' view secret keys, 32 bytes each, concatenated; the answer has one entry per wallet.
+ */
+export function groupDerivations(p: ParsedScanTx, viewKeys: Bytes, be: CryptoBackend = defaultBackend()): WalletDerivations[] {
+  const n = viewKeys.length / 32;
+  const split = (all: Bytes | null): (Bytes | null)[] => Array.from({ length: n }, (_, w) => (all ? all.subarray(32 * w, 32 * w + 32) : null));
+  const main: (Bytes | null)[][] = [];
+  for (let pk = 0; ; pk++) {
+    const k = extraTxPubKey(p.extra, pk);
+    if (!k) break;
+    main.push(split(be.generateKeyDerivations(k, viewKeys)));
+  }
+  const additional = p.additional.length === p.tx.vout.length ? p.additional.map((k) => split(be.generateKeyDerivations(k, viewKeys))) : [];
+  return Array.from({ length: n }, (_, w) => ({ main: main.map((m) => m[w]), additional: additional.map((x) => x[w]) }));
+}
+
 /** The part of a ScannedTx that is one wallet's. */
 export interface Detection {
   readonly received: ReceivedOutput[];
@@ -250,13 +274,17 @@ export class Scanner {
     return withDetection(sharedScannedTx(p), this.detect(p, blockVersion));
   }
 
-  /** What in a transaction is this wallet's: the outputs it receives (and those failing their commitment), its payment id. */
-  detect(p: ParsedScanTx, blockVersion: number): Detection {
+  /**
+   * What in a transaction is this wallet's: the outputs it receives (and those failing their
+   * commitment), its payment id. `pre`: this wallet's derivations, computed for many wallets at once
+   * (`groupDerivations`); without it they are derived here.
+   */
+  detect(p: ParsedScanTx, blockVersion: number, pre?: WalletDerivations): Detection {
     const be = this.backend;
     const a = this.keys.viewSecretKey;
     const { tx, extra, additional } = p;
     const additionalDerivations: (Bytes | null)[] =
-      additional.length === tx.vout.length ? additional.map((k) => be.generateKeyDerivation(k, a)) : [];
+      additional.length === tx.vout.length ? additional.map((k, j) => (pre ? (pre.additional[j] ?? null) : be.generateKeyDerivation(k, a))) : [];
     const received: ReceivedOutput[] = [];
     const found = new Set<number>();
     let rejected = 0;
@@ -266,7 +294,7 @@ export class Scanner {
       const txPub = extraTxPubKey(extra, pk);
       if (!txPub && pk > 0) break;
       if (pk === 0) mainPub = txPub;
-      const derivation = txPub ? be.generateKeyDerivation(txPub, a) : null;
+      const derivation = txPub ? (pre ? (pre.main[pk] ?? null) : be.generateKeyDerivation(txPub, a)) : null;
       if (!derivation && additionalDerivations.length === 0) {
         if (!txPub) break;
         continue;

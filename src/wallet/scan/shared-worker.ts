@@ -1,14 +1,15 @@
 /**
  * Worker-thread entry of the hub's shared scan (shared.ts): one thread holds the scanners of many
  * wallets. A batch brings groups of wallets that asked for the same blocks: each block of a group
- * is parsed and hashed once, then every wallet of the group looks for its outputs in it (one key
- * derivation per tx public key and wallet: the per-wallet work). The answer carries each block once,
+ * is parsed and hashed once, the key derivations of all the group's wallets are made in one kernel
+ * call per tx public key (groupDerivations), then every wallet looks for its outputs in it (view
+ * tags, its subaddress table). The answer carries each block once,
  * as a wallet that found nothing sees it, and per wallet only the transactions where it found
  * something. Messages are plain structured-cloneable data.
  */
 import { parentPort } from "node:worker_threads";
 import type { LookaheadSnapshot } from "../keys/subaddress.js";
-import { type Detection, parseScanBlock, type ScanBlockInput, type ScanKeys, type ScannedBlock, type ScannedTx, Scanner, sharedScannedTx } from "./scan.js";
+import { type Detection, groupDerivations, type ParsedScanBlock, parseScanBlock, type ScanBlockInput, type ScanKeys, type ScannedBlock, type ScannedTx, Scanner, sharedScannedTx } from "./scan.js";
 
 /** A request of one wallet that is not a block scan. */
 export type SingleOp =
@@ -17,8 +18,14 @@ export type SingleOp =
   | { readonly op: "lookahead"; readonly major: number; readonly minor: number }
   | { readonly op: "snapshot" };
 
+/** A block of a group: its id (the main thread's, per block blob), and its data unless the thread holds it parsed already. */
+export interface GroupBlock {
+  readonly id: number;
+  readonly input?: ScanBlockInput;
+}
+
 export interface BlockGroup {
-  readonly blocks: readonly ScanBlockInput[];
+  readonly blocks: readonly GroupBlock[];
   /** The wallets scanning these blocks (each appears once in a batch). */
   readonly wallets: readonly number[];
 }
@@ -26,7 +33,14 @@ export interface BlockGroup {
 export type SharedScanMessage =
   | { readonly kind: "add"; readonly wid: number; readonly keys: ScanKeys }
   | { readonly kind: "remove"; readonly wid: number }
-  | { readonly kind: "batch"; readonly id: number; readonly groups: readonly BlockGroup[]; readonly singles: readonly { wid: number; req: SingleOp }[] };
+  | {
+      readonly kind: "batch";
+      readonly id: number;
+      readonly groups: readonly BlockGroup[];
+      readonly singles: readonly { wid: number; req: SingleOp }[];
+      /** Parsed blocks to forget after this batch (the main thread decides, so both sides agree on what is held). */
+      readonly evict: readonly number[];
+    };
 
 /** A wallet's findings in block `b`, transaction `t` of its group. */
 export interface Hit {
@@ -46,7 +60,7 @@ export interface BatchReply {
   readonly id: number;
   readonly groups: GroupResult[];
   readonly singles: SingleResult[];
-  /** Blocks this batch parsed (once each, whatever the number of wallets). */
+  /** Blocks this batch parsed (each block once per thread, whatever the wallets and groups scanning it). */
   readonly parsed: number;
 }
 
@@ -63,14 +77,14 @@ if (parentPort) {
     throw new Error(broken.get(wid) ?? `no scanner for wallet ${wid}`);
   };
 
-  const runGroup = (g: BlockGroup): { r: GroupResult; parsed: number } => {
-    let parsed;
-    try {
-      parsed = g.blocks.map((b) => parseScanBlock(b));
-    } catch (e) {
-      return { r: { ok: false, error: why(e) }, parsed: 0 };
-    }
-    const blocks: ScannedBlock[] = parsed.map((p) => ({
+  /** Blocks parsed here, by the main thread's id: each is parsed once whatever the wallets and groups that scan it. */
+  const held = new Map<number, { parsed: ParsedScanBlock; shared: ScannedBlock }>();
+  const parseOnce = (b: GroupBlock): { parsed: ParsedScanBlock; shared: ScannedBlock; fresh: boolean } => {
+    const h = held.get(b.id);
+    if (h) return { ...h, fresh: false };
+    if (!b.input) throw new Error(`block ${b.id} is neither sent nor held`);
+    const p = parseScanBlock(b.input);
+    const shared: ScannedBlock = {
       height: p.height,
       hash: p.hash,
       prevHash: p.prevHash,
@@ -78,16 +92,36 @@ if (parentPort) {
       majorVersion: p.majorVersion,
       reward: p.reward,
       txs: p.txs.map((t) => sharedScannedTx(t)),
-    }));
+    };
+    held.set(b.id, { parsed: p, shared });
+    return { parsed: p, shared, fresh: true };
+  };
+
+  const runGroup = (g: BlockGroup): { r: GroupResult; parsed: number } => {
+    let got;
+    try {
+      got = g.blocks.map(parseOnce);
+    } catch (e) {
+      return { r: { ok: false, error: why(e) }, parsed: 0 };
+    }
+    const parsed = got.map((x) => x.parsed);
+    const blocks = got.map((x) => x.shared);
     const hits: Hit[] = [];
     const failed: { wid: number; error: string }[] = [];
+    // every wallet's derivations, one kernel call per tx public key for the whole group
+    const ready = g.wallets.filter((wid) => scanners.has(wid));
+    const viewKeys = new Uint8Array(32 * ready.length);
+    ready.forEach((wid, k) => viewKeys.set(scannerOf(wid).keys.viewSecretKey, 32 * k));
+    const derivations = parsed.map((p) => p.txs.map((tx) => groupDerivations(tx, viewKeys)));
+    const slot = new Map(ready.map((wid, k) => [wid, k]));
     for (const wid of g.wallets) {
       const mine: Hit[] = [];
       try {
         const s = scannerOf(wid);
+        const k = slot.get(wid) ?? 0;
         parsed.forEach((p, b) =>
           p.txs.forEach((tx, t) => {
-            const d = s.detect(tx, p.majorVersion);
+            const d = s.detect(tx, p.majorVersion, derivations[b][t][k]);
             if (d.received.length > 0 || d.rejected > 0 || d.paymentId !== null) mine.push({ wid, b, t, d });
           }),
         );
@@ -96,7 +130,7 @@ if (parentPort) {
         failed.push({ wid, error: why(e) });
       }
     }
-    return { r: { ok: true, blocks, hits, failed }, parsed: parsed.length };
+    return { r: { ok: true, blocks, hits, failed }, parsed: got.filter((x) => x.fresh).length };
   };
 
   const runSingle = (wid: number, req: SingleOp): SingleResult => {
@@ -130,6 +164,7 @@ if (parentPort) {
         return x.r;
       });
       const singles = m.singles.map((x) => runSingle(x.wid, x.req));
+      for (const id of m.evict) held.delete(id);
       const reply: BatchReply = { id: m.id, groups, singles, parsed };
       port.postMessage(reply);
     }

@@ -2,12 +2,14 @@
  * Scanning shared by the wallets of a hub (issue 20): a fixed number of worker threads (about the
  * core count) hold the scanners of all the hub's wallets, instead of one thread per wallet.
  *
- * A wallet is registered on one thread (round robin) and gets a `WalletScanner` handle. Requests
+ * A wallet is registered on the least loaded thread and gets a `WalletScanner` handle. Requests
  * queue per thread while it works; when it is free the queue goes in one message, where wallets
  * asking for the same blocks (the hub's shared node hands them the same answer, hence the same
  * block blobs: they are recognised by identity) form one group: the blocks are copied to the
- * thread once, parsed and hashed once there, and each wallet of the group only derives its keys
- * against them (shared-worker.ts). The answer carries each block once and, per wallet, only the
+ * thread once and parsed and hashed once there (the thread keeps the last HELD_BLOCKS parsed, so
+ * wallets that refresh out of step do not parse them again), the key derivations of the whole
+ * group are one kernel call per tx public key, and each wallet then only checks view tags and its
+ * subaddress table (shared-worker.ts). The answer carries each block once and, per wallet, only the
  * transactions where it found something; here each wallet's ScannedBlocks are rebuilt from those
  * (blocks where it found nothing are the shared objects themselves: nothing downstream mutates them).
  *
@@ -50,14 +52,19 @@ const blobId = (b: Uint8Array): number => {
 };
 const groupKey = (blocks: readonly ScanBlockInput[]): string => blocks.map((b) => `${b.height}:${blobId(b.blockBlob)}`).join(",");
 
+/** Parsed blocks a thread keeps (wallets refreshing out of step scan the same blocks in different messages). */
+const HELD_BLOCKS = 1024;
+
 class ScanThread {
   private readonly worker: Worker;
   private queue: Queued[] = [];
-  private inflight: { id: number; groups: Queued[][]; singles: Queued[] } | null = null;
+  private inflight: { id: number; groups: Queued[][]; blockIds: number[][]; singles: Queued[] } | null = null;
   private scheduled = false;
   private nextId = 1;
   private dead: Error | null = null;
   private waiters: (() => void)[] = [];
+  /** Block ids the thread holds parsed, oldest first (it forgets those this side evicts). */
+  private readonly held = new Set<number>();
   wallets = 0;
 
   constructor(private readonly stats: SharedScanStats) {
@@ -122,13 +129,31 @@ class ScanThread {
     this.queue = later;
     const id = this.nextId++;
     const gs = [...groups.values()];
+    const used = new Set<number>();
+    const groupsOut = gs.map((g): BlockGroup => {
+      const blocks = (g[0] as Extract<Queued, { kind: "blocks" }>).blocks.map((input) => {
+        const bid = blobId(input.blockBlob);
+        used.add(bid);
+        if (this.held.has(bid)) return { id: bid };
+        this.held.add(bid);
+        return { id: bid, input };
+      });
+      return { blocks, wallets: g.map((q) => q.wid) };
+    });
+    const evict: number[] = [];
+    for (const bid of this.held) {
+      if (this.held.size - evict.length <= HELD_BLOCKS) break;
+      if (!used.has(bid)) evict.push(bid);
+    }
+    for (const bid of evict) this.held.delete(bid);
     const msg: SharedScanMessage = {
       kind: "batch",
       id,
-      groups: gs.map((g): BlockGroup => ({ blocks: (g[0] as Extract<Queued, { kind: "blocks" }>).blocks, wallets: g.map((q) => q.wid) })),
+      groups: groupsOut,
       singles: singles.map((q) => ({ wid: q.wid, req: (q as Extract<Queued, { kind: "single" }>).req })),
+      evict,
     };
-    this.inflight = { id, groups: gs, singles };
+    this.inflight = { id, groups: gs, blockIds: groupsOut.map((g) => g.blocks.map((b) => b.id)), singles };
     this.stats.batches++;
     this.stats.groups += gs.length;
     this.worker.ref();
@@ -144,6 +169,7 @@ class ScanThread {
     f.groups.forEach((g, k) => {
       const r = m.groups[k];
       if (!r.ok) {
+        for (const bid of f.blockIds[k]) this.held.delete(bid); // the thread may not hold them: send them again next time
         for (const q of g) q.reject(new Error(`scan worker: ${r.error}`));
         return;
       }
