@@ -210,9 +210,10 @@ async function run(args: ParsedArgs): Promise<void> {
       await call(furl, "create_wallet", { filename: "funder", password: "", language: "English" });
       const funderAddress = String((await call(furl, "get_address")).address);
       const txs = Math.ceil(total / PER_TX);
-      // coinbase outputs unlock after 60 blocks: one spendable coinbase per transfer, and enough unlocked outputs for rings of 16
-      progress(`hub: mining ${60 + txs + 30} blocks to the funder, then ${txs} transfers`);
-      await node.jsonRpc("generateblocks", { amount_of_blocks: 60 + txs + 30, wallet_address: funderAddress });
+      // coinbase outputs unlock after 60 blocks: up to three spendable coinbases per transfer (the
+      // input selection likes two inputs), and enough unlocked outputs for rings of 16
+      progress(`hub: mining ${60 + 3 * txs + 30} blocks to the funder, then ${txs} transfers`);
+      await node.jsonRpc("generateblocks", { amount_of_blocks: 60 + 3 * txs + 30, wallet_address: funderAddress });
       await call(furl, "refresh");
       for (let k = 0; k < total; k += PER_TX) {
         const destinations = addresses.slice(k, k + PER_TX).map((address, j) => ({ address, amount: amountOf(k + j) }));
