@@ -11,6 +11,7 @@ import type { BenchSuite } from "./lib/suite.js";
 const SUITES: Record<string, () => Promise<BenchSuite>> = {
   codec: async () => (await import("./codec.js")).suite,
   crypto: async () => (await import("./crypto.js")).suite,
+  hub: async () => (await import("./hub.js")).suite,
   keys: async () => (await import("./keys.js")).suite,
   node: async () => (await import("./node.js")).suite,
   "p2p-sync": async () => (await import("./p2p-sync.js")).suite,

@@ -369,3 +369,31 @@ test("loads and computes inside worker threads", { skip: skipNative }, async () 
     [3n, 5n, 7n].map((k) => hex(be.scalarMultBase(fromBig(k)))),
   );
 });
+
+test("generateKeyDerivations equals generateKeyDerivation for each secret (random, torsion, identity, unreduced, n = 0..40)", { skip: skipNative }, async () => {
+  const { tsBackend } = await import("../src/crypto/ts/index.js");
+  const rng = new Rng("derivations");
+  const ones = new Uint8Array(32).fill(0xff);
+  const pubs = [be.scalarMultBase(rng.scalar()), add(be.scalarMultBase(rng.scalar()), TORSION[0]), TORSION[1], IDENTITY];
+  for (const pub of pubs) {
+    for (const n of [0, 1, 2, 3, 17, 40]) {
+      const secs = new Uint8Array(32 * n);
+      for (let i = 0; i < n; i++) secs.set(i === 1 ? ones : i === 2 ? fromBig(L) : rng.scalar(), 32 * i);
+      const got = be.generateKeyDerivations(pub, secs);
+      const ts = tsBackend.generateKeyDerivations(pub, secs);
+      assert.ok(got && ts);
+      assert.equal(got.length, 32 * n);
+      for (let i = 0; i < n; i++) {
+        const one = be.generateKeyDerivation(pub, secs.subarray(32 * i, 32 * i + 32));
+        assert.equal(hex(got.subarray(32 * i, 32 * i + 32)), hex(one ?? ZERO), `pub ${hex(pub).slice(0, 8)} n ${n} i ${i}`);
+        assert.equal(hex(ts.subarray(32 * i, 32 * i + 32)), hex(one ?? ZERO));
+      }
+    }
+  }
+  // a key that does not decode: null, as generateKeyDerivation
+  const bad = new Uint8Array(32).fill(0xff);
+  assert.equal(be.generateKeyDerivation(bad, rng.scalar()), null);
+  assert.equal(be.generateKeyDerivations(bad, rng.scalar()), null);
+  assert.equal(tsBackend.generateKeyDerivations(bad, rng.scalar()), null);
+  assert.throws(() => be.generateKeyDerivations(pubs[0], new Uint8Array(33)), TypeError);
+});

@@ -340,6 +340,23 @@ static napi_value f_generate_key_derivation(napi_env env, napi_callback_info inf
   return ret_bool(env, 1);
 }
 
+static napi_value f_generate_key_derivations(napi_env env, napi_callback_info info) {
+  napi_value v;
+  int rc;
+  ARGS(3);
+  BYTES(pub, 0, 32);
+  BYTES(secs, 1, ANY);
+  BYTES(o, 2, ANY);
+  if (secs.n % 32 != 0 || o.n != secs.n) return throw_type(env, "tsmonero_crypto: secs must be n*32 bytes and out as long");
+  rc = tsm_generate_key_derivations(o.p, pub.p, secs.p, secs.n / 32);
+  if (rc < 0) {
+    napi_throw_error(env, NULL, "tsmonero_crypto: out of memory");
+    return NULL;
+  }
+  napi_create_int32(env, rc, &v);
+  return v;
+}
+
 static napi_value f_derivation_to_scalar(napi_env env, napi_callback_info info) {
   ARGS(3);
   BYTES(d, 0, 32);
@@ -512,6 +529,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"hashToEc", f_hash_to_ec},
       {"secretKeyToPublicKey", f_secret_key_to_public_key},
       {"generateKeyDerivation", f_generate_key_derivation},
+      {"generateKeyDerivations", f_generate_key_derivations},
       {"derivationToScalar", f_derivation_to_scalar},
       {"derivePublicKey", f_derive_public_key},
       {"deriveSecretKey", f_derive_secret_key},

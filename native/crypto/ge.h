@@ -202,6 +202,11 @@ void tsm_ge_mul8(ge_p3 *r, const ge_p2 *p);
  * digit greater than 8 and so do these. */
 void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]);
 void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p);
+/* out[i] = secs[32i..32i+32) * P for i < n, each exactly tsm_ge_scalarmult's result, P's table built
+ * once for all (cheaper from n = 3 on). 0 ok, -1 out of memory. */
+int tsm_ge_scalarmult_many(ge_p3 *out, const uint8_t *secs, size_t n, const ge_p3 *p);
+/* s[32i..32i+32) = encoding of p[i], one inversion for all; scratch: n field elements. */
+void tsm_ge_p3_tobytes_many(uint8_t *s, const ge_p3 *p, size_t n, fe *scratch);
 /* a*P + b*G and a*P + b*Q, variable time, with exactly the results of Monero's
  * ge_double_scalarmult_base_vartime / ge_double_scalarmult_precomp_vartime: a scalar whose
  * sliding-window recoding overflows bit 255 counts as s - 2^256 there, and here. */

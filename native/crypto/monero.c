@@ -2,6 +2,7 @@
 #include "monero.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ge.h"
@@ -43,6 +44,35 @@ int tsm_generate_key_derivation(uint8_t d[32], const uint8_t pub[32], const uint
   ge_p3_to_p2(&q2, &q);
   tsm_ge_mul8(&q, &q2);
   tsm_ge_p3_tobytes(d, &q);
+  return 1;
+}
+
+/* generate_key_derivation for n secret keys against one public key (many wallets, one tx public
+ * key): pub decoded once, its table built once (tsm_ge_scalarmult_many), one inversion for all the
+ * encodings. d: n*32 bytes. 1 ok, 0 when pub does not decode, -1 out of memory. */
+int tsm_generate_key_derivations(uint8_t *d, const uint8_t pub[32], const uint8_t *secs, size_t n) {
+  ge_p3 p;
+  ge_p2 q2;
+  ge_p3 *q;
+  fe *scratch;
+  if (tsm_ge_frombytes(&p, pub) != 0) return 0;
+  if (n == 0) return 1;
+  q = malloc(sizeof(ge_p3) * n);
+  scratch = malloc(sizeof(fe) * n);
+  if (!q || !scratch || tsm_ge_scalarmult_many(q, secs, n, &p) != 0) {
+    free(q);
+    free(scratch);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    ge_p3_to_p2(&q2, &q[i]);
+    tsm_ge_mul8(&q[i], &q2);
+  }
+  tsm_ge_p3_tobytes_many(d, q, n, scratch);
+  tsm_wipe(q, sizeof(ge_p3) * n);
+  tsm_wipe(scratch, sizeof(fe) * n);
+  free(q);
+  free(scratch);
   return 1;
 }
 

@@ -8,6 +8,8 @@
 void tsm_hash_to_scalar(uint8_t r[32], const uint8_t *data, size_t len);
 int tsm_secret_key_to_public_key(uint8_t pub[32], const uint8_t sec[32]);
 int tsm_generate_key_derivation(uint8_t d[32], const uint8_t pub[32], const uint8_t sec[32]);
+/* n derivations, secs and d n*32 bytes: 1 ok, 0 pub does not decode, -1 out of memory */
+int tsm_generate_key_derivations(uint8_t *d, const uint8_t pub[32], const uint8_t *secs, size_t n);
 void tsm_derivation_to_scalar(uint8_t r[32], const uint8_t d[32], uint64_t index);
 int tsm_derive_public_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);
 void tsm_derive_secret_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);

@@ -121,6 +121,12 @@ export interface CryptoBackend {
   secretKeyToPublicKey(sec: Bytes, out?: Bytes): Bytes | null;
   /** 8·(sec·pub) (`generate_key_derivation`), or null if pub does not decompress. */
   generateKeyDerivation(pub: Bytes, sec: Bytes, out?: Bytes): Bytes | null;
+  /**
+   * generateKeyDerivation of each 32-byte secret of `secs` (n×32 bytes) with one `pub`: n×32 bytes,
+   * or null if pub does not decompress. Many wallets' view keys against one tx public key in one
+   * call (the C kernel builds pub's table once for all of them).
+   */
+  generateKeyDerivations(pub: Bytes, secs: Bytes): Bytes | null;
   /** hash_to_scalar(derivation ‖ varint(index)) (`derivation_to_scalar`). */
   derivationToScalar(derivation: Bytes, index: number, out?: Bytes): Bytes;
   /** base + derivation_to_scalar·G (`derive_public_key`), or null if base does not decompress. */

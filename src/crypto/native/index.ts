@@ -37,6 +37,8 @@ interface Addon {
   hashToEc(p: Bytes, out: Bytes): void;
   secretKeyToPublicKey(sec: Bytes, out: Bytes): boolean;
   generateKeyDerivation(pub: Bytes, sec: Bytes, out: Bytes): boolean;
+  /** Absent from an addon built before it (then the wrapper loops over generateKeyDerivation). 1 ok, 0 pub does not decode. */
+  generateKeyDerivations?(pub: Bytes, secs: Bytes, out: Bytes): number;
   derivationToScalar(d: Bytes, index: number, out: Bytes): void;
   derivePublicKey(d: Bytes, index: number, base: Bytes, out: Bytes): boolean;
   deriveSecretKey(d: Bytes, index: number, base: Bytes, out: Bytes): void;
@@ -307,6 +309,16 @@ export function wrapAddon(a: Addon): NativeBackend {
       need("generateKeyDerivation", "sec", sec, 32);
       const o = outBuf("generateKeyDerivation", out);
       return a.generateKeyDerivation(pub, sec, o) ? o : null;
+    },
+    generateKeyDerivations(pub: Bytes, secs: Bytes): Bytes | null {
+      need("generateKeyDerivations", "pub", pub, 32);
+      needMultiple("generateKeyDerivations", "secs", secs, 32);
+      const n = secs.length / 32;
+      const o = new Uint8Array(secs.length);
+      // the kernel's table of pub costs about two single derivations: below 4 keys they are cheaper
+      if (a.generateKeyDerivations && n >= 4) return a.generateKeyDerivations(pub, secs, o) === 1 ? o : null;
+      for (let i = 0; i < secs.length; i += 32) if (!a.generateKeyDerivation(pub, secs.subarray(i, i + 32), o.subarray(i, i + 32))) return null;
+      return o;
     },
     derivationToScalar(d: Bytes, index: number, out?: Bytes): Bytes {
       need("derivationToScalar", "derivation", d, 32);

@@ -310,6 +310,15 @@ export const tsBackend: CryptoBackend = {
     return viaTemp(out, (o) => M.generateKeyDerivation(pub, sec, o));
   },
 
+  /** generateKeyDerivation for each 32-byte secret of `secs` (one after the other here). */
+  generateKeyDerivations(pub: Bytes, secs: Bytes): Bytes | null {
+    need(pub, 32, "pub");
+    if (!(secs instanceof Uint8Array) || secs.length % 32 !== 0) throw new TypeError("secs must be a multiple of 32 bytes");
+    const out = new Uint8Array(secs.length);
+    for (let i = 0; i < secs.length; i += 32) if (!M.generateKeyDerivation(pub, secs.subarray(i, i + 32), out.subarray(i, i + 32))) return null;
+    return out;
+  },
+
   /** Hs(derivation ‖ varint(index)) (crypto.cpp `derivation_to_scalar`). */
   derivationToScalar(derivation: Bytes, index: number, out?: Bytes): Bytes {
     need(derivation, 32, "derivation");

@@ -2,7 +2,9 @@
  * Many wallets in one process (issue 20): a WalletHub holds any number of named wallets, each in
  * its own WalletService (so every monero-wallet-rpc method works on it as on the drop-in
  * endpoint), all reaching the node through one `sharedNode`: wallets standing at the same block
- * fetch each batch of blocks once between them. A wallet's name is its file name in the wallet dir;
+ * fetch each batch of blocks once between them, and all scan on one `SharedScanPool` (a few threads
+ * for any number of wallets: each block is parsed once per thread, each wallet only derives its
+ * keys against it). A wallet's name is its file name in the wallet dir;
  * each may have its own RPC login. The drop-in /json_rpc and its one open wallet are not touched.
  */
 import type { NodeApi } from "../../client/node-client.js";
@@ -10,6 +12,7 @@ import type { Login } from "../../rpc/digest.js";
 import { walletEvents } from "../events/events.js";
 import { WalletRpcError } from "../keys/rpc.js";
 import { WalletService, type WalletServiceOptions } from "../service/service.js";
+import { SharedScanPool, type SharedScanStats } from "../scan/shared.js";
 import { type SharedNode, sharedNode } from "./shared-node.js";
 
 /** One wallet of the hub. */
@@ -20,7 +23,12 @@ export interface HubWallet {
   readonly login: Login | null;
 }
 
-export type HubOptions = Omit<WalletServiceOptions, "node" | "walletDir"> & { readonly walletDir: string; readonly node: NodeApi | null };
+export type HubOptions = Omit<WalletServiceOptions, "node" | "walletDir" | "scanPool"> & {
+  readonly walletDir: string;
+  readonly node: NodeApi | null;
+  /** Scan threads shared by all the hub's wallets (default: the core count, at most 8). */
+  readonly scanThreads?: number;
+};
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -30,8 +38,17 @@ export class WalletHub {
   /** Names being opened or created (a second call for the same name waits for none: it is refused). */
   private readonly busy = new Set<string>();
 
+  /** The scan threads of all the hub's wallets. */
+  readonly scanPool: SharedScanPool;
+
   constructor(readonly opts: HubOptions) {
     this.shared = opts.node ? sharedNode(opts.node) : null;
+    this.scanPool = new SharedScanPool(opts.scanThreads);
+  }
+
+  /** What the shared scan did: wallets' block requests, messages to the threads, blocks parsed. */
+  get scanStats(): SharedScanStats {
+    return { ...this.scanPool.stats };
   }
 
   /** How many get_blocks.bin requests the wallets made and how many reached the node. */
@@ -54,7 +71,8 @@ export class WalletHub {
   }
 
   private newService(): WalletService {
-    const svc = new WalletService({ ...this.opts, node: this.shared?.api ?? null });
+    const { scanThreads: _, ...opts } = this.opts;
+    const svc = new WalletService({ ...opts, node: this.shared?.api ?? null, scanPool: this.scanPool });
     svc.start();
     walletEvents(svc, this.opts.log ? { log: this.opts.log } : {}); // push events (webhooks), from the wallet's open on
     return svc;
@@ -89,8 +107,9 @@ export class WalletHub {
     await w.service.stop();
   }
 
-  /** Stores and closes every wallet. */
+  /** Stores and closes every wallet, then stops the scan threads. */
   async stop(): Promise<void> {
     await Promise.all([...this.wallets.keys()].map((n) => this.close(n).catch(() => undefined)));
+    await this.scanPool.close();
   }
 }

@@ -8,7 +8,9 @@
  * of recent answers, used only while the node's height is still the answer's current_height (one
  * get_height, itself shared by concurrent callers, instead of a get_blocks.bin): an answer from
  * before a new block is never served. Answers that begin elsewhere (a wallet on a fork) are not
- * shared. Each wallet still scans the blocks with its own keys (its own scan worker).
+ * shared. The pool's ids (get_transaction_pool_hashes), which every wallet reads after its blocks,
+ * are one call in flight for all callers too. Each wallet scans the blocks with its own keys, on the
+ * hub's shared scan threads (scan/shared.ts).
  */
 import type { NodeApi } from "../../client/node-client.js";
 import { blockHash, parseBlock } from "../../protocol/block.js";
@@ -22,6 +24,9 @@ export interface SharedNodeStats {
   /** getHeight calls the wallets made, and those sent to the node. */
   heightRequests: number;
   heightFetches: number;
+  /** get_transaction_pool_hashes calls the wallets made, and those sent to the node. */
+  poolRequests: number;
+  poolFetches: number;
 }
 
 export interface SharedNode {
@@ -35,10 +40,11 @@ const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.b
 export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: number } = {}): SharedNode {
   const cacheSize = o.cacheSize ?? 8;
   const ttlMs = o.ttlMs ?? 60_000;
-  const stats: SharedNodeStats = { requests: 0, fetches: 0, heightRequests: 0, heightFetches: 0 };
+  const stats: SharedNodeStats = { requests: 0, fetches: 0, heightRequests: 0, heightFetches: 0, poolRequests: 0, poolFetches: 0 };
   const inflight = new Map<string, Promise<GetBlocksBinResponse>>();
   const recent = new Map<string, { at: number; res: GetBlocksBinResponse }>();
   let height: ReturnType<NodeApi["getHeight"]> | null = null;
+  let poolIds: ReturnType<NodeApi["getTransactionPoolHashes"]> | null = null;
 
   /** Whether the answer begins with the block `firstId` names (then it is valid for every history starting so). */
   const beginsWith = (res: GetBlocksBinResponse, firstId: string): boolean => {
@@ -105,6 +111,20 @@ export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: numbe
     return p;
   }
 
+  /** get_transaction_pool_hashes, one call in flight for all callers (no answer is reused after it came). */
+  function getTransactionPoolHashes(...a: Parameters<NodeApi["getTransactionPoolHashes"]>): ReturnType<NodeApi["getTransactionPoolHashes"]> {
+    stats.poolRequests++;
+    if (poolIds) return poolIds;
+    stats.poolFetches++;
+    const p = node.getTransactionPoolHashes(...a);
+    poolIds = p;
+    const done = () => {
+      if (poolIds === p) poolIds = null;
+    };
+    p.then(done, done);
+    return p;
+  }
+
   // every other call goes to the node as it is
   const api: NodeApi = {
     getInfo: (...a) => node.getInfo(...a),
@@ -115,7 +135,7 @@ export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: numbe
     getBlocksBin,
     getOutsBin: (...a) => node.getOutsBin(...a),
     getTransactions: (...a) => node.getTransactions(...a),
-    getTransactionPoolHashes: (...a) => node.getTransactionPoolHashes(...a),
+    getTransactionPoolHashes,
     getTransactionPoolHashesBin: (...a) => node.getTransactionPoolHashesBin(...a),
     sendRawTransaction: (...a) => node.sendRawTransaction(...a),
     getFeeEstimate: (...a) => node.getFeeEstimate(...a),

@@ -10,10 +10,25 @@ import type { LookaheadSnapshot } from "../keys/subaddress.js";
 import type { ScanBlockInput, ScanKeys, ScannedBlock, ScannedTx } from "./scan.js";
 import type { ScanRequest } from "./worker.js";
 
+/** What a wallet's refresh needs of its scanner off the main thread: a ScanWorker of its own, or a share of the hub's SharedScanPool. */
+export interface WalletScanner {
+  /** Scans consecutive blocks in order. */
+  scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]>;
+  /** Scans pool transactions. */
+  scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]>;
+  /** A created subaddress/account (create_address, create_account). */
+  expand(major: number, minor: number): Promise<void>;
+  /** set_subaddress_lookahead. */
+  setLookahead(major: number, minor: number): Promise<void>;
+  /** A copy of the scanner's lookahead table. */
+  snapshot(): Promise<LookaheadSnapshot>;
+  close(): Promise<void>;
+}
+
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export class ScanWorker {
+export class ScanWorker implements WalletScanner {
   private readonly worker: Worker;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();

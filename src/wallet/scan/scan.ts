@@ -113,6 +113,109 @@ export interface ScannedBlock {
   readonly txs: ScannedTx[];
 }
 
+type ExtraFields = ReturnType<typeof parseTxExtra>["fields"];
+
+/** A transaction read once for every scanner: what does not depend on the wallet's keys. */
+export interface ParsedScanTx {
+  readonly tx: Transaction;
+  readonly txid: Bytes;
+  readonly coinbase: boolean;
+  /** The parsed extra (a partly parsed extra still scans: wallet2's "ok if partially parsed"). */
+  readonly extra: ExtraFields;
+  readonly additional: Bytes[];
+  readonly globalIndices: readonly bigint[] | undefined;
+}
+
+/** A block read once for every scanner: parsed, hashed, its transactions parsed. */
+export interface ParsedScanBlock {
+  readonly height: number;
+  readonly hash: Bytes;
+  readonly prevHash: Bytes;
+  readonly timestamp: bigint;
+  readonly majorVersion: number;
+  readonly reward: bigint;
+  readonly txs: ParsedScanTx[];
+}
+
+/** One wallet's key derivations for one transaction: per tx public key field (pk index), per additional key; null: the key does not decode. */
+export interface WalletDerivations {
+  readonly main: readonly (Bytes | null)[];
+  readonly additional: readonly (Bytes | null)[];
+}
+
+/**
+ * The derivations of many wallets for one transaction, one backend call per tx public key for all
+ * of them (`generateKeyDerivations`: the C kernel decodes the key and builds its table once).
+ * `viewKeys`: the wallets' view secret keys, 32 bytes each, concatenated; the answer has one entry per wallet.
+ */
+export function groupDerivations(p: ParsedScanTx, viewKeys: Bytes, be: CryptoBackend = defaultBackend()): WalletDerivations[] {
+  const n = viewKeys.length / 32;
+  const split = (all: Bytes | null): (Bytes | null)[] => Array.from({ length: n }, (_, w) => (all ? all.subarray(32 * w, 32 * w + 32) : null));
+  const main: (Bytes | null)[][] = [];
+  for (let pk = 0; ; pk++) {
+    const k = extraTxPubKey(p.extra, pk);
+    if (!k) break;
+    main.push(split(be.generateKeyDerivations(k, viewKeys)));
+  }
+  const additional = p.additional.length === p.tx.vout.length ? p.additional.map((k) => split(be.generateKeyDerivations(k, viewKeys))) : [];
+  return Array.from({ length: n }, (_, w) => ({ main: main.map((m) => m[w]), additional: additional.map((x) => x[w]) }));
+}
+
+/** The part of a ScannedTx that is one wallet's. */
+export interface Detection {
+  readonly received: ReceivedOutput[];
+  readonly rejected: number;
+  readonly paymentId: Bytes | null;
+}
+
+export function parseScanTx(tx: Transaction, txid: Bytes, coinbase: boolean, globalIndices: readonly bigint[] | undefined): ParsedScanTx {
+  const extra = parseTxExtra(tx.extra).fields;
+  return { tx, txid, coinbase, extra, additional: extraAdditionalPubKeys(extra), globalIndices };
+}
+
+/** Parses and hashes a block and its transactions, for any number of scanners (`Scanner.scanParsed`). */
+export function parseScanBlock(input: ScanBlockInput, be: CryptoBackend = defaultBackend()): ParsedScanBlock {
+  const { block, hash, minerTxHash } = blockHashesFromBlob(input.blockBlob, be);
+  if (input.txBlobs.length !== block.txHashes.length) {
+    throw new RangeError(`block ${input.height}: ${input.txBlobs.length} tx blobs for ${block.txHashes.length} tx hashes`);
+  }
+  let reward = 0n;
+  for (const o of block.minerTx.vout) reward += o.amount;
+  const txs = [parseScanTx(block.minerTx, minerTxHash, true, input.outputIndices?.[0])];
+  input.txBlobs.forEach((blob, i) => {
+    txs.push(parseScanTx(parseTransaction(blob, { pruned: input.pruned ?? false }), block.txHashes[i], false, input.outputIndices?.[i + 1]));
+  });
+  return { height: input.height, hash, prevHash: block.prevId, timestamp: block.timestamp, majorVersion: block.majorVersion, reward, txs };
+}
+
+/** A ScannedTx as it is for a wallet that receives nothing in it (inputs, fee, amounts: the same for every wallet). */
+export function sharedScannedTx(p: ParsedScanTx): ScannedTx {
+  const { tx, coinbase } = p;
+  const inputs: ScannedInput[] = [];
+  for (const vin of tx.vin) if (vin.type === "key") inputs.push({ keyImage: vin.keyImage, amount: vin.amount });
+  let outsMoney = 0n;
+  for (const o of tx.vout) outsMoney += o.amount;
+  return {
+    txid: p.txid,
+    coinbase,
+    version: tx.version,
+    unlockTime: tx.unlockTime,
+    rctFee: coinbase || !tx.rct ? 0n : tx.rct.fee,
+    outsMoney,
+    received: [],
+    inputs,
+    paymentId: null,
+    longPaymentId: longPaymentIdOf(p.extra),
+    rejected: 0,
+  };
+}
+
+/** `shared` with a wallet's detection; `shared` itself when the wallet found nothing in it. */
+export function withDetection(shared: ScannedTx, d: Detection): ScannedTx {
+  if (d.received.length === 0 && d.rejected === 0 && d.paymentId === null) return shared;
+  return { ...shared, received: d.received, rejected: d.rejected, paymentId: d.paymentId };
+}
+
 const IDENTITY: Bytes = (() => {
   const b = new Uint8Array(32);
   b[0] = 1;
@@ -151,20 +254,13 @@ export class Scanner {
 
   /** Scans one block and its transactions. */
   scanBlock(input: ScanBlockInput): ScannedBlock {
-    const be = this.backend;
-    const { block, hash, minerTxHash } = blockHashesFromBlob(input.blockBlob, be);
-    if (input.txBlobs.length !== block.txHashes.length) {
-      throw new RangeError(`block ${input.height}: ${input.txBlobs.length} tx blobs for ${block.txHashes.length} tx hashes`);
-    }
-    const txs: ScannedTx[] = [];
-    let reward = 0n;
-    for (const o of block.minerTx.vout) reward += o.amount;
-    txs.push(this.scanTx(block.minerTx, minerTxHash, true, block.majorVersion, input.outputIndices?.[0]));
-    input.txBlobs.forEach((blob, i) => {
-      const tx = parseTransaction(blob, { pruned: input.pruned ?? false });
-      txs.push(this.scanTx(tx, block.txHashes[i], false, block.majorVersion, input.outputIndices?.[i + 1]));
-    });
-    return { height: input.height, hash, prevHash: block.prevId, timestamp: block.timestamp, majorVersion: block.majorVersion, reward, txs };
+    return this.scanParsed(parseScanBlock(input, this.backend));
+  }
+
+  /** Scans a block parsed once by `parseScanBlock` (the hub's shared scan parses it once for many scanners). */
+  scanParsed(p: ParsedScanBlock): ScannedBlock {
+    const txs = p.txs.map((t) => withDetection(sharedScannedTx(t), this.detect(t, p.majorVersion)));
+    return { height: p.height, hash: p.hash, prevHash: p.prevHash, timestamp: p.timestamp, majorVersion: p.majorVersion, reward: p.reward, txs };
   }
 
   /** Scans a pool transaction (full blob); `txid` is its id. */
@@ -174,12 +270,21 @@ export class Scanner {
 
   /** Scans a parsed transaction. */
   scanTx(tx: Transaction, txid: Bytes, coinbase: boolean, blockVersion: number, globalIndices: readonly bigint[] | undefined): ScannedTx {
+    const p = parseScanTx(tx, txid, coinbase, globalIndices);
+    return withDetection(sharedScannedTx(p), this.detect(p, blockVersion));
+  }
+
+  /**
+   * What in a transaction is this wallet's: the outputs it receives (and those failing their
+   * commitment), its payment id. `pre`: this wallet's derivations, computed for many wallets at once
+   * (`groupDerivations`); without it they are derived here.
+   */
+  detect(p: ParsedScanTx, blockVersion: number, pre?: WalletDerivations): Detection {
     const be = this.backend;
     const a = this.keys.viewSecretKey;
-    const extra = parseTxExtra(tx.extra).fields; // a partly parsed extra still scans (wallet2: "ok if partially parsed")
-    const additional = extraAdditionalPubKeys(extra);
+    const { tx, extra, additional } = p;
     const additionalDerivations: (Bytes | null)[] =
-      additional.length === tx.vout.length ? additional.map((k) => be.generateKeyDerivation(k, a)) : [];
+      additional.length === tx.vout.length ? additional.map((k, j) => (pre ? (pre.additional[j] ?? null) : be.generateKeyDerivation(k, a))) : [];
     const received: ReceivedOutput[] = [];
     const found = new Set<number>();
     let rejected = 0;
@@ -189,7 +294,7 @@ export class Scanner {
       const txPub = extraTxPubKey(extra, pk);
       if (!txPub && pk > 0) break;
       if (pk === 0) mainPub = txPub;
-      const derivation = txPub ? be.generateKeyDerivation(txPub, a) : null;
+      const derivation = txPub ? (pre ? (pre.main[pk] ?? null) : be.generateKeyDerivation(txPub, a)) : null;
       if (!derivation && additionalDerivations.length === 0) {
         if (!txPub) break;
         continue;
@@ -198,7 +303,7 @@ export class Scanner {
         if (found.has(i)) continue;
         const hit = this.matchOutput(tx, i, derivation, additionalDerivations[i] ?? null);
         if (!hit) continue;
-        const out = this.takeOutput(tx, i, hit.derivation, hit.index, coinbase, globalIndices);
+        const out = this.takeOutput(tx, i, hit.derivation, hit.index, p.coinbase, p.globalIndices);
         if (out === null) rejected++;
         else {
           found.add(i);
@@ -210,25 +315,7 @@ export class Scanner {
     }
     received.sort((x, y) => x.index - y.index);
     for (const r of received) this.lookahead.expand(r.subaddress.major, r.subaddress.minor);
-
-    const inputs: ScannedInput[] = [];
-    for (const vin of tx.vin) if (vin.type === "key") inputs.push({ keyImage: vin.keyImage, amount: vin.amount });
-    let outsMoney = 0n;
-    for (const o of tx.vout) outsMoney += o.amount;
-
-    return {
-      txid,
-      coinbase,
-      version: tx.version,
-      unlockTime: tx.unlockTime,
-      rctFee: coinbase || !tx.rct ? 0n : tx.rct.fee,
-      outsMoney,
-      received,
-      inputs,
-      paymentId: received.length > 0 ? this.paymentId(extra, mainPub, blockVersion) : null,
-      longPaymentId: longPaymentIdOf(extra),
-      rejected,
-    };
+    return { received, rejected, paymentId: received.length > 0 ? this.paymentId(extra, mainPub, blockVersion) : null };
   }
 
   /** View tag, then the subaddress table, for the main and the additional derivation. */

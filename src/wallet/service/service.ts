@@ -26,6 +26,7 @@ import {
   WalletRpcError,
   WalletRpcMessages,
 } from "../keys/rpc.js";
+import type { SharedScanPool } from "../scan/shared.js";
 import type { RefreshResult } from "../sync/index.js";
 import { InMemoryWalletError, OpenWallet, WalletNetworkError, type WalletProgress } from "./wallet.js";
 
@@ -67,6 +68,8 @@ export interface WalletServiceOptions {
   readonly log?: (msg: string) => void;
   /** Told how each refresh and rescan advances (the command-line tools show progress); must not throw. */
   readonly progress?: (p: WalletProgress) => void;
+  /** The hub's shared scan threads (a hub wallet's service scans there, not in a worker of its own). */
+  readonly scanPool?: SharedScanPool;
 }
 
 const DEFAULT_DAEMON_PORT: Record<Network, number> = { mainnet: 18081, testnet: 28081, stagenet: 38081, regtest: 18081 };
@@ -247,6 +250,7 @@ export class WalletService {
       lookaheadMinor: this.opts.lookaheadMinor,
       log: this.log,
       ...(this.opts.progress ? { progress: this.opts.progress } : {}),
+      ...(this.opts.scanPool ? { scanPool: this.opts.scanPool } : {}),
     };
   }
 

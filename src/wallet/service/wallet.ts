@@ -29,7 +29,8 @@ import { type AccountKeys, primaryAddress } from "../keys/account.js";
 import type { KeyWallet } from "../keys/rpc.js";
 import { checkLookahead, SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
-import { ScanWorker } from "../scan/pool.js";
+import { ScanWorker, type WalletScanner } from "../scan/pool.js";
+import type { SharedScanPool } from "../scan/shared.js";
 import type { ColdContext } from "../cold/context.js";
 import { type MultisigStatus, multisigStatus } from "../multisig/kex.js";
 import { MultisigError } from "../multisig/kex-msg.js";
@@ -59,6 +60,11 @@ export interface OpenWalletOptions {
   readonly log?: (msg: string) => void;
   /** Told how a refresh or rescan advances (for progress displays); must not throw. */
   readonly progress?: (p: WalletProgress) => void;
+  /**
+   * The hub's shared scan threads: the wallet's scanner lives there instead of in a worker of its
+   * own, and the main thread adopts its subaddress table from there instead of deriving it again.
+   */
+  readonly scanPool?: SharedScanPool;
 }
 
 /**
@@ -174,7 +180,7 @@ export class OpenWallet {
   readonly backend: CryptoBackend;
   /** The ledger; replaced by rescanBlockchain (read it through this property each time). */
   ledger: Ledger;
-  private worker: ScanWorker | null = null;
+  private worker: WalletScanner | null = null;
   private sync: WalletSync | null = null;
   private node: NodeApi | null = null;
   private readonly deriver: SubaddressDeriver;
@@ -202,7 +208,7 @@ export class OpenWallet {
     this.notified = new Set(cache?.notified ?? []);
     this.deriver = new SubaddressDeriver(this.keys, this.backend);
     this.syncLabels();
-    if (!this.bigLookahead) this.warmLookup();
+    if (!this.adoptsTable) this.warmLookup();
   }
 
   /** The subaddress lookahead in use: the keys file's (set_subaddress_lookahead), else the service's, else wallet2's 50 × 200. */
@@ -219,8 +225,13 @@ export class OpenWallet {
     return l.major * l.minor > BIG_LOOKAHEAD;
   }
 
+  /** Whether the main thread takes its lookahead table from the scanner (a big lookahead, or a hub wallet's shared scan). */
+  private get adoptsTable(): boolean {
+    return this.bigLookahead || this.opts.scanPool !== undefined;
+  }
+
   /** Takes a copy of the worker's lookahead table (already derived there) as the main thread's. */
-  private async adoptWorkerTable(worker: ScanWorker): Promise<void> {
+  private async adoptWorkerTable(worker: WalletScanner): Promise<void> {
     const snap = await worker.snapshot();
     if (this.closed) return;
     this.lookupTable().adopt(snap);
@@ -238,12 +249,12 @@ export class OpenWallet {
     const worker = this.worker;
     if (worker) {
       await worker.setLookahead(major, minor);
-      if (this.bigLookahead) await this.adoptWorkerTable(worker);
+      if (this.adoptsTable) await this.adoptWorkerTable(worker);
       else this.lookupTable().setLookahead(major, minor);
     } else {
       this.lookupTable().setLookahead(major, minor);
     }
-    if (!this.bigLookahead) this.warmLookup();
+    if (!this.adoptsTable) this.warmLookup();
     this.files?.storeKeys(this.keysData);
   }
 
@@ -505,21 +516,22 @@ export class OpenWallet {
     if (!this.worker && !this.closed) {
       const l = this.subaddressLookahead;
       const m = this.keysData.multisig;
-      this.worker = new ScanWorker({
+      const keys = {
         ...this.keys,
         // a multisig wallet scans with its share of the spend key: partial key images (wallet2 m_key_image_partial)
         ...(m ? { multisig: true, spendSecretKey: m.keys.reduce((acc, k) => this.backend.scAdd(acc, k), new Uint8Array(32)) } : {}),
         lookaheadMajor: l.major,
         lookaheadMinor: l.minor,
         subaddressCounts: this.user.subaddressLabels.map((x) => x.length),
-      });
-      if (this.bigLookahead)
+      };
+      this.worker = this.opts.scanPool ? this.opts.scanPool.register(keys) : new ScanWorker(keys);
+      if (this.adoptsTable)
         this.adoptWorkerTable(this.worker).catch((e: unknown) => (this.opts.log ?? console.error)(`wallet ${this.name}: subaddress table: ${e instanceof Error ? e.message : String(e)}`));
     }
     this.sync = node && this.worker ? this.makeSync(node, this.worker) : null;
   }
 
-  private makeSync(node: NodeApi, worker: ScanWorker): WalletSync {
+  private makeSync(node: NodeApi, worker: WalletScanner): WalletSync {
     const report = this.opts.progress;
     const onProgress = report ? (p: SyncProgress) => report({ wallet: this.name, kind: this.syncKind, height: p.height, target: p.target, end: false }) : undefined;
     return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight, countSplitBlock: false, ...(onProgress ? { onProgress } : {}) });

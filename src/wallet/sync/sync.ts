@@ -13,8 +13,8 @@
 import type { NodeApi } from "../../client/node-client.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { blockInputsFromResponse } from "../scan/input.js";
-import { ScanWorker } from "../scan/pool.js";
-import type { ScanBlockInput, ScannedBlock, ScannedTx, Scanner } from "../scan/scan.js";
+import type { WalletScanner } from "../scan/pool.js";
+import { type ScanBlockInput, type ScannedBlock, type ScannedTx, Scanner } from "../scan/scan.js";
 
 /** What monero-wallet-rpc's `refresh` answers. */
 export interface RefreshResult {
@@ -27,8 +27,8 @@ export interface RefreshResult {
 export interface WalletSyncOptions {
   readonly node: NodeApi;
   readonly ledger: Ledger;
-  /** The wallet's scanner: a ScanWorker scans off the main thread; a Scanner scans inline. */
-  readonly scanner: Scanner | ScanWorker;
+  /** The wallet's scanner: a WalletScanner (a ScanWorker, or a share of a SharedScanPool) scans off the main thread; a Scanner scans inline. */
+  readonly scanner: Scanner | WalletScanner;
   /**
    * Blocks below this are never fetched (wallet2's refresh-from-block-height). Used when the
    * ledger holds no block yet; a ledger already past it continues from its own height.
@@ -152,13 +152,13 @@ export class WalletSync {
 
   private async scan(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
     const s = this.opts.scanner;
-    if (s instanceof ScanWorker) return s.scanBlocks(blocks);
+    if (!(s instanceof Scanner)) return s.scanBlocks(blocks);
     return blocks.map((b) => s.scanBlock(b));
   }
 
   private async scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
     const s = this.opts.scanner;
-    if (s instanceof ScanWorker) return s.scanPool(txs);
+    if (!(s instanceof Scanner)) return s.scanPool(txs);
     return txs.map((t) => s.scanPoolTx(t.blob, t.txid));
   }
 
