@@ -17,7 +17,7 @@ import {
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
 import { txHash } from "../../protocol/tx-hash.js";
-import { access, type NodeRpcDeps } from "./common.js";
+import { access, ChainDerived, coreCache, type NodeRpcDeps } from "./common.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
 import { TimeSlice } from "../slice.js";
@@ -137,8 +137,32 @@ export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | und
   return undefined;
 }
 
-/** A main-chain block with its txs (pruned or full) and its output indices. */
-function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): { entry: BlockCompleteEntry; indices: BlockOutputIndices; txCount: number; size: number } {
+interface BlockEntry {
+  entry: BlockCompleteEntry;
+  indices: BlockOutputIndices;
+  txCount: number;
+  size: number;
+}
+
+/**
+ * Rendered block entries by (height, no_miner_tx) of pruned entries, kept until a pop (the store's revision):
+ * a wallet's refresh asks for the same blocks again and again (every restore from 0 reads the whole
+ * chain), and reading a block, hashing its coinbase to find its output indices and reading its txs
+ * cost ~60 µs a block. At most 4096 entries and 64 MiB of blobs.
+ */
+const blockEntries = (d: NodeRpcDeps): ChainDerived<string, BlockEntry> =>
+  coreCache(d.core, "blockEntries", () => new ChainDerived<string, BlockEntry>(d.core, 4096, 64 * 1024 * 1024, (e) => e.size));
+
+/**
+ * A main-chain block with its txs (pruned or full) and its output indices; entries are shared, not to
+ * be changed. Only pruned entries are kept: a full one changes when the store prunes the block.
+ */
+function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): BlockEntry {
+  if (!prune) return renderBlockEntry(d, h, prune, noMinerTx);
+  return blockEntries(d).getOr(`${h}:${noMinerTx ? 1 : 0}`, () => renderBlockEntry(d, h, prune, noMinerTx));
+}
+
+function renderBlockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): BlockEntry {
   const store = d.core.store;
   const blob = store.blockBlob(h) ?? new Uint8Array(0);
   const block = store.block(h);
