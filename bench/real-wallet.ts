@@ -26,7 +26,7 @@
  * byte to the answer's last byte), summed over the rounds. The wallet talks TLS (autodetect), so
  * exchanges are not named; --plain gives the wallets --daemon-ssl disabled, which names them.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,7 +78,7 @@ interface Side {
   trace: Map<Row, Exchange[]>;
 }
 
-function startDaemon(which: Daemon): Proc {
+function startDaemon(which: Daemon, timingFile?: string): Proc {
   const dir = mkdtempSync(join(tmpdir(), `tsmonero-bench-rw-${which}-`));
   const flags = [
     "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1",
@@ -87,7 +87,7 @@ function startDaemon(which: Daemon): Proc {
   ];
   return which === "monerod"
     ? launch("monerod", "/usr/bin/monerod", flags, dir)
-    : launch("tsmonerod", process.execPath, [join(ROOT, "bin", "tsmonerod"), ...flags], dir);
+    : launch("tsmonerod", process.execPath, [join(ROOT, "bin", "tsmonerod"), ...flags], dir, timingFile ? { TSMONERO_RPC_TIMING: timingFile } : undefined);
 }
 
 /** The real wallet with default flags: only where its files go, where the daemon is, and its own port. */
@@ -102,7 +102,8 @@ function startRealWallet(name: string, daemonPort: number, port: number, plain: 
 
 async function setUp(which: Daemon, extra: number, trace: boolean, plain: boolean): Promise<Side> {
   const p = PORTS[which];
-  const daemon = startDaemon(which);
+  // with --trace, tsmonerod also logs each call's handler time (src/rpc/server.ts TSMONERO_RPC_TIMING)
+  const daemon = startDaemon(which, trace ? TIMING_FILE : undefined);
   const side: Side = { daemon, alice: undefined as unknown as Proc, bob: undefined as unknown as Proc, height: 0, ms: new Map(), trace: new Map() };
   await waitAnswer(daemon, p.rpc, "get_info");
   progress(`real-wallet: ${which}: replaying test/fixtures/chain and mining ${extra} blocks`);
@@ -131,6 +132,7 @@ async function setUp(which: Daemon, extra: number, trace: boolean, plain: boolea
   return side;
 }
 
+const TIMING_FILE = join(tmpdir(), "tsmonero-bench-rw-rpc-timing.log");
 const TRANSFER = { destinations: [{ address: CAROL, amount: 1_000_000_000 }], do_not_relay: true };
 const SWEEP = { address: CAROL, do_not_relay: true };
 
@@ -181,6 +183,7 @@ async function run(args: ParsedArgs): Promise<void> {
   const extra = Number(flagString(args, "extra-blocks") ?? (quick ? "120" : "300"));
   const rounds = Number(flagString(args, "rounds") ?? (quick ? "3" : "7"));
   const trace = flagSet(args, "trace");
+  if (trace) rmSync(TIMING_FILE, { force: true });
   const plain = flagSet(args, "plain");
   for (const bin of ["/usr/bin/monerod", "/usr/bin/monero-wallet-rpc"]) {
     if (!existsSync(bin)) throw new Error(`bench real-wallet needs Debian package monero (apt-get install -y monero); missing ${bin}`);
@@ -238,7 +241,10 @@ async function run(args: ParsedArgs): Promise<void> {
     `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob (${ts.height} blocks; +1 per round). Both daemons up at once, ` +
       `each with its own two real wallets; in each round every row runs once on each daemon, the first daemon alternating.${trace ? " Through the trace proxy (one more hop on both sides)." : ""}\n`,
   );
-  if (trace) printTrace(ts, real, rounds);
+  if (trace) {
+    printTrace(ts, real, rounds);
+    process.stdout.write(`\ntsmonerod's own per-call log (handler and encode times): ${TIMING_FILE}\n`);
+  }
 }
 
 function printTrace(ts: Side, real: Side, rounds: number): void {
