@@ -26,7 +26,7 @@
  * byte to the answer's last byte), summed over the rounds. The wallet talks TLS (autodetect), so
  * exchanges are not named; --plain gives the wallets --daemon-ssl disabled, which names them.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,7 +75,20 @@ interface Side {
   proxy?: TraceProxy;
   height: number;
   ms: Map<Row, number[]>;
+  /** CPU time (user + system, ms) the daemon and the wallet in use spent during each call */
+  cpu: Map<Row, { daemon: number[]; wallet: number[] }>;
   trace: Map<Row, Exchange[]>;
+}
+
+/** A process's CPU time so far (all its threads), ms; 0 where /proc is not there. */
+function cpuMs(p: Proc): number {
+  try {
+    const f = readFileSync(`/proc/${p.proc.pid}/stat`, "latin1");
+    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    return (Number(rest[11]) + Number(rest[12])) * 10; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
 }
 
 function startDaemon(which: Daemon, timingFile?: string): Proc {
@@ -104,7 +117,7 @@ async function setUp(which: Daemon, extra: number, trace: boolean, plain: boolea
   const p = PORTS[which];
   // with --trace, tsmonerod also logs each call's handler time (src/rpc/server.ts TSMONERO_RPC_TIMING)
   const daemon = startDaemon(which, trace ? TIMING_FILE : undefined);
-  const side: Side = { daemon, alice: undefined as unknown as Proc, bob: undefined as unknown as Proc, height: 0, ms: new Map(), trace: new Map() };
+  const side: Side = { daemon, alice: undefined as unknown as Proc, bob: undefined as unknown as Proc, height: 0, ms: new Map(), cpu: new Map(), trace: new Map() };
   await waitAnswer(daemon, p.rpc, "get_info");
   progress(`real-wallet: ${which}: replaying test/fixtures/chain and mining ${extra} blocks`);
   side.height = await replayRecordedChain(p.rpc, extra);
@@ -146,11 +159,16 @@ async function round(which: Daemon, side: Side, i: number): Promise<void> {
     list.push(t1 - t0);
     side.ms.set(row, list);
   };
-  const traced = async (row: Row, f: () => Promise<unknown>): Promise<void> => {
+  const traced = async (row: Row, f: () => Promise<unknown>, wallet = side.alice): Promise<void> => {
     const mark = side.proxy?.now() ?? 0;
+    const c0 = [cpuMs(side.daemon), cpuMs(wallet)];
     const t0 = performance.now();
     await f();
     add(row, t0);
+    const c = side.cpu.get(row) ?? { daemon: [], wallet: [] };
+    c.daemon.push(cpuMs(side.daemon) - c0[0]);
+    c.wallet.push(cpuMs(wallet) - c0[1]);
+    side.cpu.set(row, c);
     if (side.proxy) side.trace.set(row, [...(side.trace.get(row) ?? []), ...side.proxy.since(mark).exchanges]);
   };
   if (i > 0) await a("close_wallet");
@@ -170,8 +188,8 @@ async function round(which: Daemon, side: Side, i: number): Promise<void> {
   await traced(ROWS[2], () => a("refresh"));
   await rpc(p.rpc, "generateblocks", { amount_of_blocks: 1, wallet_address: BOB });
   await traced(ROWS[3], () => a("refresh"));
-  await traced(ROWS[4], () => b("transfer", TRANSFER));
-  await traced(ROWS[5], () => b("sweep_all", SWEEP));
+  await traced(ROWS[4], () => b("transfer", TRANSFER), side.bob);
+  await traced(ROWS[5], () => b("sweep_all", SWEEP), side.bob);
 }
 
 function spread(xs: readonly number[]): string {
@@ -240,6 +258,25 @@ async function run(args: ParsedArgs): Promise<void> {
   process.stdout.write(
     `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob (${ts.height} blocks; +1 per round). Both daemons up at once, ` +
       `each with its own two real wallets; in each round every row runs once on each daemon, the first daemon alternating.${trace ? " Through the trace proxy (one more hop on both sides)." : ""}\n`,
+  );
+  const cpuRows = ROWS.filter((r) => r !== ROWS[1]).map((row) => {
+    const f = (side: Side, k: "daemon" | "wallet") => {
+      const xs = side.cpu.get(row)?.[k] ?? [];
+      return xs.length ? median(xs).toFixed(0) : "—";
+    };
+    return [row, f(ts, "daemon"), f(real, "daemon"), f(ts, "wallet"), f(real, "wallet")];
+  });
+  process.stdout.write(
+    `\nWhat each side did: CPU time (user + system, ms, median over the rounds; /proc, 10 ms ticks) of the daemon and of the real wallet during each row:\n\n${markdownTable(
+      [
+        { header: "CPU ms" },
+        { header: "tsmonerod", align: "right" },
+        { header: "monerod", align: "right" },
+        { header: "wallet on tsmonerod", align: "right" },
+        { header: "wallet on monerod", align: "right" },
+      ],
+      cpuRows,
+    )}\n`,
   );
   if (trace) {
     printTrace(ts, real, rounds);
