@@ -25,6 +25,7 @@
  * and prints, per row, what the wallet asked and how long each answer took (from the request's last
  * byte to the answer's last byte), summed over the rounds. The wallet talks TLS (autodetect), so
  * exchanges are not named; --plain gives the wallets --daemon-ssl disabled, which names them.
+ * Results, causes found and what is left: docs/bench-real-wallet.md.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
