@@ -8,6 +8,7 @@ import {
   ev,
   parseEpee,
   serializeEpee,
+  serializeOnce,
 } from "../src/codec/epee.js";
 import { FormatError } from "../src/codec/reader.js";
 
@@ -72,6 +73,19 @@ test("arrays of every kind and the size marks 1/2/4 bytes", () => {
   assert.ok(toHex(bin).includes(`03626967${"0a"}82380100`));
   // insertion order kept on request
   assert.deepEqual([...parseEpee(serializeEpee(root, { preserveOrder: true })).keys()], ["u16s", "strs", "objs", "big"]);
+});
+
+test("serializeOnce: a kept section's bytes are spliced in, the document is the same byte for byte", () => {
+  const inner = (k: number): EpeeSection =>
+    new Map<string, EpeeValue>([["zeta", ev.u64(BigInt(k))], ["alpha", ev.bytes(hex("0102"))], ["mid", ev.array("object", [ev.object(new Map([["b", ev.bool(true)], ["a", ev.u8(k)]]))])]]);
+  const doc = (secs: EpeeSection[]): EpeeSection => new Map<string, EpeeValue>([["list", ev.array("object", secs.map((x) => ev.object(x)))], ["top", ev.u32(7)]]);
+  const fresh = serializeEpee(doc([inner(1), inner(2), inner(3)]));
+  const kept = [inner(1), inner(2), inner(3)].map((x) => serializeOnce(x));
+  assert.equal(toHex(serializeEpee(doc(kept))), toHex(fresh));
+  // twice in one document, and again
+  assert.equal(toHex(serializeEpee(doc([kept[0], kept[0]]))), toHex(serializeEpee(doc([inner(1), inner(1)]))));
+  // insertion order asked for: the kept bytes (Monero's order) are not used
+  assert.equal(toHex(serializeEpee(doc(kept), { preserveOrder: true })), toHex(serializeEpee(doc([inner(1), inner(2), inner(3)]), { preserveOrder: true })));
 });
 
 test("the separate array marker (type 13) reads as an array", () => {

@@ -356,6 +356,13 @@ class EpeeSerializer {
   ) {}
 
   section(sec: EpeeSection, what: string): void {
+    if (!this.opts.preserveOrder) {
+      const done = SERIALIZED.get(sec);
+      if (done) {
+        this.w.bytes(done);
+        return;
+      }
+    }
     const names = [...sec.keys()];
     if (!this.opts.preserveOrder) names.sort(byteOrder);
     packSize(this.w, names.length, what);
@@ -428,6 +435,23 @@ class EpeeSerializer {
         break;
     }
   }
+}
+
+/** Sections serialized once by `serializeOnce`, with their bytes (in Monero's order). */
+const SERIALIZED = new WeakMap<EpeeSection, Uint8Array>();
+
+/**
+ * Serializes `sec` now and keeps its bytes: every later serialization that meets this very section
+ * object (in Monero's key order) copies them instead of walking it again. For sections a server
+ * keeps and sends often (a block entry of get_blocks.bin); the section must not change afterwards.
+ */
+export function serializeOnce(sec: EpeeSection): EpeeSection {
+  if (!SERIALIZED.has(sec)) {
+    const w = new Writer(256);
+    new EpeeSerializer(w, {}).section(sec, "section");
+    SERIALIZED.set(sec, w.finish());
+  }
+  return sec;
 }
 
 /** Serializes a root section as an epee binary document, as Monero's store_to_binary does. */

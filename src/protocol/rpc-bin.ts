@@ -115,7 +115,7 @@ export interface GetBlocksBinResponse extends AccessResponse {
   output_indices: BlockOutputIndices[];
 }
 const txOutputIndices = object<TxOutputIndices>({ indices: array(u64) });
-const blockOutputIndices = object<BlockOutputIndices>({ indices: array(txOutputIndices) });
+export const blockOutputIndices = object<BlockOutputIndices>({ indices: array(txOutputIndices) });
 export const getBlocksBinResponse = object<GetBlocksBinResponse>({
   ...accessResponse,
   blocks: array(blockCompleteEntry),
@@ -148,9 +148,10 @@ export interface OutKey {
 export interface GetOutsBinResponse extends AccessResponse {
   outs: OutKey[];
 }
+export const outKey = object<OutKey>({ key: podBlob(32), mask: podBlob(32), unlocked: bool, height: u64, txid: podBlob(32) });
 export const getOutsBinResponse = object<GetOutsBinResponse>({
   ...accessResponse,
-  outs: array(object<OutKey>({ key: podBlob(32), mask: podBlob(32), unlocked: bool, height: u64, txid: podBlob(32) })),
+  outs: array(outKey),
 });
 
 export type { EpeeCodec };

@@ -16,6 +16,7 @@
  * Plus limits monerod leaves to its socket layer: body size, slow clients, connections per IP.
  */
 import type { AddressInfo } from "node:net";
+import { appendFileSync } from "node:fs";
 import { decodeEpee, encodeEpee, EpeeTypeError } from "../codec/epee-map.js";
 import { EPEE_HTTP_LIMITS } from "../codec/epee.js";
 import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
@@ -88,6 +89,16 @@ export interface RpcServerOptions {
 }
 
 type Reply = HttpAnswer;
+
+/**
+ * TSMONERO_RPC_TIMING=<file>: one line per request (path, JSON-RPC method, ms from the whole
+ * request received to the answer handed to the socket, bytes in and out) appended to that file; for
+ * finding which call a client waits on (bench/real-wallet.ts --trace). Unset: nothing is measured.
+ */
+const TIMING = process.env.TSMONERO_RPC_TIMING || undefined;
+function timingLine(line: string): void {
+  if (TIMING) appendFileSync(TIMING, `${(performance.timeOrigin + performance.now()).toFixed(1)}\t${line}\n`);
+}
 
 /** OpenRPC's service discovery method, answered with the table's document when it has docs. */
 export const DISCOVER_METHOD = "rpc.discover";
@@ -167,6 +178,19 @@ export class RpcServer {
   }
 
   private onRequest(req: HttpRequest): Promise<Reply> | Reply {
+    if (TIMING === undefined) return this.onRequestUntimed(req);
+    const t0 = performance.now();
+    const done = (r: Reply): Reply => {
+      const m = req.url === "/json_rpc" ? /"method"\s*:\s*"([^"]{1,64})"/.exec(req.body.toString("latin1", 0, 512)) : null;
+      const bytes = typeof r.body === "string" ? Buffer.byteLength(r.body) : (r.body?.length ?? 0);
+      timingLine(`${req.url}${m ? ` ${m[1]}` : ""}\t${(performance.now() - t0).toFixed(3)} ms\t${req.body.length} B in\t${bytes} B out`);
+      return r;
+    };
+    const r = this.onRequestUntimed(req);
+    return r instanceof Promise ? r.then(done) : done(r);
+  }
+
+  private onRequestUntimed(req: HttpRequest): Promise<Reply> | Reply {
     const origin = req.headers.get("origin");
     // epee's get_response_header: the CORS headers go on every answer to an allowed Origin
     if (origin !== undefined && origin !== "" && (this.origins.has("*") || this.origins.has(origin))) {
@@ -307,8 +331,12 @@ export class RpcServer {
       return { status: BAD_REQUEST, type: "text/plain", body: `Bad request: ${why}\n` };
     }
     try {
+      const t0 = TIMING ? performance.now() : 0;
       const out = await def.handler(req, ctx);
-      return { status: 200, type: "application/octet-stream", body: encodeEpee(def.response, out) };
+      const t1 = TIMING ? performance.now() : 0;
+      const bytes = encodeEpee(def.response, out);
+      if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
+      return { status: 200, type: "application/octet-stream", body: bytes };
     } catch (e) {
       if (e instanceof RpcError || e instanceof EpeeTypeError) {
         this.o.log(`rpc: ${path}: ${e.message}`);

@@ -3,21 +3,22 @@
  * /get_hashes.bin, /get_o_indexes.bin, /get_outs.bin, /get_output_distribution.bin.
  * Behaviour mirrors monerod v0.18 core_rpc_server.cpp and Blockchain::find_blockchain_supplement.
  */
-import { array, bool, type EpeeObjectCodec, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
+import { array, bool, type EpeeCodec, type EpeeObjectCodec, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
+import { type EpeeValue, serializeOnce } from "../../codec/epee.js";
 import { compressDistribution, getOutputDistributionBinRequest } from "../../client/messages.js";
 import { parseTransaction, serializeTransaction, pruneTransaction, type Bytes } from "../../protocol/tx.js";
 import {
   type BlockCompleteEntry,
   type BlockOutputIndices,
   blockCompleteEntry,
+  blockOutputIndices,
   getBlocksBinRequest,
-  getBlocksBinResponse,
   getOutsBinRequest,
-  getOutsBinResponse,
+  outKey,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
 import { txHash } from "../../protocol/tx-hash.js";
-import { access, type NodeRpcDeps } from "./common.js";
+import { access, ChainDerived, coreCache, type NodeRpcDeps } from "./common.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
 import { TimeSlice } from "../slice.js";
@@ -137,8 +138,70 @@ export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | und
   return undefined;
 }
 
+interface BlockEntry {
+  entry: BlockCompleteEntry;
+  indices: BlockOutputIndices;
+  txCount: number;
+  size: number;
+}
+
+/** A pruned block entry kept for get_blocks.bin: its two epee values, serialized once (serializeOnce). */
+interface KeptEntry {
+  entry: EpeeValue;
+  indices: EpeeValue;
+  txCount: number;
+  size: number;
+}
+
+/**
+ * Pruned block entries by (height, no_miner_tx), kept until a pop (the store's revision) with
+ * their epee bytes: a wallet's refresh asks for the same blocks again and again (every restore
+ * from 0 reads the whole chain), and reading a block, hashing its coinbase to find its output
+ * indices, reading its txs and serializing all that cost ~60 µs a block. At most 4096 entries and
+ * 64 MiB of blobs. Full (unpruned) entries are not kept: one changes when the store prunes its block.
+ */
+const keptEntries = (d: NodeRpcDeps): ChainDerived<string, KeptEntry> =>
+  coreCache(d.core, "blockEntries", () => new ChainDerived<string, KeptEntry>(d.core, 4096, 64 * 1024 * 1024, (e) => e.size));
+
+function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
+  return keptEntries(d).getOr(`${h}:${noMinerTx ? 1 : 0}`, () => {
+    const b = blockEntry(d, h, true, noMinerTx);
+    const section = (v: EpeeValue | undefined): EpeeValue => {
+      if (v?.kind !== "object") throw new Error("a block entry encodes as an object");
+      serializeOnce(v.value);
+      return v;
+    };
+    return { entry: section(blockCompleteEntry.encode(b.entry)), indices: section(blockOutputIndices.encode(b.indices)), txCount: b.txCount, size: b.size };
+  });
+}
+
+/** An epee value passed through as it is (decoded as it came): entries the handler has already encoded. */
+const asIs: EpeeCodec<EpeeValue> = { encode: (v) => v, decode: (v) => v, empty: () => ({ kind: "object", value: new Map() }) };
+
+/** get_blocks.bin's answer with its blocks and output indices already encoded (same bytes as getBlocksBinResponse). */
+interface BlocksAnswer {
+  status: string;
+  untrusted: boolean;
+  credits: bigint;
+  top_hash: string;
+  blocks: EpeeValue[];
+  start_height: bigint;
+  current_height: bigint;
+  output_indices: EpeeValue[];
+}
+const getBlocksBinAnswer = object<BlocksAnswer>({ ...accessFields, blocks: array(asIs), start_height: u64, current_height: u64, output_indices: array(asIs) });
+
+/**
+ * get_outs.bin's entries by (amount, index, unlocked, get_txid), encoded and serialized once (wallets
+ * ask for the same recent outputs as decoys again and again), kept until a pop. At most 32768.
+ */
+const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, 32768));
+
+/** get_outs.bin's answer with its entries already encoded (same bytes as getOutsBinResponse). */
+const getOutsBinAnswer = object<{ status: string; untrusted: boolean; credits: bigint; top_hash: string; outs: EpeeValue[] }>({ ...accessFields, outs: array(asIs) });
+
 /** A main-chain block with its txs (pruned or full) and its output indices. */
-function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): { entry: BlockCompleteEntry; indices: BlockOutputIndices; txCount: number; size: number } {
+function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): BlockEntry {
   const store = d.core.store;
   const blob = store.blockBlob(h) ?? new Uint8Array(0);
   const block = store.block(h);
@@ -184,7 +247,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/get_blocks.bin",
     aliases: ["/getblocks.bin"],
     request: getBlocksBinRequest,
-    response: getBlocksBinResponse,
+    response: getBlocksBinAnswer,
     handler: (req, ctx) => {
       const empty = { ...access(), blocks: [], start_height: 0n, current_height: 0n, output_indices: [] };
       const height = store.height();
@@ -195,12 +258,17 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
         d.state.hostFail(ctx.remoteAddress, d.now());
         return { ...empty, status: "Failed" };
       }
-      const blocks: BlockCompleteEntry[] = [];
-      const output_indices: BlockOutputIndices[] = [];
+      const blocks: EpeeValue[] = [];
+      const output_indices: EpeeValue[] = [];
       let size = 0;
       let txs = 0;
       for (let h = start; h < height && !supplementFull(blocks.length, size, txs); h++) {
-        const b = blockEntry(d, h, req.prune, req.no_miner_tx);
+        let b: { entry: EpeeValue; indices: EpeeValue; size: number; txCount: number };
+        if (req.prune) b = keptEntry(d, h, req.no_miner_tx);
+        else {
+          const e = blockEntry(d, h, false, req.no_miner_tx);
+          b = { entry: blockCompleteEntry.encode(e.entry)!, indices: blockOutputIndices.encode(e.indices)!, size: e.size, txCount: e.txCount };
+        }
         blocks.push(b.entry);
         output_indices.push(b.indices);
         size += b.size;
@@ -261,12 +329,23 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/get_outs.bin",
     mirrors: "cryptonote::core_rpc_server::on_get_outs_bin",
     request: getOutsBinRequest,
-    response: getOutsBinResponse,
+    response: getOutsBinAnswer,
     handler: (req, ctx) => {
       if (ctx.restricted && req.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested"), outs: [] };
       const outs = getOuts(d, req.outputs);
       if (!outs) return { ...access("Failed"), outs: [] };
-      return { ...access(), outs: outs.map((o) => ({ ...o, txid: req.get_txid ? o.txid : new Uint8Array(32) })) };
+      const kept = keptOuts(d);
+      return {
+        ...access(),
+        outs: outs.map((o, k) => {
+          const { amount, index } = req.outputs[k];
+          return kept.getOr(`${amount}:${index}:${o.unlocked ? 1 : 0}${req.get_txid ? 1 : 0}`, () => {
+            const v = outKey.encode({ ...o, txid: req.get_txid ? o.txid : new Uint8Array(32) });
+            if (v?.kind === "object") serializeOnce(v.value);
+            return v!;
+          });
+        }),
+      };
     },
   });
 

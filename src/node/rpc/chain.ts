@@ -253,6 +253,17 @@ export function hardForkInfoOf(d: NodeRpcDeps, version: number): ReturnType<type
 
 /** get_dynamic_base_fee_estimate's levels for `graceBlocks` (the first is the base fee). */
 export function feeEstimate(d: NodeRpcDeps, graceBlocks: number): bigint[] {
+  // a wallet asks before every send; the levels only move with the chain's top
+  const byGrace = feeEstimates(d).get(() => new Map());
+  let fees = byGrace.get(graceBlocks);
+  if (!fees) byGrace.set(graceBlocks, (fees = computeFeeEstimate(d, graceBlocks)));
+  return [...fees];
+}
+
+/** get_fee_estimate's levels per grace_blocks, for the current top. */
+const feeEstimates = (d: NodeRpcDeps): PerTop<Map<number, readonly bigint[]>> => coreCache(d.core, "fee-estimates", () => new PerTop<Map<number, readonly bigint[]>>(d.core.store));
+
+function computeFeeEstimate(d: NodeRpcDeps, graceBlocks: number): bigint[] {
   const store = d.core.store;
   const height = store.height();
   const ctx = nextContext(d.core);
