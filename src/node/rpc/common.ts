@@ -13,6 +13,8 @@ import { RpcError } from "../../rpc/methods.js";
 import type { NetworkView, NodeCore } from "../core.js";
 import { BoundedCache, PerTip } from "./cache.js";
 import type { DaemonState } from "./state.js";
+import { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
+export { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
 
 /** Everything a handler may use. */
 export interface NodeRpcDeps {
@@ -34,8 +36,6 @@ export interface NodeRpcDeps {
 
 export const OK = "OK";
 
-export const toHex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-export const fromHex = (s: string): Bytes => new Uint8Array(Buffer.from(s, "hex"));
 export const ZERO_HASH_HEX = "0".repeat(64);
 
 /** epee's parse_hexstr_to_binbuff: even length, hex digits only. */

@@ -6,7 +6,6 @@
  * monero-wallet-rpc answers for it, here and nowhere else.
  */
 import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
-import type { Bytes } from "../../crypto/backend.js";
 import {
   ColdError,
   describeTransfers,
@@ -24,10 +23,7 @@ import { SendError } from "../send/errors.js";
 import { commitTx, pendingOfRecord } from "../send/sender.js";
 import { readMultisigSet } from "../multisig/txset.js";
 import { def, fail, isHex, list, obj, W, type WalletRpcDeps, withList } from "./common.js";
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
-
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 /** handle_rpc_exception for the cold operations: signature failures are −9, the rest the method's default. */
 function coldToRpc(e: unknown, defaultCode: number, prefix = ""): never {

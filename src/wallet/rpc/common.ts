@@ -4,6 +4,7 @@
  * WALLET_RPC_ERROR_CODE_* table `W`, the error policy, `toRpcError`, `fail`, schema and hex helpers.
  */
 import { array, type Fields, type JsonWritable, type MethodDocs, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
+import { isHex } from "../../base/bytes.js";
 import { WALLET_RPC_ERROR } from "../../rpc/error-codes.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { WalletService } from "../service/service.js";
@@ -68,9 +69,8 @@ export const fail: (code: number, message: string) => never = (code, message) =>
   throw new RpcError(code, message);
 };
 
-const hexRe = /^([0-9a-fA-F]{2})*$/;
 /** epee's parse_hexstr_to_binbuff: even length, hex digits. */
-export const isHex = (s: string): boolean => hexRe.test(s);
+export { isHex } from "../../base/bytes.js";
 export const isHash = (s: string): boolean => s.length === 64 && isHex(s);
 /** Unix seconds, as bigint. */
 export const now = (): bigint => BigInt(Math.floor(Date.now() / 1000));

@@ -23,16 +23,14 @@ import { checkMultisigEnabled } from "./multisig.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import type { WalletService } from "../service/service.js";
 import { def, fail, list as listOf, obj, W, type WalletRpcDeps } from "./common.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 const isHexOf = (s: string, bytes: number) => s.length === bytes * 2 && /^[0-9a-fA-F]*$/.test(s);
 const XMR = 1_000_000_000_000n;
 const money = (a: bigint): string => {
   const s = a.toString().padStart(13, "0");
   return `${s.slice(0, -12)}.${s.slice(-12)}`;
 };
-
 
 interface Validated {
   dests: UserDestination[];

@@ -27,6 +27,7 @@ import { nodeFailure, WalletError } from "../errors.js";
 import { DistributionCache, type RctDistribution } from "./distribution.js";
 import { DEFAULT_TX_SPENDABLE_AGE, GammaPicker, GammaPickerError, MINED_MONEY_UNLOCK_WINDOW } from "./gamma-picker.js";
 import { RandomDraw } from "./random-draw.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export { DistributionCache } from "./distribution.js";
 
@@ -85,10 +86,7 @@ const MAX_PICKS_PER_OUTPUT = 2_000_000;
 const MAX_DRAWS_WITHOUT_NEW = 100_000;
 const GET_OUTS_CHUNK = 1000;
 
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
-
 
 function generic(message: string, why: string): WalletError {
   return new WalletError("transfer-failed", message, new Error(why));
