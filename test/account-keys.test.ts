@@ -16,8 +16,9 @@ import {
   type KeyWallet,
   queryKey,
   restoreDeterministicWallet,
-  WalletRpcError,
 } from "../src/wallet/keys/rpc.js";
+import { WalletError } from "../src/wallet/errors.js";
+import { WALLET_FAILURE_CODES } from "../src/wallet/rpc/errors.js";
 
 const fixtures = new URL("../../test/fixtures/wallet-keys/", import.meta.url);
 const load = (name: string) => JSON.parse(readFileSync(new URL(name, fixtures), "utf8"));
@@ -43,7 +44,7 @@ function answer(f: () => Record<string, unknown>): Answer {
   try {
     return { result: f() };
   } catch (e) {
-    if (e instanceof WalletRpcError) return { error: { code: e.code, message: e.message } };
+    if (e instanceof WalletError) return { error: { code: WALLET_FAILURE_CODES[e.kind], message: e.message } };
     throw e;
   }
 }

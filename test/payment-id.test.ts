@@ -4,7 +4,9 @@ import { test } from "node:test";
 import { decodeAddress } from "../src/protocol/address.js";
 import { PaymentIdError, parseLongPaymentId, parsePaymentId, parseShortPaymentId } from "../src/protocol/payment-id.js";
 import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
-import { type KeyWallet, makeIntegratedAddress, splitIntegratedAddress, WalletRpcError } from "../src/wallet/keys/rpc.js";
+import { type KeyWallet, makeIntegratedAddress, splitIntegratedAddress } from "../src/wallet/keys/rpc.js";
+import { WalletError } from "../src/wallet/errors.js";
+import { WALLET_FAILURE_CODES } from "../src/wallet/rpc/errors.js";
 
 const fixtures = new URL("../../test/fixtures/wallet-keys/", import.meta.url);
 const load = (name: string) => JSON.parse(readFileSync(new URL(name, fixtures), "utf8"));
@@ -20,7 +22,7 @@ function answer(f: () => Record<string, unknown>): Pick<Exchange, "result" | "er
   try {
     return { result: f() };
   } catch (e) {
-    if (e instanceof WalletRpcError) return { error: { code: e.code, message: e.message } };
+    if (e instanceof WalletError) return { error: { code: WALLET_FAILURE_CODES[e.kind], message: e.message } };
     throw e;
   }
 }

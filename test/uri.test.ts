@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseAmount, printMoney, urlEscape, urlUnescape } from "../src/protocol/uri.js";
-import { makeUriRpc, parseUriRpc, WalletRpcError } from "../src/wallet/keys/rpc.js";
+import { makeUriRpc, parseUriRpc } from "../src/wallet/keys/rpc.js";
+import { WalletError } from "../src/wallet/errors.js";
+import { WALLET_FAILURE_CODES } from "../src/wallet/rpc/errors.js";
 
 const fixtures = new URL("../../test/fixtures/wallet-keys/", import.meta.url);
 const uri = JSON.parse(readFileSync(new URL("uri.json", fixtures), "utf8")) as {
@@ -22,7 +24,7 @@ function answer(f: () => Record<string, unknown>): Pick<Exchange, "result" | "er
   try {
     return { result: f() };
   } catch (e) {
-    if (e instanceof WalletRpcError) return { error: { code: e.code, message: e.message } };
+    if (e instanceof WalletError) return { error: { code: WALLET_FAILURE_CODES[e.kind], message: e.message } };
     throw e;
   }
 }

@@ -16,10 +16,11 @@ import { defaultBackend } from "../src/crypto/index.js";
 import { MoneroTestRandom } from "../src/crypto/random.js";
 import { type Daemon, startDaemon } from "../src/node/daemon.js";
 import type { GetOutputsOut } from "../src/protocol/rpc-bin.js";
-import { WalletRpcError } from "../src/wallet/keys/rpc.js";
-import { DecoyMessages, DistributionCache, NOT_ENOUGH_OUTS_TO_MIX, pickRings, type RealOutput, type Ring, saneRings } from "../src/wallet/send/decoys.js";
+import { DecoyMessages, DistributionCache, pickRings, type RealOutput, type Ring, saneRings } from "../src/wallet/send/decoys.js";
 import { GAMMA_SCALE, GAMMA_SHAPE, GammaPicker, GammaPickerError } from "../src/wallet/send/gamma-picker.js";
 import { RandomDraw } from "../src/wallet/send/random-draw.js";
+import { WalletError } from "../src/wallet/errors.js";
+import { WALLET_FAILURE_CODES } from "../src/wallet/rpc/errors.js";
 
 const be = defaultBackend();
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -136,14 +137,14 @@ describe("pickRings on a tsmonerod regtest chain", () => {
     const [o] = await outs([g]);
     return { globalIndex: g, key: o.key, mask: o.mask, blockHeight: Number(o.height) };
   };
-  const rejects = async (p: Promise<unknown>, code: number, message: string): Promise<WalletRpcError> => {
+  const rejects = async (p: Promise<unknown>, code: number, message: string): Promise<WalletError> => {
     let err: unknown;
     await p.then(
       () => assert.fail(`expected error ${code} ${message}`),
       (e: unknown) => (err = e),
     );
-    assert.ok(err instanceof WalletRpcError, String(err));
-    assert.equal(err.code, code);
+    assert.ok(err instanceof WalletError, String(err));
+    assert.equal(WALLET_FAILURE_CODES[err.kind], code);
     assert.equal(err.message, message);
     assert.ok(err.cause instanceof Error && err.cause.message.length > 20, "the cause says what was wrong");
     return err;
@@ -173,7 +174,7 @@ describe("pickRings on a tsmonerod regtest chain", () => {
   it("fewer unlocked outputs than the ring size: −19 as monero-wallet-rpc words it", async () => {
     await mine(70 - 8); // height 70: coinbase outputs unlock after 60 blocks, about 10 are spendable
     const r = await real(0n);
-    const e = await rejects(pickRings(client, [r], 16, { rng: seeded(7) }), NOT_ENOUGH_OUTS_TO_MIX, "not enough outputs to use Please use sweep_dust.");
+    const e = await rejects(pickRings(client, [r], 16, { rng: seeded(7) }), -19, "not enough outputs to use Please use sweep_dust.");
     assert.match((e.cause as Error).message, /ring size 16/);
     // a ring size the chain can fill works
     const [ring] = await pickRings(client, [r], 4, { rng: seeded(7) });

@@ -11,8 +11,9 @@ import { existsSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { WalletRpcError } from "../src/wallet/keys/rpc.js";
 import { MAX_WALLET_NAME_BYTES, WalletService } from "../src/wallet/service/service.js";
+import { WalletError } from "../src/wallet/errors.js";
+import { WALLET_FAILURE_CODES } from "../src/wallet/rpc/errors.js";
 
 describe("wallet service: long names, missing and corrupt caches", () => {
   let dir: string;
@@ -29,8 +30,8 @@ describe("wallet service: long names, missing and corrupt caches", () => {
 
   const fails = async (f: () => Promise<unknown>, code: number, message: RegExp): Promise<void> => {
     await assert.rejects(f, (e: unknown) => {
-      assert.ok(e instanceof WalletRpcError, String(e));
-      assert.equal(e.code, code);
+      assert.ok(e instanceof WalletError, String(e));
+      assert.equal(WALLET_FAILURE_CODES[e.kind], code);
       assert.match(e.message, message);
       return true;
     });

@@ -34,6 +34,9 @@ import { WALLET_RPC_ERROR } from "../rpc/error-codes.js";
 import { isJsonObject, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "../rpc/json.js";
 import { type Schema, SchemaError } from "../rpc/schema.js";
 import { type ClientTls, clientTls, type SslOptions } from "../rpc/tls.js";
+
+/** The TLS options of a node connection (--daemon-ssl*, set_daemon's ssl_*). */
+export type { SslOptions };
 import {
   type BlockHeaderResult,
   blockHeaderResult,

@@ -15,6 +15,7 @@ import { treeHash } from "../crypto/hash.js";
 import { defaultBackend } from "../crypto/index.js";
 import { type Bytes, readTransaction, type Transaction, type TxLayout, writeTransaction } from "./tx.js";
 import { txHash, txHashesFromBlob } from "./tx-hash.js";
+import { bytesToHex } from "../base/bytes.js";
 
 export interface BlockHeader {
   majorVersion: number;
@@ -117,7 +118,6 @@ export function blockHashingBlob(b: Block, backend?: CryptoBackend): Bytes {
 /** The proof-of-work input (RandomX hashes this): the block hashing blob. */
 export const powBlob = blockHashingBlob;
 
-const HEX = (b: Bytes) => Buffer.from(b).toString("hex");
 /** Block 202612: Monero hard-codes its id (a historical bug in the tree hash of that block). */
 const CORRECT_BLOB_HASH_202612 = "3a8a2b3a29b50fc86ff73dd087ea43c6f0d6b8f936c849194d5c84c737903966";
 const EXISTING_BLOCK_ID_202612 = "bbd604d2ba11ba27935e006ed39c9bfdd99b76bf4a50654bc1e1e61217962698";
@@ -140,8 +140,8 @@ function blockIdWithException(hashingBlob: Bytes, b: Block, blockBlob: () => Byt
   const id = objectHashOfBlob(hashingBlob, be);
   const vin = b.minerTx.vin;
   if (vin.length === 1 && vin[0].type === "gen" && vin[0].height !== 202612n) return id;
-  if (HEX(be.keccak256(blockBlob())) === CORRECT_BLOB_HASH_202612) return Uint8Array.from(Buffer.from(EXISTING_BLOCK_ID_202612, "hex"));
-  if (HEX(id) === EXISTING_BLOCK_ID_202612)
+  if (bytesToHex(be.keccak256(blockBlob())) === CORRECT_BLOB_HASH_202612) return Uint8Array.from(Buffer.from(EXISTING_BLOCK_ID_202612, "hex"));
+  if (bytesToHex(id) === EXISTING_BLOCK_ID_202612)
     throw new RangeError("block has the id of block 202612 but not its bytes (Monero refuses it)");
   return id;
 }

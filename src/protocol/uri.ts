@@ -16,8 +16,6 @@ import { tryDecodeAddress } from "./address.js";
 import type { Network } from "./network.js";
 import { LONG_PAYMENT_ID_SIZE } from "./payment-id.js";
 
-/** monero-wallet-rpc's error code for URI errors (WALLET_RPC_ERROR_CODE_WRONG_URI). */
-export const WALLET_RPC_ERROR_CODE_WRONG_URI = -11;
 /** Prefix monero-wallet-rpc puts before make_uri's error. */
 export const MAKE_URI_ERROR_PREFIX = "Cannot make URI from supplied parameters: ";
 /** Prefix monero-wallet-rpc puts before parse_uri's error. */

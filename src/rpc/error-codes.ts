@@ -36,14 +36,59 @@ export const CORE_RPC_ERROR = {
   PAYMENTS_NOT_ENABLED: -21,
 } as const;
 
-/** monero-wallet-rpc (WALLET_RPC_ERROR_CODE_*), the ones the shared layers refer to. */
+/**
+ * monero-wallet-rpc (WALLET_RPC_ERROR_CODE_*, all of v0.18.0.0's −1..−48). This file is the one place
+ * that spells RPC codes as numbers (test/layers.test.ts checks that): handlers and the edge mappings
+ * name them.
+ */
 export const WALLET_RPC_ERROR = {
   UNKNOWN_ERROR: -1,
   WRONG_ADDRESS: -2,
   DAEMON_IS_BUSY: -3,
   GENERIC_TRANSFER_ERROR: -4,
+  WRONG_PAYMENT_ID: -5,
+  TRANSFER_TYPE: -6,
+  DENIED: -7,
+  WRONG_TXID: -8,
+  WRONG_SIGNATURE: -9,
+  WRONG_KEY_IMAGE: -10,
+  WRONG_URI: -11,
+  WRONG_INDEX: -12,
   NOT_OPEN: -13,
+  ACCOUNT_INDEX_OUT_OF_BOUNDS: -14,
+  ADDRESS_INDEX_OUT_OF_BOUNDS: -15,
+  TX_NOT_POSSIBLE: -16,
+  NOT_ENOUGH_MONEY: -17,
+  TX_TOO_LARGE: -18,
+  NOT_ENOUGH_OUTS_TO_MIX: -19,
+  ZERO_DESTINATION: -20,
+  WALLET_ALREADY_EXISTS: -21,
+  INVALID_PASSWORD: -22,
+  NO_WALLET_DIR: -23,
+  NO_TXKEY: -24,
+  WRONG_KEY: -25,
+  BAD_HEX: -26,
+  BAD_TX_METADATA: -27,
+  ALREADY_MULTISIG: -28,
+  WATCH_ONLY: -29,
+  BAD_MULTISIG_INFO: -30,
+  NOT_MULTISIG: -31,
+  WRONG_LR: -32,
+  THRESHOLD_NOT_REACHED: -33,
+  BAD_MULTISIG_TX_DATA: -34,
+  MULTISIG_SIGNATURE: -35,
+  MULTISIG_SUBMISSION: -36,
+  NOT_ENOUGH_UNLOCKED_MONEY: -37,
   /** The wallet answers this, with the client error's text, when the node cannot be reached. */
   NO_DAEMON_CONNECTION: -38,
+  BAD_UNSIGNED_TX_DATA: -39,
+  BAD_SIGNED_TX_DATA: -40,
+  SIGNED_SUBMISSION: -41,
+  SIGN_UNSIGNED: -42,
+  NON_DETERMINISTIC: -43,
+  INVALID_LOG_LEVEL: -44,
+  ATTRIBUTE_NOT_FOUND: -45,
+  ZERO_AMOUNT: -46,
+  INVALID_SIGNATURE_TYPE: -47,
   DISABLED: -48,
 } as const;

@@ -5,6 +5,7 @@
  * routes; what a request may contain and what a failure looks like come from here.
  */
 import type { EpeeObjectCodec } from "../codec/epee-map.js";
+import { JSONRPC_ERROR, WALLET_RPC_ERROR } from "./error-codes.js";
 import type { JsonWritable } from "./json.js";
 import type { JsonSchema, Schema, SchemaError } from "./schema.js";
 
@@ -107,8 +108,8 @@ export interface ErrorPolicy {
  * -32602 "Invalid params" (we add what was wrong), -32603 "Internal error".
  */
 export const EPEE_ERRORS: ErrorPolicy = {
-  invalidParams: (err) => ({ code: -32602, message: `Invalid params: ${err.message}` }),
-  internal: () => ({ code: -32603, message: "Internal error" }),
+  invalidParams: (err) => ({ code: JSONRPC_ERROR.INVALID_PARAMS, message: `Invalid params: ${err.message}` }),
+  internal: () => ({ code: JSONRPC_ERROR.INTERNAL_ERROR, message: "Internal error" }),
 };
 
 type AnyJsonRpc = JsonRpcMethod<unknown>;
@@ -124,7 +125,7 @@ type AnyBinPath = BinPath<unknown, unknown>;
  */
 export type RestrictedPolicy = "hide" | "handler" | { code: number; message: string };
 
-export const WALLET_RESTRICTED: RestrictedPolicy = { code: -7, message: "Command unavailable in restricted mode." };
+export const WALLET_RESTRICTED: RestrictedPolicy = { code: WALLET_RPC_ERROR.DENIED, message: "Command unavailable in restricted mode." };
 
 export class MethodTable {
   private readonly rpc = new Map<string, AnyJsonRpc>();

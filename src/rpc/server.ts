@@ -21,6 +21,7 @@ import { decodeEpee, encodeEpee, EpeeTypeError } from "../codec/epee-map.js";
 import { EPEE_HTTP_LIMITS } from "../codec/epee.js";
 import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
 import { type HttpAnswer, type HttpRequest, HttpServer } from "./http.js";
+import { JSONRPC_ERROR } from "./error-codes.js";
 import { isJsonObject, JsonParseError, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "./json.js";
 import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
 import { SchemaError } from "./schema.js";
@@ -256,22 +257,22 @@ export class RpcServer {
       root = body.toString("latin1").trim() === "" ? {} : parseJson(body);
     } catch (e) {
       const why = e instanceof JsonParseError ? `: ${e.message}` : "";
-      return this.json({ error: { code: -32700, message: `Parse error${why}` }, id: 0, jsonrpc: "2.0" });
+      return this.json({ error: { code: JSONRPC_ERROR.PARSE_ERROR, message: `Parse error${why}` }, id: 0, jsonrpc: "2.0" });
     }
     if (!isJsonObject(root))
       return this.json({
-        error: { code: -32700, message: "Parse error: the body must be one JSON object (batches are not supported)" },
+        error: { code: JSONRPC_ERROR.PARSE_ERROR, message: "Parse error: the body must be one JSON object (batches are not supported)" },
         id: 0,
         jsonrpc: "2.0",
       });
     const id: JsonValue = root.id === undefined || root.id === null ? 0 : root.id;
     const name = root.method;
     if (typeof name !== "string")
-      return this.json({ error: { code: -32600, message: "Invalid Request" }, id: 0, jsonrpc: "2.0" });
+      return this.json({ error: { code: JSONRPC_ERROR.INVALID_REQUEST, message: "Invalid Request" }, id: 0, jsonrpc: "2.0" });
     if (name === DISCOVER_METHOD && table.docs && !table.jsonRpc(name, this.o.restricted))
       return this.json({ id, jsonrpc: "2.0", result: table.openRpc(this.o.restricted) });
     const def = table.jsonRpc(name, this.o.restricted);
-    if (!def) return this.json({ error: { code: -32601, message: "Method not found" }, id, jsonrpc: "2.0" });
+    if (!def) return this.json({ error: { code: JSONRPC_ERROR.METHOD_NOT_FOUND, message: "Method not found" }, id, jsonrpc: "2.0" });
     let params: unknown;
     try {
       params = def.params.parse(root.params, "params");

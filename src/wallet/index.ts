@@ -1,6 +1,8 @@
 /**
  * The wallet service for embedders: `WalletService` (wallets in a directory, the open wallet, refresh,
- * sends) and `startWalletRpc` (monero-wallet-rpc's JSON-RPC over it). Package subpath `tsmonero/wallet`.
+ * sends), `startWalletRpc` (monero-wallet-rpc's JSON-RPC over it) and `walletClient` (the typed client
+ * of any wallet RPC: WalletApi's params and results per method). Package subpath `tsmonero/wallet`.
  */
 export { WalletService, type WalletServiceOptions } from "./service/service.js";
 export { startWalletRpc, type WalletRpc, type WalletRpcOptions } from "./rpc/index.js";
+export { walletClient, type WalletApi, type WalletMethod } from "./rpc/api.js";

@@ -7,7 +7,7 @@ import type { Database } from "lmdb";
 import type { ChainOutput, ChainView } from "../../consensus/index.js";
 import type { Bytes } from "../../protocol/tx.js";
 import type { BlockMeta, ChainStore } from "../store/chain-store.js";
-import { hex, unhex } from "../pool/tx-check.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 export interface AltBlock extends BlockMeta {
   prevId: Bytes;

@@ -39,7 +39,8 @@ import type {
   PoolEntry,
   TxSubmitResult,
 } from "../core.js";
-import { bytesEqual, checkInputs, hex, rctItem, txKeyImages } from "../pool/tx-check.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
+import { bytesEqual, checkInputs, rctItem, txKeyImages } from "../pool/tx-check.js";
 import { TxPool } from "../pool/tx-pool.js";
 import { type BlockMeta, ChainStore, type PruneResult, type SyncMode } from "../store/chain-store.js";
 import { type AltBlock, AltStore, BranchView } from "./alt.js";

@@ -3,6 +3,8 @@
  * fix it, and the error underneath (`cause`) when there is one. No RPC codes here: the node's RPC
  * edge (node/rpc/errors.ts) maps each kind to monerod's code (core_rpc_server_error_codes.h).
  */
+import { BaseError } from "../../base/errors.js";
+
 
 /** What a mining request failed on. */
 export type MiningFailure =
@@ -21,14 +23,10 @@ export type MiningFailure =
   /** Anything the node could not do (unknown prev_block, a failed verification, an unsupported hard fork). */
   | "internal";
 
-export class MiningError extends Error {
+export class MiningError extends BaseError<MiningFailure> {
   override readonly name = "MiningError";
-  constructor(
-    readonly kind: MiningFailure,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
+  constructor(kind: MiningFailure, message: string, options?: { cause?: unknown }) {
+    super(kind, message, options);
   }
 }
 

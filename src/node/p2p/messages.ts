@@ -25,6 +25,7 @@ import {
 import type { EpeeSection } from "../../codec/epee.js";
 import type { Network } from "../../protocol/network.js";
 import { type BlockCompleteEntry, blockCompleteEntry } from "../../protocol/rpc-bin.js";
+import { hexToBytes } from "../../base/bytes.js";
 
 export const COMMAND_HANDSHAKE = 1001;
 export const COMMAND_TIMED_SYNC = 1002;
@@ -50,13 +51,12 @@ export const BLOCK_IDS_MAX_COUNT = 25000;
 /** P2P_MAX_PEERS_IN_HANDSHAKE. */
 export const MAX_PEERS_IN_HANDSHAKE = 250;
 
-const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"));
 /** config::NETWORK_ID and its testnet/stagenet variants ("Bender's nightmare"/"daydream"). */
 export const NETWORK_IDS: Readonly<Record<Network, Uint8Array>> = {
-  mainnet: hex("1230f171610441611731008216a1a110"),
-  testnet: hex("1230f171610441611731008216a1a111"),
-  stagenet: hex("1230f171610441611731008216a1a112"),
-  regtest: hex("1230f171610441611731008216a1a110"),
+  mainnet: hexToBytes("1230f171610441611731008216a1a110"),
+  testnet: hexToBytes("1230f171610441611731008216a1a111"),
+  stagenet: hexToBytes("1230f171610441611731008216a1a112"),
+  regtest: hexToBytes("1230f171610441611731008216a1a110"),
 };
 
 /** config::P2P_DEFAULT_PORT per network (regtest: mainnet's). */

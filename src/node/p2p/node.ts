@@ -19,6 +19,7 @@ import { LevinConnection, type LevinReply } from "./connection.js";
 import * as M from "./messages.js";
 import { type Peer, PeerList } from "./peerlist.js";
 import { Syncer } from "./sync.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export interface P2pOptions {
   /** Mutable: out_peers / in_peers over RPC change them. */
@@ -131,8 +132,6 @@ export class PeerConn {
       }
   }
 }
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 function isLocalIp(host: string): boolean {
   return /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.)/.test(host) || host === "::1" || /^f[cd]/i.test(host) || /^fe80:/i.test(host);

@@ -17,12 +17,11 @@ import { blockHashesFromBlob } from "../../protocol/block.js";
 import type { Bytes } from "../../protocol/tx.js";
 import * as M from "./messages.js";
 import { invalidBlockScore, type P2pNode, type PeerConn } from "./node.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 const RESPONSE_TIMEOUT_MS = 60_000;
 /** Our default span: monerod adapts between 20 and 2048; 100 keeps the request count low on short chains. */
 const DEFAULT_SPAN = 100;
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 /** One span being downloaded (sync_info's spans). */
 export interface SpanInfo {

@@ -8,9 +8,8 @@ import type { CryptoBackend } from "../../crypto/backend.js";
 import { type CtKey, preMlsagHash, type RctVerifyItem } from "../../crypto/ringct/verify.js";
 import { type Bytes, relativeToAbsoluteOffsets, serializeTransaction, type Transaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
-export const hex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-export const unhex = (s: string): Bytes => new Uint8Array(Buffer.from(s, "hex"));
 export function bytesEqual(a: Bytes, b: Bytes): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

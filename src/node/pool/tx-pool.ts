@@ -18,7 +18,8 @@ import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { txWeight } from "../../protocol/weight.js";
 import type { PoolEntry, PoolView, TxSubmitResult } from "../core.js";
 import type { ChainStore } from "../store/chain-store.js";
-import { checkInputs, feeContext, hex, poolDoubleSpend, rctItem, rctSemanticsItem, txFeeOf, txKeyImages, unhex } from "./tx-check.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
+import { checkInputs, feeContext, poolDoubleSpend, rctItem, rctSemanticsItem, txFeeOf, txKeyImages } from "./tx-check.js";
 
 /** monerod's DEFAULT_TXPOOL_MAX_WEIGHT (648 MB). */
 export const DEFAULT_TXPOOL_MAX_WEIGHT = 648_000_000;

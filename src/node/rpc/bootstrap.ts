@@ -14,6 +14,7 @@
 import { NodeClient } from "../../client/index.js";
 import type { JsonValue, JsonWritable } from "../../rpc/json.js";
 import { isJsonObject } from "../../rpc/json.js";
+import { JSONRPC_ERROR } from "../../rpc/error-codes.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import type { RpcContext } from "../../rpc/methods.js";
 
@@ -120,7 +121,7 @@ export interface BootstrapDeps {
 export function addBootstrapForwarding(t: MethodTable, d: BootstrapDeps): void {
   const { jsonRpc, json, bin } = t.list();
   const fail = (what: string, e: unknown): never => {
-    throw new RpcError(-32603, `Internal error: the bootstrap daemon failed to answer ${what}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new RpcError(JSONRPC_ERROR.INTERNAL_ERROR, `Internal error: the bootstrap daemon failed to answer ${what}: ${e instanceof Error ? e.message : String(e)}`);
   };
   const infoExtras = (v: JsonWritable): JsonWritable => ({
     ...(v as Record<string, JsonWritable>),

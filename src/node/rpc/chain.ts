@@ -9,6 +9,7 @@ import { HARD_FORKS, hardForkInfo, hardForkVersionAt } from "../../protocol/gene
 import { blockToJson } from "../../protocol/json.js";
 import { anyJson, array, bool, hex, object, required, str, u64, u8, withDefault } from "../../rpc/schema.js";
 import { compressDistribution } from "../../client/messages.js";
+import { CORE_RPC_ERROR, JSONRPC_ERROR } from "../../rpc/error-codes.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { type JsonWritable, Prerendered } from "../../rpc/json.js";
 import { TimeSlice } from "../slice.js";
@@ -335,7 +336,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: anyJson,
     summary: "params: [height]",
     handler: (p) => {
-      if (!Array.isArray(p) || p.length !== 1) throw new RpcError(-1, "Wrong parameters, expected height");
+      if (!Array.isArray(p) || p.length !== 1) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Wrong parameters, expected height");
       const h = u64.parse(p[0], "params[0]");
       // monerod sets the error but still answers with the (null) hash of a height it does not have
       if (h >= BigInt(store.height())) return ZERO_HASH_HEX;
@@ -358,12 +359,12 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     aliases: ["getblockheaderbyhash"],
     params: object({ hash: str, hashes: array(str), ...fillPow }),
     handler: async (p, ctx) => {
-      if (ctx.restricted && p.hashes.length > RESTRICTED_BLOCK_COUNT) throw new RpcError(-19, "Too many block headers requested in restricted mode");
+      if (ctx.restricted && p.hashes.length > RESTRICTED_BLOCK_COUNT) throw new RpcError(CORE_RPC_ERROR.RESTRICTED, "Too many block headers requested in restricted mode");
       const get = async (h: string): Promise<Record<string, JsonWritable>> => {
         const id = parseHash(h);
-        if (!id) throw new RpcError(-1, `Failed to parse hex representation of block hash. Hex = ${h}.`);
+        if (!id) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, `Failed to parse hex representation of block hash. Hex = ${h}.`);
         const src = blockById(d.core, id);
-        if (!src) throw new RpcError(-5, `Internal error: can't get block by hash. Hash = ${h}.`);
+        if (!src) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by hash. Hash = ${h}.`);
         return header(d, src, p.fill_pow_hash, ctx.restricted);
       };
       const out: Record<string, JsonWritable> = { ...access() };
@@ -398,8 +399,8 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({ start_height: required(u64), end_height: required(u64), ...fillPow }),
     handler: async (p, ctx) => {
       const h = BigInt(store.height());
-      if (p.start_height >= h || p.end_height >= h || p.start_height > p.end_height) throw new RpcError(-2, "Invalid start/end heights.");
-      if (ctx.restricted && p.end_height - p.start_height > RESTRICTED_BLOCK_HEADER_RANGE) throw new RpcError(-19, "Too many block headers requested.");
+      if (p.start_height >= h || p.end_height >= h || p.start_height > p.end_height) throw new RpcError(CORE_RPC_ERROR.TOO_BIG_HEIGHT, "Invalid start/end heights.");
+      if (ctx.restricted && p.end_height - p.start_height > RESTRICTED_BLOCK_HEADER_RANGE) throw new RpcError(CORE_RPC_ERROR.RESTRICTED, "Too many block headers requested.");
       const headers: JsonWritable[] = [];
       for (let k = Number(p.start_height); k <= Number(p.end_height); k++) headers.push(await header(d, mainBlock(d.core, k), p.fill_pow_hash, ctx.restricted));
       return { ...access(), headers };
@@ -414,9 +415,9 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
       let src: HeaderSource | undefined;
       if (p.hash !== "") {
         const id = parseHash(p.hash);
-        if (!id) throw new RpcError(-1, `Failed to parse hex representation of block hash. Hex = ${p.hash}.`);
+        if (!id) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, `Failed to parse hex representation of block hash. Hex = ${p.hash}.`);
         src = blockById(d.core, id);
-        if (!src) throw new RpcError(-5, `Internal error: can't get block by hash. Hash = ${p.hash}.`);
+        if (!src) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by hash. Hash = ${p.hash}.`);
       } else {
         if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
         src = mainBlock(d.core, Number(p.height));
@@ -467,7 +468,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     mirrors: "cryptonote::core_rpc_server::on_get_base_fee_estimate",
     params: object({ grace_blocks: u64 }, { arrayIsEmpty: true }),
     handler: (p) => {
-      if (p.grace_blocks > 100n) throw new RpcError(-32603, "Internal error");
+      if (p.grace_blocks > 100n) throw new RpcError(JSONRPC_ERROR.INTERNAL_ERROR, "Internal error");
       const fees = feeEstimate(d, Number(p.grace_blocks));
       return { ...access(), fee: fees[0], fees, quantization_mask: feeQuantizationMask() };
     },
@@ -516,7 +517,7 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({ amounts: array(u64), from_height: u64, to_height: u64, cumulative: bool, binary: withDefault(bool, true), compress: bool }),
     handler: async (p, ctx) => {
       if (ctx.restricted && !(p.amounts.length === 1 && p.amounts[0] === 0n))
-        throw new RpcError(-19, "Restricted RPC can only get output distribution for rct outputs. Use your own node.");
+        throw new RpcError(CORE_RPC_ERROR.RESTRICTED, "Restricted RPC can only get output distribution for rct outputs. Use your own node.");
       const to = p.to_height > 0n ? p.to_height : BigInt(store.height() - 1);
       const distributions: JsonWritable[] = [];
       // a long amount list is computed in slices, other clients answered in between
@@ -525,10 +526,10 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
         const y = slice.tick();
         if (y) {
           await y;
-          if (ctx.signal.aborted) throw new RpcError(-5, "Failed to get output distribution: the client went away");
+          if (ctx.signal.aborted) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Failed to get output distribution: the client went away");
         }
         const r = outputDistribution(d, amount, p.from_height, to, p.cumulative);
-        if (!r) throw new RpcError(-5, "Failed to get output distribution");
+        if (!r) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Failed to get output distribution");
         const e: Record<string, JsonWritable> = { amount, base: r.base, binary: p.binary, compress: p.compress, start_height: r.start_height };
         if (!p.binary) e.distribution = r.distribution;
         else if (p.compress) e.compressed_data = Buffer.from(compressDistribution(r.distribution)).toString("latin1");

@@ -8,10 +8,13 @@ import { type Block, blockHash, blockHashingBlob } from "../../protocol/block.js
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
 import { type JsonWritable, Prerendered } from "../../rpc/json.js";
+import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { RpcError } from "../../rpc/methods.js";
 import type { NetworkView, NodeCore } from "../core.js";
 import { BoundedCache, PerTip } from "./cache.js";
 import type { DaemonState } from "./state.js";
+import { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
+export { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
 
 /** Everything a handler may use. */
 export interface NodeRpcDeps {
@@ -33,8 +36,6 @@ export interface NodeRpcDeps {
 
 export const OK = "OK";
 
-export const toHex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-export const fromHex = (s: string): Bytes => new Uint8Array(Buffer.from(s, "hex"));
 export const ZERO_HASH_HEX = "0".repeat(64);
 
 /** epee's parse_hexstr_to_binbuff: even length, hex digits only. */
@@ -86,7 +87,7 @@ export function nextContext(core: NodeCore): NextBlockContext {
 
 /** get_current_blockchain_height − 1 style message of monerod's "too big height" errors. */
 export function tooBigHeight(h: bigint, chainHeight: number): RpcError {
-  return new RpcError(-2, `Requested block height: ${h} greater than current top block height: ${chainHeight - 1}`);
+  return new RpcError(CORE_RPC_ERROR.TOO_BIG_HEIGHT, `Requested block height: ${h} greater than current top block height: ${chainHeight - 1}`);
 }
 
 export interface HeaderSource {
@@ -268,7 +269,7 @@ export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = "")
 /** A main-chain block by height as a header source. */
 export function mainBlock(core: NodeCore, height: number): HeaderSource {
   const store = core.store;
-  if (height < 0 || height >= store.height()) throw new RpcError(-5, `Internal error: can't get block by height. Height = ${height}.`);
+  if (height < 0 || height >= store.height()) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by height. Height = ${height}.`);
   let block: Block | undefined;
   return {
     height,
@@ -276,7 +277,7 @@ export function mainBlock(core: NodeCore, height: number): HeaderSource {
     orphan: false,
     get block(): Block {
       block ??= store.block(height);
-      if (!block) throw new RpcError(-5, `Internal error: can't get block by height. Height = ${height}.`);
+      if (!block) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by height. Height = ${height}.`);
       return block;
     },
   };

@@ -111,7 +111,7 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
         if (host !== "") {
           const subnet = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(host);
           const parsed = ipv4ToInt(subnet ? subnet[1] : host);
-          if (parsed === undefined || (subnet && Number(subnet[2]) > 32)) throw new RpcError(-1, "Unsupported host/subnet type");
+          if (parsed === undefined || (subnet && Number(subnet[2]) > 32)) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Unsupported host/subnet type");
           ip = subnet ? 0 : parsed;
         } else host = intToIpv4(ip);
         if (b.ban) state.ban(host, ip, b.seconds, d.now());
@@ -136,7 +136,7 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     restricted: true,
     params: object({ address: str }),
     handler: (p) => {
-      if (ipv4ToInt(p.address) === undefined) throw new RpcError(-1, "Unsupported host type");
+      if (ipv4ToInt(p.address) === undefined) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Unsupported host type");
       const now = d.now();
       const b = state.activeBans(now).find((x) => x.host === p.address);
       return { banned: b !== undefined, seconds: b ? b.until - now : 0, status: OK };
@@ -318,12 +318,12 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
     // (with a random stripe the first time) before the answer
     handler: async (p) => {
       if (p.check) {
-        if (!d.core.store.checkPruning()) throw new RpcError(-5, "Failed to check blockchain pruning: a block outside this node's stripe still holds prunable data, or a pruned tx lost its prunable hash");
+        if (!d.core.store.checkPruning()) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Failed to check blockchain pruning: a block outside this node's stripe still holds prunable data, or a pruned tx lost its prunable hash");
       } else {
         try {
           await d.core.pruneBlockchain();
         } catch (e) {
-          throw new RpcError(-5, `Failed to prune blockchain: ${e instanceof Error ? e.message : String(e)}`);
+          throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Failed to prune blockchain: ${e instanceof Error ? e.message : String(e)}`);
         }
       }
       const seed = d.core.store.pruningSeed();

@@ -9,6 +9,7 @@ import { txToJson } from "../../protocol/json.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { type Bytes, parseTransaction, parseTransactionAsSanityCheck, pruneTransaction, type Transaction } from "../../protocol/tx.js";
 import type { JsonWritable } from "../../rpc/json.js";
+import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { type MethodTable, RpcError } from "../../rpc/methods.js";
 import { array, bool, object, str, u64, withDefault } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
@@ -496,7 +497,7 @@ export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
       // core_rpc_server::on_relay_tx: the found ones go to the peers now
       d.network?.()?.relayPoolTxs(ids.filter((id) => !missing.has(toHex(id))));
       for (const s of p.txids) if (parseHash(s) && missing.has(s.toLowerCase())) problems.push(`transaction not found in pool: ${s}`);
-      if (problems.length > 0) throw new RpcError(-5, problems.join(", "));
+      if (problems.length > 0) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, problems.join(", "));
       return { ...access() };
     },
   });

@@ -10,10 +10,10 @@ import type { Block } from "../../protocol/block.js";
 import { type Bytes, RCT_TYPE, type RctSignatures } from "../../protocol/rct.js";
 import type { Transaction, TxIn, TxOut } from "../../protocol/tx.js";
 import type { JsonWritable } from "../../rpc/json.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 type Obj = { [key: string]: JsonWritable };
 
-const hex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const ZERO_KEY = "0".repeat(64);
 
 /** An rct::key whose first `b.length` bytes are `b` (the compact ecdhInfo amount of types 4–6). */

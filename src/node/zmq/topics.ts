@@ -8,14 +8,13 @@ import type { Bytes } from "../../protocol/rct.js";
 import { type JsonWritable, stringifyJson } from "../../rpc/json.js";
 import type { PoolEntry } from "../core.js";
 import { blockJson, txJson } from "./json.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export const CHAIN_TOPICS = ["json-full-chain_main", "json-minimal-chain_main"] as const;
 export const MINER_TOPICS = ["json-full-miner_data"] as const;
 export const TXPOOL_TOPICS = ["json-full-txpool_add", "json-minimal-txpool_add"] as const;
 export const ALL_TOPICS = [...CHAIN_TOPICS, ...MINER_TOPICS, ...TXPOOL_TOPICS] as const;
 export type Topic = (typeof ALL_TOPICS)[number];
-
-const hex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 /** What send_miner_data gets (Blockchain::send_miner_notifications). */
 export interface MinerData {

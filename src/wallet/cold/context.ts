@@ -9,6 +9,7 @@ import type { Network } from "../../protocol/network.js";
 import type { AccountKeys } from "../keys/account.js";
 import type { SubaddressDeriver, SubaddressIndex } from "../keys/subaddress.js";
 import type { Ledger } from "../ledger/ledger.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export interface ColdContext {
   readonly node: NodeApi | null;
@@ -22,8 +23,6 @@ export interface ColdContext {
   address(index: SubaddressIndex): string;
   subaddressIndexOf(spendPublicKey: Bytes): SubaddressIndex | null;
 }
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 /** An output opened with the wallet's keys. */
 export interface OpenedOutput {

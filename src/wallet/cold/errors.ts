@@ -3,6 +3,8 @@
  * (../rpc/cold.ts) maps each kind to monero-wallet-rpc's code; messages say what was wrong and
  * what to do.
  */
+import { BaseError } from "../../base/errors.js";
+
 export type ColdErrorKind =
   /** Truncated, altered or unparsable data, or a format version this wallet does not read. */
   | "bad_data"
@@ -20,13 +22,9 @@ export type ColdErrorKind =
   /** Building or signing failed. */
   | "sign_failed";
 
-export class ColdError extends Error {
+export class ColdError extends BaseError<ColdErrorKind> {
   override readonly name = "ColdError";
-  constructor(
-    readonly kind: ColdErrorKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  constructor(kind: ColdErrorKind, message: string, options?: { cause?: unknown }) {
+    super(kind, message, options);
   }
 }

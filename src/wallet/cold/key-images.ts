@@ -10,9 +10,7 @@ import { generateRingSignature } from "../../crypto/keys.js";
 import { inMainSubgroup } from "../../crypto/ringct/scalar.js";
 import { type ColdContext, openOutput } from "./context.js";
 import { ColdError } from "./errors.js";
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 export interface SignedKeyImage {
   keyImage: Bytes;

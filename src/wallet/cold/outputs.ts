@@ -11,11 +11,10 @@ import { decryptWithViewKey, encryptWithViewKey } from "./cipher.js";
 import { type ColdContext, openOutput } from "./context.js";
 import { ColdError } from "./errors.js";
 import { decodeExportedOutputs, encodeExportedOutputs, type ExportedOutput, type ExportedOutputs } from "./formats.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 export const OUTPUT_EXPORT_MAGIC = Buffer.from("Monero output export\x04", "latin1");
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 const IDENTITY = "01" + "00".repeat(31);
 const NULL_HASH = "00".repeat(32);
 

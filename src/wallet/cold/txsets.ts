@@ -27,12 +27,12 @@ import {
   type UnsignedTxSet,
 } from "./formats.js";
 import { importOutputs, outputsToExport } from "./outputs.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export const UNSIGNED_TX_PREFIX = Buffer.from("Monero unsigned tx set", "latin1");
 export const SIGNED_TX_PREFIX = Buffer.from("Monero signed tx set", "latin1");
 const SET_VERSION = 5;
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const IDENTITY = Uint8Array.from(Buffer.from("01" + "00".repeat(31), "hex"));
 
 /** wallet2::dump_tx_to_str: the view-only wallet's transactions to sign, with its outputs since the last import. */

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../files/container.js";
-import { WalletRpcError } from "../keys/rpc.js";
+import { WalletError } from "../errors.js";
 import type { WalletService } from "../service/service.js";
 import type { OpenWallet } from "../service/wallet.js";
 import { deriveEvents, type EmittedState, emptyEmittedState, type WalletEvent } from "./derive.js";
@@ -124,7 +124,7 @@ export class WalletEvents {
 
   private need(): Open {
     if (this.cur) return this.cur;
-    throw new WalletRpcError(-13, this.service.hasWallet ? "An in-memory wallet (opened with an empty filename) pushes no events: it has no files to keep them" : "No wallet file");
+    throw new WalletError("not-open", this.service.hasWallet ? "An in-memory wallet (opened with an empty filename) pushes no events: it has no files to keep them" : "No wallet file");
   }
 
   addWebhook(p: Omit<Webhook, "id" | "since">): Webhook {

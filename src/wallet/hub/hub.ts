@@ -8,19 +8,24 @@
  * each may have its own RPC login. The drop-in /json_rpc and its one open wallet are not touched.
  */
 import type { NodeApi } from "../../client/node-client.js";
-import type { Login } from "../../rpc/digest.js";
 import { walletEvents } from "../events/events.js";
-import { WalletRpcError } from "../keys/rpc.js";
+import { WalletError } from "../errors.js";
 import { WalletService, type WalletServiceOptions } from "../service/service.js";
 import { SharedScanPool, type SharedScanStats } from "../scan/shared.js";
 import { type SharedNode, sharedNode } from "./shared-node.js";
 
 /** One wallet of the hub. */
+/** A digest login (user name, password) of one hub wallet's own route. */
+export interface HubLogin {
+  readonly username: string;
+  readonly password: string;
+}
+
 export interface HubWallet {
   readonly name: string;
   readonly service: WalletService;
   /** Its own digest login for /wallets/NAME/json_rpc; null: the server's. */
-  readonly login: Login | null;
+  readonly login: HubLogin | null;
 }
 
 export type HubOptions = Omit<WalletServiceOptions, "node" | "walletDir" | "scanPool"> & {
@@ -59,7 +64,7 @@ export class WalletHub {
   /** Checks a wallet name for the /wallets/NAME/ path: letters, digits, '.', '_', '-'. */
   static checkName(name: string): void {
     if (!NAME_RE.test(name))
-      throw new WalletRpcError(-1, `Invalid wallet name ${JSON.stringify(name.slice(0, 64))}: use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+      throw new WalletError("failed", `Invalid wallet name ${JSON.stringify(name.slice(0, 64))}: use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit`);
   }
 
   get(name: string): HubWallet | undefined {
@@ -79,9 +84,9 @@ export class WalletHub {
   }
 
   /** Opens (or with `create`, creates) wallet `name`; −1 when it is open in the hub already. */
-  async open(name: string, p: { password: string; login: Login | null; create?: { language: string } }): Promise<HubWallet> {
+  async open(name: string, p: { password: string; login: HubLogin | null; create?: { language: string } }): Promise<HubWallet> {
     WalletHub.checkName(name);
-    if (this.wallets.has(name) || this.busy.has(name)) throw new WalletRpcError(-1, `Wallet ${name} is open already; close it first (close_wallet on /wallets/json_rpc)`);
+    if (this.wallets.has(name) || this.busy.has(name)) throw new WalletError("failed", `Wallet ${name} is open already; close it first (close_wallet on /wallets/json_rpc)`);
     this.busy.add(name);
     const service = this.newService();
     try {
@@ -101,7 +106,7 @@ export class WalletHub {
   /** Stores (unless `autosave` is false) and closes wallet `name`. */
   async close(name: string, autosave = true): Promise<void> {
     const w = this.wallets.get(name);
-    if (!w) throw new WalletRpcError(-13, `No wallet named ${JSON.stringify(name.slice(0, 64))} is open in the hub; list_wallets shows those that are`);
+    if (!w) throw new WalletError("not-open", `No wallet named ${JSON.stringify(name.slice(0, 64))} is open in the hub; list_wallets shows those that are`);
     this.wallets.delete(name);
     if (!autosave) await w.service.closeWallet({ autosave_current: false });
     await w.service.stop();

@@ -15,6 +15,7 @@
 import type { NodeApi } from "../../client/node-client.js";
 import { blockHash, parseBlock } from "../../protocol/block.js";
 import type { GetBlocksBinResponse } from "../../protocol/rpc-bin.js";
+import { bytesToHex } from "../../base/bytes.js";
 
 export interface SharedNodeStats {
   /** get_blocks.bin requests the wallets made. */
@@ -34,8 +35,6 @@ export interface SharedNode {
   readonly stats: SharedNodeStats;
 }
 
-const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-
 /** Wraps `node`: `cacheSize` recent answers kept for `ttlMs`. */
 export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: number } = {}): SharedNode {
   const cacheSize = o.cacheSize ?? 8;
@@ -51,7 +50,7 @@ export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: numbe
     const first = res.blocks[0];
     if (!first) return false;
     try {
-      return hexOf(blockHash(parseBlock(first.block))) === firstId;
+      return bytesToHex(blockHash(parseBlock(first.block))) === firstId;
     } catch {
       return false;
     }
@@ -67,8 +66,8 @@ export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: numbe
     }
     // a start height above 0 makes the node answer from that height whatever the ids (a wallet with no kept hash asks so)
     const fromHeight = start > 0n;
-    const key = `${fromHeight ? "h" : hexOf(first)}/${start}/${req.prune === true ? 1 : 0}/${req.no_miner_tx === true ? 1 : 0}`;
-    const shareable = (res: GetBlocksBinResponse) => fromHeight || beginsWith(res, hexOf(first));
+    const key = `${fromHeight ? "h" : bytesToHex(first)}/${start}/${req.prune === true ? 1 : 0}/${req.no_miner_tx === true ? 1 : 0}`;
+    const shareable = (res: GetBlocksBinResponse) => fromHeight || beginsWith(res, bytesToHex(first));
     const hit = recent.get(key);
     if (hit && Date.now() - hit.at < ttlMs) {
       const top = await getHeight(opts).catch(() => null);

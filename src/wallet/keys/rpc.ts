@@ -1,7 +1,8 @@
 /**
  * The key-related methods of monero-wallet-rpc (src/wallet/wallet_rpc_server.cpp) as plain functions
- * over account keys, returning exactly the RPC's result objects and throwing `WalletRpcError` with
- * Monero's codes and messages, word for word, so the wallet RPC layer can serve them as they are.
+ * over account keys, returning exactly the RPC's result objects and throwing `WalletError` with
+ * Monero's messages, word for word (wallet/rpc/errors.ts gives each kind its code), so the wallet
+ * RPC layer can serve them as they are.
  * Where Monero's message is vague (seeds), the precise reason is kept in `cause`.
  */
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
@@ -35,18 +36,7 @@ import {
   keyToHex,
   primaryAddress,
 } from "./account.js";
-
-/** monero-wallet-rpc error codes used here (wallet_rpc_server_error_codes.h). */
-export const WalletRpcErrorCode = {
-  UNKNOWN_ERROR: -1,
-  WRONG_ADDRESS: -2,
-  WRONG_PAYMENT_ID: -5,
-  WRONG_URI: -11,
-  ACCOUNT_INDEX_OUT_OF_BOUNDS: -14,
-  ADDRESS_INDEX_OUT_OF_BOUNDS: -15,
-  WATCH_ONLY: -29,
-  NON_DETERMINISTIC: -43,
-} as const;
+import { WalletError } from "../errors.js";
 
 /** Monero's messages for these methods, verbatim. */
 export const WalletRpcMessages = {
@@ -80,19 +70,6 @@ export const WalletRpcMessages = {
   addressOutOfBound: "address index is out of bound",
 } as const;
 
-/** An error answer of monero-wallet-rpc. */
-export class WalletRpcError extends Error {
-  override readonly name = "WalletRpcError";
-  constructor(
-    readonly code: number,
-    message: string,
-    /** The precise reason behind a vague Monero message. */
-    override readonly cause?: Error,
-  ) {
-    super(message);
-  }
-}
-
 /** The key state of an open wallet. */
 export interface KeyWallet {
   readonly network: Network;
@@ -109,7 +86,7 @@ export function getLanguages(): { languages: string[]; languages_local: string[]
 
 /** create_wallet's language check: throws "Unknown language: …" as Monero does. */
 export function checkCreateLanguage(language: string): void {
-  if (!findLanguage(language)) throw new WalletRpcError(WalletRpcErrorCode.UNKNOWN_ERROR, WalletRpcMessages.unknownLanguage(language));
+  if (!findLanguage(language)) throw new WalletError("failed", WalletRpcMessages.unknownLanguage(language));
 }
 
 /** create_wallet's key part: a deterministic wallet from 32 random bytes. */
@@ -125,20 +102,20 @@ export function restoreDeterministicWallet(
   network: Network,
   backend: CryptoBackend = defaultBackend(),
 ): { wallet: KeyWallet; result: { address: string; seed: string; info: string; was_deprecated: boolean } } {
-  if (p.seed === "") throw new WalletRpcError(WalletRpcErrorCode.UNKNOWN_ERROR, WalletRpcMessages.seedMandatory);
+  if (p.seed === "") throw new WalletError("failed", WalletRpcMessages.seedMandatory);
   let decoded: ReturnType<typeof wordsToBytes>;
   try {
     decoded = wordsToBytes(p.seed, 32);
   } catch (e) {
-    if (e instanceof MnemonicError) throw new WalletRpcError(WalletRpcErrorCode.UNKNOWN_ERROR, WalletRpcMessages.seedFailed, e);
+    if (e instanceof MnemonicError) throw new WalletError("failed", WalletRpcMessages.seedFailed, e);
     throw e;
   }
   const recoveryKey = p.seed_offset ? applySeedOffset(decoded.bytes, p.seed_offset, backend) : decoded.bytes;
   let language = decoded.language.name;
   if (language === OLD_LANGUAGE_NAME) {
     const wanted = p.language ?? "";
-    if (wanted === "") throw new WalletRpcError(WalletRpcErrorCode.UNKNOWN_ERROR, WalletRpcMessages.oldLanguageNeedsNew);
-    if (!findLanguage(wanted)) throw new WalletRpcError(WalletRpcErrorCode.UNKNOWN_ERROR, WalletRpcMessages.oldLanguageBadNew);
+    if (wanted === "") throw new WalletError("failed", WalletRpcMessages.oldLanguageNeedsNew);
+    if (!findLanguage(wanted)) throw new WalletError("failed", WalletRpcMessages.oldLanguageBadNew);
     language = wanted;
   }
   const keys = accountFromRecoveryKey(recoveryKey, backend);
@@ -165,26 +142,26 @@ export function generateFromKeys(
   network: Network,
   backend: CryptoBackend = defaultBackend(),
 ): { wallet: KeyWallet; result: { address: string; info: string } } {
-  const E = WalletRpcErrorCode.UNKNOWN_ERROR;
-  if (!p.viewkey) throw new WalletRpcError(E, WalletRpcMessages.viewkeyMandatory);
-  if (!p.address) throw new WalletRpcError(E, WalletRpcMessages.addressMandatory);
+  const E = "failed";
+  if (!p.viewkey) throw new WalletError(E, WalletRpcMessages.viewkeyMandatory);
+  if (!p.address) throw new WalletError(E, WalletRpcMessages.addressMandatory);
   let addr: ReturnType<typeof decodeAddress>;
   try {
     addr = decodeAddress(p.address, network, backend);
   } catch (e) {
-    if (e instanceof AddressError) throw new WalletRpcError(E, WalletRpcMessages.badPublicAddress, e);
+    if (e instanceof AddressError) throw new WalletError(E, WalletRpcMessages.badPublicAddress, e);
     throw e;
   }
   const view = parseKeyHex(p.viewkey);
-  if (!view) throw new WalletRpcError(E, WalletRpcMessages.badViewKey);
+  if (!view) throw new WalletError(E, WalletRpcMessages.badViewKey);
   let spend: Bytes | null = null;
   if (p.spendkey) {
     spend = parseKeyHex(p.spendkey);
-    if (!spend) throw new WalletRpcError(E, WalletRpcMessages.badSpendKey);
+    if (!spend) throw new WalletError(E, WalletRpcMessages.badSpendKey);
   }
   let seedLanguage = "";
   if (p.language) {
-    if (!findLanguage(p.language)) throw new WalletRpcError(E, WalletRpcMessages.badSeedLanguage);
+    if (!findLanguage(p.language)) throw new WalletError(E, WalletRpcMessages.badSeedLanguage);
     seedLanguage = p.language;
   }
   const keys = accountFromKeys(addr.spendPublicKey, addr.viewPublicKey, view, spend);
@@ -202,19 +179,19 @@ export function generateFromKeys(
 export function queryKey(w: KeyWallet, keyType: string, backend: CryptoBackend = defaultBackend()): { key: string } {
   const watchOnly = w.keys.spendSecretKey === null;
   if (keyType === "mnemonic") {
-    if (watchOnly) throw new WalletRpcError(WalletRpcErrorCode.WATCH_ONLY, WalletRpcMessages.watchOnlySeed);
-    if (!isDeterministic(w.keys, backend)) throw new WalletRpcError(WalletRpcErrorCode.NON_DETERMINISTIC, WalletRpcMessages.nonDeterministic);
+    if (watchOnly) throw new WalletError("watch-only", WalletRpcMessages.watchOnlySeed);
+    if (!isDeterministic(w.keys, backend)) throw new WalletError("non-deterministic", WalletRpcMessages.nonDeterministic);
     const lang = findLanguage(w.seedLanguage);
-    if (!lang || !w.keys.spendSecretKey) throw new WalletRpcError(WalletRpcErrorCode.UNKNOWN_ERROR, WalletRpcMessages.getSeedFailed);
+    if (!lang || !w.keys.spendSecretKey) throw new WalletError("failed", WalletRpcMessages.getSeedFailed);
     return { key: bytesToWords(w.keys.spendSecretKey, lang) };
   }
   if (keyType === "view_key") return { key: keyToHex(w.keys.viewSecretKey) };
   if (keyType === "spend_key") {
-    if (!w.keys.spendSecretKey) throw new WalletRpcError(WalletRpcErrorCode.WATCH_ONLY, WalletRpcMessages.watchOnlySpendKey);
+    if (!w.keys.spendSecretKey) throw new WalletError("watch-only", WalletRpcMessages.watchOnlySpendKey);
     return { key: keyToHex(w.keys.spendSecretKey) };
   }
   // Monero leaves the code at its default (0) here.
-  throw new WalletRpcError(0, WalletRpcMessages.keyTypeNotFound(keyType));
+  throw new WalletError("uncoded", WalletRpcMessages.keyTypeNotFound(keyType));
 }
 
 /** make_integrated_address. `randomPaymentId` supplies 8 random bytes when payment_id is empty. */
@@ -231,7 +208,7 @@ export function makeIntegratedAddress(
     try {
       pid = parseShortPaymentId(p.payment_id);
     } catch (e) {
-      if (e instanceof PaymentIdError) throw new WalletRpcError(WalletRpcErrorCode.WRONG_PAYMENT_ID, WalletRpcMessages.invalidPaymentId, e);
+      if (e instanceof PaymentIdError) throw new WalletError("wrong-payment-id", WalletRpcMessages.invalidPaymentId, e);
       throw e;
     }
   }
@@ -242,11 +219,11 @@ export function makeIntegratedAddress(
     try {
       a = decodeAddress(p.standard_address, w.network, backend);
     } catch (e) {
-      if (e instanceof AddressError) throw new WalletRpcError(WalletRpcErrorCode.WRONG_ADDRESS, WalletRpcMessages.invalidAddress, e);
+      if (e instanceof AddressError) throw new WalletError("wrong-address", WalletRpcMessages.invalidAddress, e);
       throw e;
     }
-    if (a.kind === "subaddress") throw new WalletRpcError(WalletRpcErrorCode.WRONG_ADDRESS, WalletRpcMessages.subaddressNotAllowed);
-    if (a.kind === "integrated") throw new WalletRpcError(WalletRpcErrorCode.WRONG_ADDRESS, WalletRpcMessages.alreadyIntegrated);
+    if (a.kind === "subaddress") throw new WalletError("wrong-address", WalletRpcMessages.subaddressNotAllowed);
+    if (a.kind === "integrated") throw new WalletError("wrong-address", WalletRpcMessages.alreadyIntegrated);
     spend = a.spendPublicKey;
     view = a.viewPublicKey;
   }
@@ -266,10 +243,10 @@ export function splitIntegratedAddress(
   try {
     a = decodeAddress(p.integrated_address, network, backend);
   } catch (e) {
-    if (e instanceof AddressError) throw new WalletRpcError(WalletRpcErrorCode.WRONG_ADDRESS, WalletRpcMessages.invalidAddress, e);
+    if (e instanceof AddressError) throw new WalletError("wrong-address", WalletRpcMessages.invalidAddress, e);
     throw e;
   }
-  if (!a.paymentId) throw new WalletRpcError(WalletRpcErrorCode.WRONG_ADDRESS, WalletRpcMessages.notIntegrated);
+  if (!a.paymentId) throw new WalletError("wrong-address", WalletRpcMessages.notIntegrated);
   return {
     is_subaddress: false,
     payment_id: paymentIdToHex(a.paymentId),
@@ -296,7 +273,7 @@ export function makeUriRpc(
   try {
     return { uri: makeUri(p, network, backend) };
   } catch (e) {
-    if (e instanceof UriError) throw new WalletRpcError(WalletRpcErrorCode.WRONG_URI, MAKE_URI_ERROR_PREFIX + e.message);
+    if (e instanceof UriError) throw new WalletError("wrong-uri", MAKE_URI_ERROR_PREFIX + e.message);
     throw e;
   }
 }
@@ -311,7 +288,7 @@ export function parseUriRpc(
     const r = parseUri(p.uri, network, backend);
     return r.unknown_parameters.length ? r : { uri: r.uri };
   } catch (e) {
-    if (e instanceof UriError) throw new WalletRpcError(WalletRpcErrorCode.WRONG_URI, PARSE_URI_ERROR_PREFIX + e.message);
+    if (e instanceof UriError) throw new WalletError("wrong-uri", PARSE_URI_ERROR_PREFIX + e.message);
     throw e;
   }
 }

@@ -13,6 +13,7 @@ import type { Network } from "../../protocol/network.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { ScannedBlock, ScannedTx } from "../scan/scan.js";
 import { wallet2PaymentOrder } from "./hash-order.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 /** CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE. */
 export const DEFAULT_TX_SPENDABLE_AGE = 10;
@@ -27,8 +28,6 @@ const V2_HEIGHT: Record<Network, number> = { mainnet: 1009827, testnet: 624634, 
 export const MAX_BLOCK_NUMBER = 500000000n;
 /** Block hashes kept for reorg detection. */
 export const HASH_TAIL = 1000;
-
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 /** One owned output (wallet2::transfer_details). */
 export interface TransferDetails {

@@ -10,12 +10,11 @@
  */
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { eqBytes, identityKey, isGoodPubkey, isIdentity, type KexMsg, makeKexMsg, MultisigError } from "./kex-msg.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 /** config::MULTISIG_MAX_SIGNERS. */
 export const MULTISIG_MAX_SIGNERS = 16;
 
-const hex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (h: string): Bytes => Uint8Array.from(Buffer.from(h, "hex"));
 const concat = (parts: readonly Bytes[]): Bytes => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

@@ -13,13 +13,11 @@ import { randomScalar } from "../../crypto/random.js";
 import { decryptWithViewKey, encryptWithViewKey } from "../cold/cipher.js";
 import { ColdError } from "../cold/errors.js";
 import { eqBytes, isGoodPubkey, MultisigError } from "./kex-msg.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export const MULTISIG_EXPORT_MAGIC = "Monero multisig export\x01";
 /** multisig::signing::kAlphaComponents. */
 export const ALPHA_COMPONENTS = 2;
-
-const hex = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (h: string): Bytes => Uint8Array.from(Buffer.from(h, "hex"));
 
 /** One output's multisig_info. */
 export interface MultisigInfo {
@@ -154,4 +152,3 @@ export function compositeKeyImage(b: CryptoBackend, outputKey: Bytes, ownPartial
   return ki;
 }
 
-export { hex as hexOfKey, unhex as keyOfHex };

@@ -23,11 +23,9 @@ import { decodeMultisigTxSet, encodeMultisigTxSet, type MultisigSig, type Multis
 import { decryptPaymentId } from "../scan/scan.js";
 import { buildMultisigTx, finalizeMultisigTx, kiOf, type MultisigBuilderKeys, type MultisigBuilt } from "./tx-builder.js";
 import { eqBytes, MultisigError } from "./kex-msg.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 export const MULTISIG_TX_PREFIX = Buffer.from("Monero multisig unsigned tx set\x01", "latin1");
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 
 /** The signer's side of a multisig wallet. */
 export interface MultisigSigner extends MultisigBuilderKeys {
@@ -285,4 +283,4 @@ export function signedBlob(p: PendingTxRecord): Bytes {
   return serializeTransaction(p.tx);
 }
 
-export { kiOf, unhex as keyOfHexString };
+export { kiOf };

@@ -9,6 +9,8 @@ import type { AccountKeys } from "../keys/account.js";
 import type { SubaddressDeriver, SubaddressIndex } from "../keys/subaddress.js";
 import type { Ledger, TransferDetails } from "../ledger/ledger.js";
 import { internal } from "./errors.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
+export { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 export interface ProofWallet {
   readonly backend: CryptoBackend;
@@ -23,8 +25,6 @@ export interface ProofWallet {
   readonly rng?: RandomSource;
 }
 
-export const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-export const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 /**
  * The key derivation of a shared secret D, as wallet2 takes it: generate_key_derivation(D, rct::I),
  * i.e. 8·(1·D) — computed as 8·D (a cofactor multiplication, not a scalar multiplication by 1).

@@ -11,10 +11,9 @@ import { FormatError } from "../../codec/reader.js";
 import { parseTransaction, type Transaction } from "../../protocol/tx.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import { ProofError } from "./errors.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 const hexRe = /^([0-9a-fA-F]{2})*$/;
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const why = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** A transaction as the daemon gave it, with the id wallet2 computes for it. */

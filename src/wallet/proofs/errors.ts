@@ -3,6 +3,8 @@
  * words where it has some (monero-wallet-rpc answers e.what() as is) and goes on with what was wrong
  * and what to do. No RPC codes here: wallet/rpc maps kinds to codes.
  */
+import { BaseError } from "../../base/errors.js";
+
 
 export type ProofErrorKind =
   /** wallet2's wallet_internal_error and the like: monero-wallet-rpc answers −1 with the message. */
@@ -12,13 +14,9 @@ export type ProofErrorKind =
   /** The daemon could not be reached or answered something unusable. */
   | "daemon";
 
-export class ProofError extends Error {
-  constructor(
-    readonly kind: ProofErrorKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class ProofError extends BaseError<ProofErrorKind> {
+  constructor(kind: ProofErrorKind, message: string, options?: { cause?: unknown }) {
+    super(kind, message, options);
     this.name = "ProofError";
   }
 }

@@ -6,7 +6,6 @@
  * monero-wallet-rpc answers for it, here and nowhere else.
  */
 import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
-import type { Bytes } from "../../crypto/backend.js";
 import {
   ColdError,
   describeTransfers,
@@ -24,18 +23,7 @@ import { SendError } from "../send/errors.js";
 import { commitTx, pendingOfRecord } from "../send/sender.js";
 import { readMultisigSet } from "../multisig/txset.js";
 import { def, fail, isHex, list, obj, W, type WalletRpcDeps, withList } from "./common.js";
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
-
-/** Codes of wallet_rpc_server_error_codes.h used here. */
-export const WC = {
-  BAD_HEX: -26,
-  BAD_UNSIGNED_TX_DATA: -39,
-  BAD_SIGNED_TX_DATA: -40,
-  SIGNED_SUBMISSION: -41,
-  SIGN_UNSIGNED: -42,
-} as const;
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 /** handle_rpc_exception for the cold operations: signature failures are −9, the rest the method's default. */
 function coldToRpc(e: unknown, defaultCode: number, prefix = ""): never {
@@ -71,7 +59,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
     restricted: true,
     params: obj({ outputs_data_hex: str }),
     handler: async (p) => {
-      if (!isHex(p.outputs_data_hex)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      if (!isHex(p.outputs_data_hex)) fail(W.BAD_HEX, "Failed to parse hex.");
       try {
         const n = await w().exclusive(true, async (ctx) => importOutputs(ctx, await readOutputsExport(ctx, unhex(p.outputs_data_hex))));
         return { num_imported: BigInt(n) };
@@ -124,7 +112,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
       if (wal.watchOnly) fail(W.WATCH_ONLY, "command not supported by watch-only wallet: describe the set in the full wallet that will sign it");
       if (p.unsigned_txset === "" && p.multisig_txset === "") fail(W.UNKNOWN_ERROR, "no txset provided");
       const multisig = p.unsigned_txset === "";
-      if (!isHex(multisig ? p.multisig_txset : p.unsigned_txset)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      if (!isHex(multisig ? p.multisig_txset : p.unsigned_txset)) fail(W.BAD_HEX, "Failed to parse hex.");
       try {
         const r = await wal.exclusive(false, async (ctx) => {
           if (!multisig) return describeTransfers(ctx, (await readUnsignedSet(ctx, unhex(p.unsigned_txset))).txes);
@@ -163,8 +151,8 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
           },
         };
       } catch (e) {
-        if (e instanceof ColdError && e.kind === "bad_data" && /^Claimed|^Change goes/.test(e.message)) fail(WC.BAD_UNSIGNED_TX_DATA, e.message);
-        if (e instanceof ColdError) fail(WC.BAD_UNSIGNED_TX_DATA, `cannot load unsigned_txset: ${e.message}`);
+        if (e instanceof ColdError && e.kind === "bad_data" && /^Claimed|^Change goes/.test(e.message)) fail(W.BAD_UNSIGNED_TX_DATA, e.message);
+        if (e instanceof ColdError) fail(W.BAD_UNSIGNED_TX_DATA, `cannot load unsigned_txset: ${e.message}`);
         throw e;
       }
     },
@@ -177,14 +165,14 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
     handler: async (p) => {
       const wal = w();
       if (wal.watchOnly) fail(W.WATCH_ONLY, "command not supported by watch-only wallet: sign in the full wallet that holds the spend key");
-      if (!isHex(p.unsigned_txset)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      if (!isHex(p.unsigned_txset)) fail(W.BAD_HEX, "Failed to parse hex.");
       try {
         const r = await wal.exclusive(true, async (ctx) => {
           let set;
           try {
             set = await readUnsignedSet(ctx, unhex(p.unsigned_txset));
           } catch (e) {
-            if (e instanceof ColdError) fail(WC.BAD_UNSIGNED_TX_DATA, `cannot load unsigned_txset: ${e.message}`);
+            if (e instanceof ColdError) fail(W.BAD_UNSIGNED_TX_DATA, `cannot load unsigned_txset: ${e.message}`);
             throw e;
           }
           return signUnsignedSet(ctx, set);
@@ -195,7 +183,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
         if (p.export_raw) withList(out, "tx_raw_list", r.txs.map((t) => hex(t.blob)));
         return out;
       } catch (e) {
-        if (e instanceof ColdError) fail(WC.SIGN_UNSIGNED, `Failed to sign unsigned tx: ${e.message}`);
+        if (e instanceof ColdError) fail(W.SIGN_UNSIGNED, `Failed to sign unsigned tx: ${e.message}`);
         throw e;
       }
     },
@@ -206,7 +194,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
     restricted: true,
     params: obj({ tx_data_hex: str }),
     handler: async (p) => {
-      if (!isHex(p.tx_data_hex)) fail(WC.BAD_HEX, "Failed to parse hex.");
+      if (!isHex(p.tx_data_hex)) fail(W.BAD_HEX, "Failed to parse hex.");
       const wal = w();
       const ids: string[] = [];
       // parse_tx_from_str first (it needs no daemon, and imports the signer's key images), then commit_tx each
@@ -214,7 +202,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
       try {
         ptxs = await wal.exclusive(true, (ctx) => readSignedSet(ctx, unhex(p.tx_data_hex)));
       } catch (e) {
-        if (e instanceof ColdError) fail(WC.BAD_SIGNED_TX_DATA, `Failed to parse signed tx data: ${e.message}`);
+        if (e instanceof ColdError) fail(W.BAD_SIGNED_TX_DATA, `Failed to parse signed tx data: ${e.message}`);
         throw e;
       }
       try {
@@ -226,8 +214,8 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
           }
         });
       } catch (e) {
-        if (e instanceof SendError) fail(WC.SIGNED_SUBMISSION, `Failed to submit signed tx: ${e.message}`);
-        if (e instanceof ColdError) fail(WC.SIGNED_SUBMISSION, `Failed to submit signed tx: ${e.message}`);
+        if (e instanceof SendError) fail(W.SIGNED_SUBMISSION, `Failed to submit signed tx: ${e.message}`);
+        if (e instanceof ColdError) fail(W.SIGNED_SUBMISSION, `Failed to submit signed tx: ${e.message}`);
         if (e instanceof Error && e.name === "NoDaemonError") fail(W.NO_DAEMON_CONNECTION, e.message);
         throw e;
       }

@@ -3,61 +3,20 @@
  * method definition type `Def` and `def()` to declare one, the dependencies a handler gets, the
  * WALLET_RPC_ERROR_CODE_* table `W`, the error policy, `toRpcError`, `fail`, schema and hex helpers.
  */
-import { NodeClientError, walletRpcErrorOf } from "../../client/node-client.js";
-import { array, type ErrorPolicy, type Fields, type JsonWritable, type MethodDocs, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
-import { WalletRpcError } from "../keys/rpc.js";
+import { array, type Fields, type JsonWritable, type MethodDocs, object, type RpcContext, RpcError, type Schema, u32 } from "../../rpc/index.js";
+import { isHex } from "../../base/bytes.js";
+import { WALLET_RPC_ERROR } from "../../rpc/error-codes.js";
 import type { SubaddressIndex } from "../keys/subaddress.js";
 import type { WalletService } from "../service/service.js";
 import type { OpenWallet } from "../service/wallet.js";
 
-/** WALLET_RPC_ERROR_CODE_* (v0.18.0.0 defines −1..−48). */
-export const W = {
-  UNKNOWN_ERROR: -1,
-  WRONG_ADDRESS: -2,
-  DAEMON_IS_BUSY: -3,
-  GENERIC_TRANSFER_ERROR: -4,
-  WRONG_PAYMENT_ID: -5,
-  TRANSFER_TYPE: -6,
-  DENIED: -7,
-  WRONG_TXID: -8,
-  WRONG_SIGNATURE: -9,
-  WRONG_KEY_IMAGE: -10,
-  WRONG_URI: -11,
-  WRONG_INDEX: -12,
-  NOT_OPEN: -13,
-  ACCOUNT_INDEX_OUT_OF_BOUNDS: -14,
-  ADDRESS_INDEX_OUT_OF_BOUNDS: -15,
-  WALLET_ALREADY_EXISTS: -21,
-  INVALID_PASSWORD: -22,
-  NO_WALLET_DIR: -23,
-  BAD_HEX: -26,
-  ALREADY_MULTISIG: -28,
-  WATCH_ONLY: -29,
-  BAD_MULTISIG_INFO: -30,
-  NOT_MULTISIG: -31,
-  THRESHOLD_NOT_REACHED: -33,
-  BAD_MULTISIG_TX_DATA: -34,
-  MULTISIG_SIGNATURE: -35,
-  MULTISIG_SUBMISSION: -36,
-  NO_DAEMON_CONNECTION: -38,
-  NON_DETERMINISTIC: -43,
-  INVALID_LOG_LEVEL: -44,
-  ATTRIBUTE_NOT_FOUND: -45,
-  DISABLED: -48,
-} as const;
+/** WALLET_RPC_ERROR_CODE_* (v0.18.0.0 defines −1..−48), under its short name. */
+export const W = WALLET_RPC_ERROR;
 
 /** WALLET_RPC_VERSION_MAJOR/MINOR of v0.18.0.0. */
 export const WALLET_RPC_VERSION = (1 << 16) | 25;
 
-/**
- * How the wallet words params that do not load: epee's -32602 "Invalid params" (as
- * monero-wallet-rpc), followed by what was wrong; a handler's unexpected failure is -1 (what
- * handle_rpc_exception answers for a std::exception), its details only in the log.
- */
-export const WALLET_ERRORS: ErrorPolicy = {
-  invalidParams: (err) => ({ code: -32602, message: `Invalid params: ${err.message}` }),
-  internal: (method) => ({ code: W.UNKNOWN_ERROR, message: `Internal error in ${method}; the service's log has the details` }),
-};
+export { toRpcError, WALLET_ERRORS } from "./errors.js";
 
 export const RESTRICTED_MSG = "Command unavailable in restricted mode.";
 
@@ -74,7 +33,7 @@ export interface WalletMethodsOptions {
 export interface WalletRpcDeps {
   readonly svc: WalletService;
   readonly o: WalletMethodsOptions;
-  /** The open wallet, or WalletRpcError(−13, "No wallet file"). */
+  /** The open wallet, or WalletError("not-open", "No wallet file") (−13). */
   w(): OpenWallet;
 }
 
@@ -104,26 +63,14 @@ export function def<const N extends string, P, R extends JsonWritable>(d: Def<P,
   return d as unknown as TypedDef<N, P, R>;
 }
 
-/** Maps what the service and the node client throw to monero-wallet-rpc's error answers. */
-export function toRpcError(e: unknown): unknown {
-  if (e instanceof RpcError) return e;
-  if (e instanceof WalletRpcError) return new RpcError(e.code, e.message);
-  const node = walletRpcErrorOf(e);
-  if (node) return new RpcError(node.code, `${node.message}: ${(e as Error).message}`);
-  if (e instanceof NodeClientError) return new RpcError(W.UNKNOWN_ERROR, e.message);
-  if (e instanceof RangeError) return new RpcError(W.UNKNOWN_ERROR, e.message);
-  if (e instanceof Error && e.name.endsWith("Error") && e.name !== "Error" && e.name !== "TypeError") return new RpcError(W.UNKNOWN_ERROR, e.message);
-  return e;
-}
 
 /** Answers the error `code` with `message`. */
 export const fail: (code: number, message: string) => never = (code, message) => {
   throw new RpcError(code, message);
 };
 
-const hexRe = /^([0-9a-fA-F]{2})*$/;
 /** epee's parse_hexstr_to_binbuff: even length, hex digits. */
-export const isHex = (s: string): boolean => hexRe.test(s);
+export { isHex } from "../../base/bytes.js";
 export const isHash = (s: string): boolean => s.length === 64 && isHex(s);
 /** Unix seconds, as bigint. */
 export const now = (): bigint => BigInt(Math.floor(Date.now() / 1000));

@@ -19,8 +19,7 @@ import { ColdError } from "../cold/errors.js";
 import { readMultisigSet, saveMultisigSet, signMultisigSet } from "../multisig/txset.js";
 import { commitTx, pendingOfRecord } from "../send/sender.js";
 import { SendError } from "../send/errors.js";
-
-const hexB = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+import { bytesToHex } from "../../base/bytes.js";
 
 /** A multisig_txset from its hex, or monero-wallet-rpc's −34 with why it does not read (sign and submit alike). */
 async function readSet(signer: Parameters<typeof readMultisigSet>[0], txDataHex: string, transfers: number): Promise<Awaited<ReturnType<typeof readMultisigSet>>> {
@@ -31,7 +30,6 @@ async function readSet(signer: Parameters<typeof readMultisigSet>[0], txDataHex:
     throw e;
   }
 }
-
 
 /** CHECK_MULTISIG_ENABLED's answer. */
 export const MULTISIG_DISABLED_MSG =
@@ -165,14 +163,14 @@ export function multisigMethods({ svc, w }: WalletRpcDeps) {
           const t = st.transfers;
           try {
             const res = signMultisigSet(signer, set, nonces, (i) => t[i].publicKey);
-            for (const k of res.txKeys) ctx.ledger.setTxKeys(k.txid, { txKey: hexB(k.txKey), additional: k.additionalTxKeys.map(hexB) });
+            for (const k of res.txKeys) ctx.ledger.setTxKeys(k.txid, { txKey: bytesToHex(k.txKey), additional: k.additionalTxKeys.map(bytesToHex) });
             return { data: await saveMultisigSet(signer, res.set), txids: res.txids };
           } catch (e) {
             if (e instanceof MultisigError) fail(W.MULTISIG_SIGNATURE, `Failed to sign multisig tx: ${e.message}`);
             throw e;
           }
         });
-        const out: Record<string, JsonWritable> = { tx_data_hex: hexB(r.data) };
+        const out: Record<string, JsonWritable> = { tx_data_hex: bytesToHex(r.data) };
         if (r.txids.length > 0) out.tx_hash_list = r.txids;
         return out;
       },
@@ -192,7 +190,7 @@ export function multisigMethods({ svc, w }: WalletRpcDeps) {
           try {
             for (const ptx of set.ptx) {
               const pending = pendingOfRecord(ctx, ptx);
-              ctx.ledger.setTxKeys(pending.txid, { txKey: hexB(ptx.txKey), additional: ptx.additionalTxKeys.map(hexB) });
+              ctx.ledger.setTxKeys(pending.txid, { txKey: bytesToHex(ptx.txKey), additional: ptx.additionalTxKeys.map(bytesToHex) });
               await commitTx(ctx, pending);
               ids.push(pending.txid);
             }

@@ -25,7 +25,6 @@ import {
 import type { OpenWallet } from "../service/wallet.js";
 import { def, fail, isHash, obj, W, type WalletRpcDeps } from "./common.js";
 
-const INVALID_SIGNATURE_TYPE = -47;
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "utf8"));
 
 /** What the proofs need of the open wallet. */
@@ -79,7 +78,7 @@ export function proofMethods({ w }: WalletRpcDeps) {
     params: obj({ data: str, account_index: u32, address_index: u32, signature_type: str }),
     handler: (p) => {
       if (p.signature_type !== "" && p.signature_type !== "spend" && p.signature_type !== "view")
-        fail(INVALID_SIGNATURE_TYPE, `Invalid signature type requested: "${p.signature_type}"; use "spend" (the default) or "view"`);
+        fail(W.INVALID_SIGNATURE_TYPE, `Invalid signature type requested: "${p.signature_type}"; use "spend" (the default) or "view"`);
       const wal = w();
       const pw = proofWallet(wal);
       const type = p.signature_type === "view" ? "view" : "spend";

@@ -23,30 +23,14 @@ import { checkMultisigEnabled } from "./multisig.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import type { WalletService } from "../service/service.js";
 import { def, fail, list as listOf, obj, W, type WalletRpcDeps } from "./common.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 const isHexOf = (s: string, bytes: number) => s.length === bytes * 2 && /^[0-9a-fA-F]*$/.test(s);
 const XMR = 1_000_000_000_000n;
 const money = (a: bigint): string => {
   const s = a.toString().padStart(13, "0");
   return `${s.slice(0, -12)}.${s.slice(-12)}`;
 };
-
-/** More wallet RPC codes (wallet_rpc_server_error_codes.h). */
-export const WS = {
-  TX_NOT_POSSIBLE: -16,
-  NOT_ENOUGH_MONEY: -17,
-  TX_TOO_LARGE: -18,
-  NOT_ENOUGH_OUTS_TO_MIX: -19,
-  ZERO_DESTINATION: -20,
-  NO_TXKEY: -24,
-  WRONG_KEY: -25,
-  BAD_HEX: -26,
-  BAD_TX_METADATA: -27,
-  NOT_ENOUGH_UNLOCKED_MONEY: -37,
-  ZERO_AMOUNT: -46,
-} as const;
 
 interface Validated {
   dests: UserDestination[];
@@ -72,7 +56,7 @@ function validateTransfer(svc: WalletService, destinations: readonly { address: 
       pid = a.paymentId;
     }
   }
-  if (dests.length === 0) fail(WS.ZERO_DESTINATION, "Transaction has no destination");
+  if (dests.length === 0) fail(W.ZERO_DESTINATION, "Transaction has no destination");
   if (paymentId !== "") fail(W.WRONG_PAYMENT_ID, "Standalone payment IDs are obsolete. Use subaddresses or integrated addresses instead");
   return { dests, extra: pid ? serializeTxExtra([{ type: "nonce", nonce: nonceWithEncryptedPaymentId(pid) }]) : new Uint8Array(0) };
 }
@@ -84,21 +68,21 @@ function sendErrorToRpc(e: unknown): never {
   const figures = d.available !== undefined && d.needed !== undefined ? ` (available ${money(d.available)}, needed ${money(d.needed)} + fee ${money(d.fee ?? 0n)})` : "";
   switch (e.kind) {
     case "zero_destination":
-      return fail(WS.ZERO_DESTINATION, `${e.message}: give at least one destination`);
+      return fail(W.ZERO_DESTINATION, `${e.message}: give at least one destination`);
     case "zero_amount":
-      return fail(WS.ZERO_AMOUNT, `${e.message}: every destination needs an amount above 0 (in atomic units, 1 XMR = ${XMR})`);
+      return fail(W.ZERO_AMOUNT, `${e.message}: every destination needs an amount above 0 (in atomic units, 1 XMR = ${XMR})`);
     case "tx_sum_overflow":
       return fail(W.GENERIC_TRANSFER_ERROR, e.message);
     case "not_enough_money":
-      return fail(WS.NOT_ENOUGH_MONEY, `${e.message}${figures}: the account does not hold that much; send less or fund the account`);
+      return fail(W.NOT_ENOUGH_MONEY, `${e.message}${figures}: the account does not hold that much; send less or fund the account`);
     case "not_enough_unlocked_money":
-      return fail(WS.NOT_ENOUGH_UNLOCKED_MONEY, `${e.message}${figures}: part of the balance is still locked (10 blocks after receipt, 60 for coinbase); wait or send less`);
+      return fail(W.NOT_ENOUGH_UNLOCKED_MONEY, `${e.message}${figures}: part of the balance is still locked (10 blocks after receipt, 60 for coinbase); wait or send less`);
     case "tx_not_possible":
-      return fail(WS.TX_NOT_POSSIBLE, `${e.message}${figures}: the spendable outputs cannot pay the amount plus fee; send less or sweep`);
+      return fail(W.TX_NOT_POSSIBLE, `${e.message}${figures}: the spendable outputs cannot pay the amount plus fee; send less or sweep`);
     case "tx_too_big":
-      return fail(WS.TX_TOO_LARGE, `${e.message}: use transfer_split, or fewer destinations`);
+      return fail(W.TX_TOO_LARGE, `${e.message}: use transfer_split, or fewer destinations`);
     case "not_enough_outs_to_mix":
-      return fail(WS.NOT_ENOUGH_OUTS_TO_MIX, `${e.message} Please use sweep_dust.`);
+      return fail(W.NOT_ENOUGH_OUTS_TO_MIX, `${e.message} Please use sweep_dust.`);
     case "tx_rejected":
       return fail(W.GENERIC_TRANSFER_ERROR, e.message);
     case "watch_only":
@@ -299,7 +283,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
       unlockTime: p.unlock_time,
       extra: v.extra,
     });
-    if (ptxs.length === 0) fail(WS.TX_NOT_POSSIBLE, noTxMessage());
+    if (ptxs.length === 0) fail(W.TX_NOT_POSSIBLE, noTxMessage());
     return ptxs;
   }
 
@@ -310,7 +294,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
     params: transferParams,
     handler: async (p) => {
       const ptxs = await transferTxs(p);
-      if (ptxs.length !== 1) fail(WS.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
+      if (ptxs.length !== 1) fail(W.TX_TOO_LARGE, "Transaction would be too large.  try /transfer_split.");
       return single(ptxs[0], { unsignedTxset: ptxs.unsignedTxset, multisigTxset: ptxs.multisigTxset, getTxKey: p.get_tx_key, doNotRelay: p.do_not_relay, getTxHex: p.get_tx_hex, getTxMetadata: p.get_tx_metadata });
     },
   }),
@@ -340,7 +324,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
     }),
     handler: async (p) => {
       const v = validateTransfer(svc, [{ address: p.address, amount: 0n }], p.payment_id);
-      if (p.outputs < 1n) fail(WS.TX_NOT_POSSIBLE, "Amount of outputs should be greater than 0.");
+      if (p.outputs < 1n) fail(W.TX_NOT_POSSIBLE, "Amount of outputs should be greater than 0.");
       checkAccount(svc, p.account_index);
       const minors = p.subaddr_indices_all ? [...Array(svc.wallet().subaddressCount(p.account_index)).keys()] : p.subaddr_indices;
       const ptxs = await run(p.do_not_relay, (s) => s.sweepAll(v.dests[0], p.account_index, minors, p.below_amount, Number(p.outputs)), {
@@ -358,7 +342,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
     restricted: true,
     params: obj({ address: str, outputs: withDefault(u64, 1n), get_tx_key: bool, key_image: str, ...common }),
     handler: async (p) => {
-      if (p.outputs < 1n) fail(WS.TX_NOT_POSSIBLE, "Amount of outputs should be greater than 0.");
+      if (p.outputs < 1n) fail(W.TX_NOT_POSSIBLE, "Amount of outputs should be greater than 0.");
       const v = validateTransfer(svc, [{ address: p.address, amount: 0n }], p.payment_id);
       if (!isHexOf(p.key_image, 32)) fail(W.WRONG_KEY_IMAGE, "failed to parse key image");
       const ptxs = await run(p.do_not_relay, (s) => s.sweepSingle(p.key_image, v.dests[0], Number(p.outputs)), {
@@ -389,9 +373,9 @@ export function sendMethods({ svc }: WalletRpcDeps) {
     name: "relay_tx",
     params: obj({ hex: str }),
     handler: async (p) => {
-      if (!/^([0-9a-fA-F]{2})*$/.test(p.hex)) fail(WS.BAD_HEX, "Failed to parse hex.");
+      if (!/^([0-9a-fA-F]{2})*$/.test(p.hex)) fail(W.BAD_HEX, "Failed to parse hex.");
       const ptx = fromMetadata(svc, p.hex);
-      if (!ptx) fail(WS.BAD_TX_METADATA, "Failed to parse tx metadata: pass the tx_metadata a transfer with get_tx_metadata answered, from this wallet");
+      if (!ptx) fail(W.BAD_TX_METADATA, "Failed to parse tx metadata: pass the tx_metadata a transfer with get_tx_metadata answered, from this wallet");
       try {
         await svc.wallet().spend((ctx) => commitTx(ctx, ptx as PendingTx));
       } catch (e) {
@@ -408,7 +392,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
     handler: (p) => {
       if (!isHexOf(p.txid, 32)) fail(W.WRONG_TXID, "TX ID has invalid format");
       const k = svc.wallet().ledger.txKeys(p.txid);
-      if (!k) fail(WS.NO_TXKEY, "No tx secret key is stored for this tx");
+      if (!k) fail(W.NO_TXKEY, "No tx secret key is stored for this tx");
       return { tx_key: k.txKey + k.additional.join("") };
     },
   }),
@@ -418,7 +402,7 @@ export function sendMethods({ svc }: WalletRpcDeps) {
     params: obj({ txid: str, tx_key: str, address: str }),
     handler: async (p) => {
       if (!isHexOf(p.txid, 32)) fail(W.WRONG_TXID, "TX ID has invalid format");
-      if (p.tx_key.length < 64 || p.tx_key.length % 64 !== 0 || !/^[0-9a-fA-F]*$/.test(p.tx_key)) fail(WS.WRONG_KEY, "Tx key has invalid format");
+      if (p.tx_key.length < 64 || p.tx_key.length % 64 !== 0 || !/^[0-9a-fA-F]*$/.test(p.tx_key)) fail(W.WRONG_KEY, "Tx key has invalid format");
       const keys: Bytes[] = [];
       for (let i = 0; i < p.tx_key.length; i += 64) keys.push(unhex(p.tx_key.slice(i, i + 64)));
       const wal = svc.wallet();

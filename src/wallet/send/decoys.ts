@@ -17,22 +17,19 @@
  * database (reusing the ring an output was once spent with on another chain) and the blackball
  * list; the pre/post-fork segregation is off in v0.18 on every network, so it is left out.
  */
-import { type NodeApi, walletRpcErrorOf } from "../../client/node-client.js";
+import type { NodeApi } from "../../client/node-client.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { type RandomSource, systemRandom } from "../../crypto/random.js";
 import type { GetOutputsOut, OutKey } from "../../protocol/rpc-bin.js";
-import { WALLET_RPC_ERROR } from "../../rpc/error-codes.js";
-import { WalletRpcError } from "../keys/rpc.js";
 import { inMainSubgroup } from "../../crypto/ringct/scalar.js";
+import { nodeFailure, WalletError } from "../errors.js";
 import { DistributionCache, type RctDistribution } from "./distribution.js";
 import { DEFAULT_TX_SPENDABLE_AGE, GammaPicker, GammaPickerError, MINED_MONEY_UNLOCK_WINDOW } from "./gamma-picker.js";
 import { RandomDraw } from "./random-draw.js";
+import { bytesToHex as hex } from "../../base/bytes.js";
 
 export { DistributionCache } from "./distribution.js";
-
-/** WALLET_RPC_ERROR_CODE_NOT_ENOUGH_OUTS_TO_MIX (wallet_rpc_server_error_codes.h). */
-export const NOT_ENOUGH_OUTS_TO_MIX = -19;
 
 /** monero-wallet-rpc's messages for the failures of decoy selection, verbatim. */
 export const DecoyMessages = {
@@ -89,13 +86,10 @@ const MAX_PICKS_PER_OUTPUT = 2_000_000;
 const MAX_DRAWS_WITHOUT_NEW = 100_000;
 const GET_OUTS_CHUNK = 1000;
 
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
 
-
-function generic(message: string, why: string): WalletRpcError {
-  return new WalletRpcError(WALLET_RPC_ERROR.GENERIC_TRANSFER_ERROR, message, new Error(why));
+function generic(message: string, why: string): WalletError {
+  return new WalletError("transfer-failed", message, new Error(why));
 }
 
 /** wallet2's candidate count per RingCT input: base_requested_outputs_count + unlock window allowance. */
@@ -107,10 +101,11 @@ export function requestedOutputsCount(ringSize: number): number {
  * wallet2::get_outs for one transaction: one ring per real output, each of `ringSize` members,
  * sorted by global index, the real output at `realIndex`.
  *
- * Throws WalletRpcError with monero-wallet-rpc's code and message: −19 when the chain has too
- * few usable outputs for the ring size, −4 for a distribution or get_outs failure, a node that
- * answers a wrong key or commitment for the real output, or three rings failing the sanity
- * check; −38 / −3 when the node is unreachable / busy during get_outs. `cause` says exactly why.
+ * Throws WalletError with monero-wallet-rpc's message: "not-enough-outs" (−19) when the chain has
+ * too few usable outputs for the ring size, "transfer-failed" (−4) for a distribution or get_outs
+ * failure, a node that answers a wrong key or commitment for the real output, or three rings
+ * failing the sanity check; "no-daemon" / "daemon-busy" (−38 / −3) when the node is unreachable /
+ * busy during get_outs. `cause` says exactly why.
  */
 export async function pickRings(node: NodeApi, reals: readonly RealOutput[], ringSize: number, opts: PickRingsOptions = {}): Promise<Ring[]> {
   if (!Number.isSafeInteger(ringSize) || ringSize < 1) throw new RangeError(`ring size must be a positive integer, got ${ringSize}`);
@@ -184,8 +179,8 @@ async function drawRings(
     try {
       res = await node.getOutsBin(chunk, false);
     } catch (e) {
-      const mapped = walletRpcErrorOf(e);
-      if (mapped) throw new WalletRpcError(mapped.code, mapped.message, e instanceof Error ? e : undefined);
+      const node = nodeFailure(e);
+      if (node) throw node;
       throw generic(DecoyMessages.getOuts, `/get_outs.bin failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (res.outs.length !== chunk.length)
@@ -225,8 +220,8 @@ async function drawRings(
     rings.push({ members, realIndex: members.findIndex((m) => m.globalIndex === real.globalIndex) });
   });
   if (scanty.length > 0)
-    throw new WalletRpcError(
-      NOT_ENOUGH_OUTS_TO_MIX,
+    throw new WalletError(
+      "not-enough-outs",
       DecoyMessages.notEnoughOuts,
       new Error(
         `not enough unlocked outputs on the chain for ring size ${ringSize} (${scanty.join("; ")}); ` +

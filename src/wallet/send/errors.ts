@@ -3,6 +3,8 @@
  * `message` starts with wallet2's own text (monero-wallet-rpc answers it as is); `details` carries the
  * figures the RPC layer turns into advice. No RPC codes here: wallet/rpc maps kinds to codes.
  */
+import { BaseError } from "../../base/errors.js";
+
 
 export type SendErrorKind =
   | "zero_destination"
@@ -30,14 +32,9 @@ export interface SendErrorDetails {
   reason?: string;
 }
 
-export class SendError extends Error {
-  constructor(
-    readonly kind: SendErrorKind,
-    message: string,
-    readonly details: SendErrorDetails = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class SendError extends BaseError<SendErrorKind, SendErrorDetails> {
+  constructor(kind: SendErrorKind, message: string, details: SendErrorDetails = {}, options?: { cause?: unknown }) {
+    super(kind, message, { ...options, details });
     this.name = "SendError";
   }
 }

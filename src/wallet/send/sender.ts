@@ -26,9 +26,7 @@ import { encodeAddress } from "../../protocol/address.js";
 import { RandomDraw } from "./random-draw.js";
 import { adjustMixin, baseFeeFor, FEE_ESTIMATE_GRACE_BLOCKS, type FeeEstimate } from "./fee.js";
 import { fractionalThreshold, type PlanContext, type PlannedTx, planSweep, planTransfer } from "./select.js";
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 /** What a spend needs from the open wallet. */
 export interface SpendContext extends ColdContext {

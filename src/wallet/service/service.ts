@@ -5,40 +5,29 @@
  * life-cycle calls (create/open/close/restore/generate_from_keys/store/change_wallet_password/stop).
  * Several services can live in one process: nothing here is global.
  *
- * Failures are thrown as `WalletRpcError` with monero-wallet-rpc's code and message (where Monero's
- * message hides the reason, the reason is appended after a colon).
+ * Failures are thrown as `WalletError` with monero-wallet-rpc's message (where Monero's message
+ * hides the reason, the reason is appended after a colon); wallet/rpc/errors.ts gives each its code.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type NodeApi, NodeClient } from "../../client/node-client.js";
+import { type NodeApi, NodeClient, type SslOptions } from "../../client/node-client.js";
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { randomScalar } from "../../crypto/random.js";
 import { Notify } from "../../os/notify.js";
 import type { Network } from "../../protocol/network.js";
-import type { SslOptions } from "../../rpc/tls.js";
 import { DEFAULT_KDF, type KdfParams, WalletFileError, WrongPasswordError } from "../files/index.js";
 import {
   checkCreateLanguage,
   createWallet,
   generateFromKeys,
   restoreDeterministicWallet,
-  WalletRpcError,
   WalletRpcMessages,
 } from "../keys/rpc.js";
+import { WalletError } from "../errors.js";
 import type { SharedScanPool } from "../scan/shared.js";
 import type { RefreshResult } from "../sync/index.js";
 import { InMemoryWalletError, OpenWallet, WalletNetworkError, type WalletProgress } from "./wallet.js";
-
-/** monero-wallet-rpc's codes the service raises (wallet_rpc_server_error_codes.h). */
-export const CODE = {
-  UNKNOWN_ERROR: -1,
-  NOT_OPEN: -13,
-  WALLET_ALREADY_EXISTS: -21,
-  INVALID_PASSWORD: -22,
-  NO_WALLET_DIR: -23,
-  NO_DAEMON_CONNECTION: -38,
-} as const;
 
 /** DEFAULT_AUTO_REFRESH_PERIOD (seconds). */
 export const DEFAULT_AUTO_REFRESH_PERIOD = 20;
@@ -81,7 +70,7 @@ export function daemonUrl(address: string, network: Network, ssl = false): strin
   return `${ssl ? "https" : "http"}://${/:\d+$/.test(a) ? a : `${a}:${DEFAULT_DAEMON_PORT[network]}`}`;
 }
 
-const notOpen = (): WalletRpcError => new WalletRpcError(CODE.NOT_OPEN, "No wallet file");
+const notOpen = (): WalletError => new WalletError("not-open", "No wallet file");
 
 /** Longest wallet name, bytes: 255 less what the wallet adds to it in its files' names. */
 export const MAX_WALLET_NAME_BYTES = 228;
@@ -224,7 +213,7 @@ export class WalletService {
   // ---- wallet files ----
 
   private dir(): string {
-    if (!this.opts.walletDir) throw new WalletRpcError(CODE.NO_WALLET_DIR, "No wallet dir configured");
+    if (!this.opts.walletDir) throw new WalletError("no-wallet-dir", "No wallet dir configured");
     return this.opts.walletDir;
   }
 
@@ -233,11 +222,11 @@ export class WalletService {
    * which exists: the callers answer what monero-wallet-rpc answers for an existing file.
    */
   private static checkFilename(name: string): void {
-    if (name.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
+    if (name.includes("/")) throw new WalletError("failed", "Invalid filename");
     // file names are at most 255 bytes and ours add up to 27 (".NAME.keys.tmp-PID-xxxxxxxx")
     const bytes = Buffer.byteLength(name, "utf8");
     if (bytes > MAX_WALLET_NAME_BYTES)
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, `Invalid filename: file name too long (${bytes} bytes; wallet names may have at most ${MAX_WALLET_NAME_BYTES})`);
+      throw new WalletError("failed", `Invalid filename: file name too long (${bytes} bytes; wallet names may have at most ${MAX_WALLET_NAME_BYTES})`);
   }
 
   private walletOptions(name: string) {
@@ -260,7 +249,7 @@ export class WalletService {
     try {
       this.current.store();
     } catch (e) {
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+      throw new WalletError("failed", e instanceof Error ? e.message : String(e));
     }
   }
 
@@ -303,7 +292,7 @@ export class WalletService {
     WalletService.checkFilename(p.filename);
     checkCreateLanguage(p.language);
     // wallet2::generate finds "DIR/." existing
-    if (p.filename === "." || p.filename === "..") throw new WalletRpcError(CODE.WALLET_ALREADY_EXISTS, "Cannot create wallet. Already exists.");
+    if (p.filename === "." || p.filename === "..") throw new WalletError("already-exists", "Cannot create wallet. Already exists.");
     const kw = createWallet({ language: p.language }, this.network, randomScalar(this.backend), this.backend);
     const restoreHeight = await this.nodeHeight();
     let w: OpenWallet;
@@ -311,8 +300,8 @@ export class WalletService {
       w = await OpenWallet.create({ ...this.walletOptions(p.filename), password: p.password, keys: kw.keys, seedLanguage: kw.seedLanguage, restoreHeight, kdf: this.opts.kdf ?? DEFAULT_KDF });
     } catch (e) {
       if (e instanceof WalletFileError && /already exists/.test(e.message))
-        throw new WalletRpcError(CODE.WALLET_ALREADY_EXISTS, "Cannot create wallet. Already exists.");
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+        throw new WalletError("already-exists", "Cannot create wallet. Already exists.");
+      throw new WalletError("failed", e instanceof Error ? e.message : String(e));
     }
     try {
       this.autosave();
@@ -329,7 +318,7 @@ export class WalletService {
    */
   async openWallet(p: { filename: string; password: string; autosave_current: boolean }): Promise<void> {
     this.dir();
-    if (p.filename.includes("/")) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Invalid filename");
+    if (p.filename.includes("/")) throw new WalletError("failed", "Invalid filename");
     if (p.autosave_current) this.autosave();
     let w: OpenWallet;
     try {
@@ -338,10 +327,10 @@ export class WalletService {
       w = await OpenWallet.open({ ...this.walletOptions(p.filename), password: p.password });
     } catch (e) {
       const why =
-        e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError || e instanceof WalletRpcError ? e.message : String(e);
+        e instanceof WrongPasswordError ? "invalid password" : e instanceof WalletNetworkError || e instanceof WalletFileError || e instanceof WalletError ? e.message : String(e);
       this.log(`open_wallet ${JSON.stringify(p.filename)}: Failed to open wallet: ${why}`);
       // the answer says no more (clients match it); in-process callers find the reason in `cause`
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Failed to open wallet", new Error(why));
+      throw new WalletError("failed", "Failed to open wallet", new Error(why));
     }
     await this.install(w);
   }
@@ -367,12 +356,12 @@ export class WalletService {
    */
   async changePassword(oldPassword: string, newPassword: string): Promise<void> {
     const w = this.wallet();
-    if (w.inMemory) throw new WalletRpcError(0, new InMemoryWalletError("change the password").message);
-    if (!(await w.verifyPassword(oldPassword))) throw new WalletRpcError(CODE.INVALID_PASSWORD, "Invalid original password.");
+    if (w.inMemory) throw new WalletError("uncoded", new InMemoryWalletError("change the password").message);
+    if (!(await w.verifyPassword(oldPassword))) throw new WalletError("wrong-password", "Invalid original password.");
     try {
       await w.changePassword(newPassword);
     } catch (e) {
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+      throw new WalletError("failed", e instanceof Error ? e.message : String(e));
     }
   }
 
@@ -387,9 +376,9 @@ export class WalletService {
     autosave_current: boolean;
   }): Promise<{ address: string; seed: string; info: string; was_deprecated: boolean }> {
     this.dir();
-    if (p.seed === "") throw new WalletRpcError(CODE.UNKNOWN_ERROR, WalletRpcMessages.seedMandatory);
+    if (p.seed === "") throw new WalletError("failed", WalletRpcMessages.seedMandatory);
     WalletService.checkFilename(p.filename);
-    if (this.fileExists(p.filename)) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Wallet already exists.");
+    if (this.fileExists(p.filename)) throw new WalletError("failed", "Wallet already exists.");
     const r = restoreDeterministicWallet({ seed: p.seed, seed_offset: p.seed_offset, language: p.language }, this.network, this.backend);
     if (p.autosave_current) this.autosave();
     const w = await this.createFiles(p.filename, p.password, r.wallet.keys, r.wallet.seedLanguage, p.restore_height);
@@ -409,10 +398,10 @@ export class WalletService {
     autosave_current: boolean;
   }): Promise<{ address: string; info: string }> {
     this.dir();
-    if (!p.viewkey) throw new WalletRpcError(CODE.UNKNOWN_ERROR, WalletRpcMessages.viewkeyMandatory);
-    if (!p.address) throw new WalletRpcError(CODE.UNKNOWN_ERROR, WalletRpcMessages.addressMandatory);
+    if (!p.viewkey) throw new WalletError("failed", WalletRpcMessages.viewkeyMandatory);
+    if (!p.address) throw new WalletError("failed", WalletRpcMessages.addressMandatory);
     WalletService.checkFilename(p.filename);
-    if (this.fileExists(p.filename)) throw new WalletRpcError(CODE.UNKNOWN_ERROR, "Wallet already exists.");
+    if (this.fileExists(p.filename)) throw new WalletError("failed", "Wallet already exists.");
     const r = generateFromKeys(p, this.network, this.backend);
     // monero-wallet-rpc skips the autosave when the new wallet has no file (on_generate_from_keys)
     if (p.autosave_current && p.filename !== "") this.autosave();
@@ -425,8 +414,8 @@ export class WalletService {
     try {
       return await OpenWallet.create({ ...this.walletOptions(name), password, keys, seedLanguage, restoreHeight, kdf: this.opts.kdf ?? DEFAULT_KDF });
     } catch (e) {
-      if (e instanceof WalletFileError && /already exists/.test(e.message)) throw new WalletRpcError(CODE.WALLET_ALREADY_EXISTS, "Cannot create wallet. Already exists.");
-      throw new WalletRpcError(CODE.UNKNOWN_ERROR, e instanceof Error ? e.message : String(e));
+      if (e instanceof WalletFileError && /already exists/.test(e.message)) throw new WalletError("already-exists", "Cannot create wallet. Already exists.");
+      throw new WalletError("failed", e instanceof Error ? e.message : String(e));
     }
   }
 
@@ -460,7 +449,7 @@ export class WalletService {
       const login = p.username !== "" || p.password !== "" ? `${p.username}:${p.password}` : undefined;
       node = connect({ address: p.address, login, trusted: p.trusted, ...(p.ssl ? { ssl: p.ssl } : {}) });
     } catch (e) {
-      throw new WalletRpcError(CODE.NO_DAEMON_CONNECTION, `Unable to set daemon: ${e instanceof Error ? e.message : String(e)}`);
+      throw new WalletError("no-daemon", `Unable to set daemon: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.node = node;
     this.trustedDaemon = p.trusted;

@@ -38,6 +38,7 @@ import { compositeKeyImage, exportMultisigInfo, type ImportedInfo, parseMultisig
 import type { MultisigSpend, SpendContext } from "../send/sender.js";
 import type { MultisigOutput, MultisigSigner } from "../multisig/txset.js";
 import { type RefreshResult, type SyncProgress, WalletSync } from "../sync/index.js";
+import { bytesToHex } from "../../base/bytes.js";
 
 /** What the cache file (NAME) holds. */
 export interface WalletCache {
@@ -131,8 +132,6 @@ const BIG_LOOKAHEAD = 20_000;
 
 /** wallet2's m_transfers.back().m_txid, "" when none. */
 const lastTxid = (l: Ledger): string => l.state.transfers.at(-1)?.txid ?? "";
-
-const hexOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 /**
  * The lock wallet2 takes on NAME.keys while a wallet is open (tools::file_locker): here a file
@@ -880,7 +879,7 @@ export class OpenWallet {
       const infos: ImportedInfo[] = [];
       for (const [i, blob] of blobs.entries()) {
         const r = await parseMultisigInfo(b, this.keysData, blob, `info[${i}]`);
-        const id = hexOf(r.signer);
+        const id = bytesToHex(r.signer);
         if (Buffer.compare(r.signer, self) === 0 || seen.has(id)) continue; // own or duplicate info: ignored, as wallet2
         seen.add(id);
         infos.push(r);
@@ -911,8 +910,8 @@ export class OpenWallet {
         const mine = b.generateKeyImage(P, x);
         const list = infos.map((inf) => inf.infos[i]);
         if (detach === null && full[t.publicKey] === undefined) detach = t.blockHeight;
-        full[t.publicKey] = hexOf(compositeKeyImage(b, P, mine, m.keys, list));
-        others[t.publicKey] = list.map((inf) => ({ signer: hexOf(inf.signer), lr: inf.lr.map((p) => [hexOf(p.L), hexOf(p.R)] as [string, string]), partialKeyImages: inf.partialKeyImages.map(hexOf) }));
+        full[t.publicKey] = bytesToHex(compositeKeyImage(b, P, mine, m.keys, list));
+        others[t.publicKey] = list.map((inf) => ({ signer: bytesToHex(inf.signer), lr: inf.lr.map((p) => [bytesToHex(p.L), bytesToHex(p.R)] as [string, string]), partialKeyImages: inf.partialKeyImages.map(bytesToHex) }));
       }
       // nothing changed before this point
       const st = this.ledger.state;
@@ -942,5 +941,3 @@ export class OpenWallet {
     return this.ledger.state.transfers.map((t, index) => ({ index, keyImage: t.keyImage })).filter((x) => x.keyImage !== "");
   }
 }
-
-export { hexOf };

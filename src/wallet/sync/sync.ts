@@ -15,6 +15,7 @@ import type { Ledger } from "../ledger/ledger.js";
 import { blockInputsFromResponse } from "../scan/input.js";
 import type { WalletScanner } from "../scan/pool.js";
 import { type ScanBlockInput, type ScannedBlock, type ScannedTx, Scanner } from "../scan/scan.js";
+import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 
 /** What monero-wallet-rpc's `refresh` answers. */
 export interface RefreshResult {
@@ -105,8 +106,6 @@ export function shortChainHistory(tailStart: number, tail: readonly string[], ge
   return ids;
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const unhex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
 const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 export class WalletSync {
