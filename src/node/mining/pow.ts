@@ -31,6 +31,13 @@ export function powAlgorithm(majorVersion: number): string {
 export class PowHasher {
   private rx: RandomX | undefined;
   private closed = false;
+  /**
+   * The last few RandomX hashes, by seed and hashing blob: a block this node mined is verified on
+   * submission with the hash its nonce search just computed instead of a second light-mode hash
+   * (generateblocks at a fixed difficulty above 1 hashed every found block twice).
+   */
+  private readonly recent = new Map<string, Bytes>();
+  private static readonly RECENT = 16;
 
   constructor(private readonly makeRandomX: () => RandomX = () => new RandomX()) {}
 
@@ -41,7 +48,13 @@ export class PowHasher {
     if (majorVersion >= RX_BLOCK_VERSION) {
       if (!seedHash || seedHash.length !== 32) throw new MiningError("bad-request", "RandomX needs the 32-byte seed hash of the block's epoch");
       this.rx ??= this.makeRandomX();
-      return this.rx.hash(seedHash, hashingBlob);
+      const key = `${Buffer.from(seedHash).toString("hex")}:${Buffer.from(hashingBlob).toString("hex")}`;
+      const known = this.recent.get(key);
+      if (known) return known.slice();
+      const h = await this.rx.hash(seedHash, hashingBlob);
+      this.recent.set(key, h.slice());
+      if (this.recent.size > PowHasher.RECENT) this.recent.delete(this.recent.keys().next().value as string);
+      return h;
     }
     const variant = majorVersion >= 7 ? majorVersion - 6 : 0;
     if (variant >= 4) {
