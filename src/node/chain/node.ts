@@ -553,7 +553,9 @@ export class Node extends EventEmitter implements NodeCore {
     for (const x of applied) this.pool.blockApplied(x.p.block.txHashes, x.txs);
     const returned: Transaction[] = [];
     for (let i = popped.length - 1; i >= 0; i--) returned.push(...popped[i].txs);
-    await this.pool.returnFromBlock(returned);
+    // monerod returns them while popping, before the branch spends anything: one the branch
+    // double-spends stays in its pool too
+    await this.pool.returnFromBlock(returned, { bySwitch: true });
     await this.pool.revalidate();
     // monerod runs --reorg-notify, then the block notifiers for each block of the new chain
     this.emit("reorg", { splitHeight: forkHeight + 1, newHeight: this.store.height(), oldHeight });

@@ -33,10 +33,17 @@ export class PowHasher {
   private closed = false;
   private computed = 0;
 
-  /** PoW hashes computed so far (the 202612 constant not counted): what a bench reports as work done. */
+  /** PoW hashes computed so far (the 202612 constant and hashes served from `recent` not counted): what a bench reports as work done. */
   get hashCount(): number {
     return this.computed;
   }
+  /**
+   * The last few RandomX hashes, by seed and hashing blob: a block this node mined is verified on
+   * submission with the hash its nonce search just computed instead of a second light-mode hash
+   * (generateblocks at a fixed difficulty above 1 hashed every found block twice).
+   */
+  private readonly recent = new Map<string, Bytes>();
+  private static readonly RECENT = 16;
 
   constructor(private readonly makeRandomX: () => RandomX = () => new RandomX()) {}
 
@@ -44,15 +51,22 @@ export class PowHasher {
   async hash(majorVersion: number, height: number, hashingBlob: Bytes, seedHash: Bytes | undefined): Promise<Bytes> {
     if (this.closed) throw new Error("PoW hasher is closed");
     if (height === 202612) return LONGHASH_202612.slice();
-    this.computed++;
     if (majorVersion >= RX_BLOCK_VERSION) {
       if (!seedHash || seedHash.length !== 32) throw new MiningError("bad-request", "RandomX needs the 32-byte seed hash of the block's epoch");
       this.rx ??= this.makeRandomX();
-      return this.rx.hash(seedHash, hashingBlob);
+      const key = `${Buffer.from(seedHash).toString("hex")}:${Buffer.from(hashingBlob).toString("hex")}`;
+      const known = this.recent.get(key);
+      if (known) return known.slice();
+      this.computed++;
+      const h = await this.rx.hash(seedHash, hashingBlob);
+      this.recent.set(key, h.slice());
+      if (this.recent.size > PowHasher.RECENT) this.recent.delete(this.recent.keys().next().value as string);
+      return h;
     }
     const variant = majorVersion >= 7 ? majorVersion - 6 : 0;
     // variant 3 (hard fork 9) hashes as variant 2, variant 5 (hard fork 11) as 4 (CryptoNight-R)
     const v: CnVariant = variant >= 4 ? 4 : variant >= 2 ? 2 : (variant as 0 | 1);
+    this.computed++;
     return cnSlowHash(hashingBlob, v, height);
   }
 

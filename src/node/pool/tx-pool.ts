@@ -45,6 +45,12 @@ export interface SubmitOptions {
   doNotRelay?: boolean;
   /** The tx comes back from a popped block: no fee rule, no pool double-spend rule, kept 3 days. */
   keptByBlock?: boolean;
+  /**
+   * keptByBlock, popped by a switch to a heavier chain that is applied already: monerod returns a
+   * popped block's txs to its pool before it applies the new chain, so one whose key images that
+   * chain spends is kept all the same (a double spend its templates leave out, until it expires).
+   */
+  returnedBySwitch?: boolean;
 }
 
 export interface PoolSubmit {
@@ -270,7 +276,7 @@ export class TxPool implements PoolView {
     if (this.has(id) || this.store.txLocation(id) !== undefined) {
       return { result: { ok: true, flags: [], notRelayed: true, duplicate: true, id, reason: "already known" } };
     }
-    const keptByBlock = opts.keptByBlock ?? false;
+    const keptByBlock = (opts.keptByBlock ?? false) || (opts.returnedBySwitch ?? false);
     const ctx = this.nextContext();
     const hf = ctx.hfVersion;
     const weight = txWeight(tx, blob.length);
@@ -319,7 +325,7 @@ export class TxPool implements PoolView {
       // a tx from a popped block whose inputs fail now may become valid again (its ring members
       // come back with the blocks): monerod keeps it (verification_impossible) unless it is a
       // double spend against the chain; it is re-checked before it goes into a template
-      if (!keptByBlock || inputs.error.code === "KEY_IMAGE_SPENT") return fail(inputs.error, inputs.error.message, id);
+      if (!keptByBlock || (inputs.error.code === "KEY_IMAGE_SPENT" && !opts.returnedBySwitch)) return fail(inputs.error, inputs.error.message, id);
     } else {
       const item = rctItem(tx, blob, inputs.value.rings, this.backend);
       if (item) {
@@ -429,7 +435,8 @@ export class TxPool implements PoolView {
       for (const ki of txKeyImages(tx)) {
         for (const other of [...(this.kiIndex.get(hex(ki)) ?? [])]) {
           const e = this.byId.get(other);
-          if (!e) continue;
+          // a tx returned by a popped block stays, as in monerod's pool (templates leave it out)
+          if (!e || e.keptByBlock) continue;
           e.doubleSpendSeen = true;
           dropped.push(e.id);
           this.remove(e.id);
@@ -443,11 +450,11 @@ export class TxPool implements PoolView {
    * Txs of a popped block come back (kept_by_block): checked again against the chain as it is now;
    * those no longer valid are dropped. Returns the ids added.
    */
-  async returnFromBlock(txs: readonly Transaction[]): Promise<Bytes[]> {
+  async returnFromBlock(txs: readonly Transaction[], opts: { bySwitch?: boolean } = {}): Promise<Bytes[]> {
     const added: Bytes[] = [];
     for (const tx of txs) {
       const blob = serializeTransaction(tx);
-      const r = await this.submit(blob, { keptByBlock: true });
+      const r = await this.submit(blob, { keptByBlock: true, returnedBySwitch: opts.bySwitch ?? false });
       if (r.result.ok && !r.result.duplicate && r.result.id) added.push(r.result.id);
     }
     return added;
@@ -463,6 +470,11 @@ export class TxPool implements PoolView {
     const used = new Set<string>();
     let total = 0;
     for (const e of [...this.byId.values()].sort(compareForTemplate)) {
+      // is_transaction_ready_to_go: a kept tx whose key images the chain spent is flagged now
+      if (e.keptByBlock && !e.doubleSpendSeen && e.keyImages.some((ki) => this.store.isKeyImageSpent(ki))) {
+        e.doubleSpendSeen = true;
+        this.persist(e);
+      }
       if (!this.verified.has(hex(e.id))) continue;
       if (total + e.weight > maxWeight) continue;
       const kis = e.keyImages.map(hex);
@@ -487,7 +499,9 @@ export class TxPool implements PoolView {
     const now = this.now();
     for (const e of [...this.byId.values()]) {
       const k = hex(e.id);
-      if (e.keyImages.some((ki) => this.store.isKeyImageSpent(ki)) || this.store.txLocation(e.id) !== undefined) {
+      // a tx returned by a popped block stays when the chain spends its key images (monerod's pool
+      // keeps it: templates leave it out, and it expires after MEMPOOL_TX_FROM_BLOCK_LIVETIME)
+      if ((!e.keptByBlock && e.keyImages.some((ki) => this.store.isKeyImageSpent(ki))) || this.store.txLocation(e.id) !== undefined) {
         this.remove(e.id);
         dropped.push(e.id);
         continue;
