@@ -14,6 +14,8 @@ import { type Daemon, startDaemon } from "../src/node/daemon.js";
 import { BoundedCache } from "../src/node/rpc/cache.js";
 import { DigestClient, parseLogin } from "../src/rpc/digest.js";
 import type { JsonSchema } from "../src/rpc/schema.js";
+import { parseBlock } from "../src/protocol/block.js";
+import { serializeTransaction } from "../src/protocol/tx.js";
 
 // alice's primary address from the recorded chain (test/fixtures/chain/meta.json)
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -214,6 +216,11 @@ test("kept state: bans, limits, peers, log level and categories, bootstrap daemo
   assert.equal((await rpc(u, "banned", { address: "10.1.2.3" })).result?.banned, true);
   await rpc(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: false }] });
   assert.equal((await rpc(u, "banned", { address: "10.1.2.3" })).result?.banned, false);
+  // later v0.18 releases: unbanning host "all" lifts every ban
+  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "10.9.9.9", ban: true, seconds: 300 }, { host: "10.0.0.0/8", ban: true, seconds: 300 }] })).result?.status, "OK");
+  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "all", ban: false }] })).result?.status, "OK");
+  assert.equal(((await rpc(u, "get_bans")).result?.bans as unknown[] | undefined)?.length ?? 0, 0);
+  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "all", ban: true, seconds: 10 }] })).error?.code, -1, "banning \"all\" is no host");
   assert.deepEqual((await path(u, "/set_limit", { limit_down: 1000, limit_up: 0 })).json, { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
   assert.deepEqual((await path(u, "/get_limit")).json, { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
   assert.equal((await path(u, "/set_limit", { limit_down: -1 })).json?.limit_down, 8192);
@@ -250,8 +257,13 @@ test("mining RPCs on regtest: generateblocks, template, submit, miner data, calc
   assert.equal(t.result?.height, 4);
   assert.equal(t.result?.difficulty, 1);
   assert.equal((t.result?.blocktemplate_blob as string).length > 100, true);
+  // later v0.18 releases (and Monero's functional tests at HEAD): the template's weight, the submitted block's id
+  const tplBlock = parseBlock(Uint8Array.from(Buffer.from(t.result?.blocktemplate_blob as string, "hex")));
+  assert.equal(tplBlock.txHashes.length, 0);
+  assert.equal(t.result?.cumulative_weight, serializeTransaction(tplBlock.minerTx).length, "no pool txs: the coinbase's weight");
   const s = await rpc(u, "submit_block", [t.result?.blocktemplate_blob]);
   assert.equal(s.result?.status, "OK", JSON.stringify(s));
+  assert.equal(s.result?.block_id, ((await rpc(u, "get_last_block_header")).result?.block_header as { hash: string }).hash);
   const dup = await rpc(u, "submit_block", [t.result?.blocktemplate_blob]);
   assert.equal(dup.result?.status, "OK", "a known block is answered OK, as monerod does");
   const md = await rpc(u, "get_miner_data");

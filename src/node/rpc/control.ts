@@ -108,6 +108,11 @@ export function addControlMethods(t: MethodTable, d: NodeRpcDeps): void {
       for (const b of p.bans) {
         let host = b.host;
         let ip = b.ip;
+        // later v0.18 releases (on_set_bans): unbanning host "all" lifts every ban
+        if (!b.ban && host === "all") {
+          state.clearBans();
+          continue;
+        }
         if (host !== "") {
           const subnet = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(host);
           const parsed = ipv4ToInt(subnet ? subnet[1] : host);

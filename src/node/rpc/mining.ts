@@ -6,7 +6,8 @@
 import { baseBlockReward } from "../../consensus/reward.js";
 import { decodeAddress } from "../../protocol/address.js";
 import { HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
-import { parseBlock } from "../../protocol/block.js";
+import { blockHash, parseBlock } from "../../protocol/block.js";
+import { serializeTransaction } from "../../protocol/tx.js";
 import type { JsonWritable } from "../../rpc/json.js";
 import { MiningError, type MiningStatusReport } from "../mining/index.js";
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
@@ -57,9 +58,14 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
       throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: failed to create block template${e instanceof Error ? `: ${e.message}` : ""}`);
     }
     const w = wide(tpl.difficulty);
+    // later v0.18 releases answer the template's weight (its txs' and the coinbase's), as
+    // Blockchain::create_block_template's cumulative_weight
+    let cumulativeWeight = serializeTransaction(tpl.block.minerTx).length;
+    for (const id of tpl.txIds) cumulativeWeight += core.pool.get(id)?.weight ?? 0;
     return {
       blockhashing_blob: toHex(tpl.hashingBlob),
       blocktemplate_blob: toHex(tpl.blob),
+      cumulative_weight: cumulativeWeight,
       difficulty: w.lo,
       difficulty_top64: w.top64,
       expected_reward: tpl.expectedReward,
@@ -114,7 +120,8 @@ export function addMiningMethods(t: MethodTable, d: NodeRpcDeps): void {
       // monerod answers OK for an orphan (handle_block_found succeeds without verification_failed)
       const orphanOnly = r.flags !== undefined && r.flags.length > 0 && r.flags.every((f) => f === "marked_as_orphaned");
       if (r.status === "rejected" && !orphanOnly) throw new RpcError(CORE_RPC_ERROR.BLOCK_NOT_ACCEPTED, `Block not accepted${r.message ? `: ${r.message}` : ""}`);
-      return { status: OK, untrusted: false };
+      // later v0.18 releases name the submitted block (on_submitblock's block_id)
+      return { block_id: toHex(r.id ?? blockHash(parseBlock(blob))), status: OK, untrusted: false };
     },
   });
 

@@ -77,6 +77,11 @@ export class DaemonState {
     this.bans.delete(host);
   }
 
+  /** Every ban lifted (set_bans with host "all" and ban false, monerod 0.18.3+'s clear_bans). */
+  clearBans(): void {
+    this.bans.clear();
+  }
+
   /**
    * core_rpc_server::add_host_fail: a failed request (get_blocks.bin, get_hashes.bin with a chain
    * we do not share) scores one; past RPC_IP_FAILS_BEFORE_BLOCK (3) the host is banned for
