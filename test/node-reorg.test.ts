@@ -249,9 +249,10 @@ test("two branches mine two valid spends of the same output: at each switch the 
     assert.equal(node.store.txLocation(id1), undefined);
     // monerod returns a popped block's txs before it applies the new chain, and keeps them
     assert.equal(node.pool.get(id1)?.keptByBlock, true, "tx1 came back from A1 and stays, though tx2 spends its key image");
-    assert.equal(node.pool.get(id1)?.doubleSpendSeen, false, "not flagged until a template looks at it");
     assert.equal(node.pool.templateTxs(1_000_000).length, 0, "templates leave it out");
-    assert.equal(node.pool.get(id1)?.doubleSpendSeen, true, "and flag it, as is_transaction_ready_to_go");
+    // and do not flag it: monerod's is_transaction_ready_to_go fails its check_tx_inputs first (the
+    // key image is spent) and never reaches the double-spend flag (seen in p2p-partition-wallets)
+    assert.equal(node.pool.get(id1)?.doubleSpendSeen, false);
     assert.equal(node.store.keyImageHeight(ki.keyImage), forkHeight + 1);
     // A2, A3 overtake B: tx2 comes back from B1 and is dropped the same way
     await node.generateBlocks(2, ALICE, { prevId: a1 });

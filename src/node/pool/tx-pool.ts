@@ -470,11 +470,6 @@ export class TxPool implements PoolView {
     const used = new Set<string>();
     let total = 0;
     for (const e of [...this.byId.values()].sort(compareForTemplate)) {
-      // is_transaction_ready_to_go: a kept tx whose key images the chain spent is flagged now
-      if (e.keptByBlock && !e.doubleSpendSeen && e.keyImages.some((ki) => this.store.isKeyImageSpent(ki))) {
-        e.doubleSpendSeen = true;
-        this.persist(e);
-      }
       if (!this.verified.has(hex(e.id))) continue;
       if (total + e.weight > maxWeight) continue;
       const kis = e.keyImages.map(hex);
