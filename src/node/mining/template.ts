@@ -15,6 +15,7 @@ import {
   medianBigint,
   type NextBlockContext,
 } from "../../consensus/index.js";
+import { encodeVarint, varintSize } from "../../codec/varint.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { randomScalar, type RandomSource, systemRandom } from "../../crypto/random.js";
@@ -135,22 +136,21 @@ export function fillBlockTemplate(
   return { chosen, txsWeight, fees, expectedReward: bestCoinbase };
 }
 
-/** The coinbase's tx extra before sorting: tx pubkey, then the extra nonce (one length byte). */
+/**
+ * The coinbase's tx extra before sorting: tx pubkey, then the extra nonce with its length as a
+ * varint (add_extra_nonce_to_tx_extra as fixed after 0.18.0.0, whose one length byte made 128..255
+ * fail in sort_tx_extra; Monero's functional test `blockchain` at HEAD asks for 128 and 255).
+ */
 function minerExtra(txPub: Bytes, extraNonce: Bytes): Uint8Array {
   if (extraNonce.length === 0) return Uint8Array.of(0x01, ...txPub);
   if (extraNonce.length > TX_EXTRA_NONCE_MAX_COUNT) throw miningErrors.reserveTooBig(extraNonce.length);
-  // add_extra_nonce_to_tx_extra writes the length as one byte; sort_tx_extra then re-reads it as a
-  // varint, which fails for 128..255 (the next byte would have to continue it canonically), so
-  // monerod cannot build such a template either.
-  if (extraNonce.length >= 0x80) {
-    throw miningErrors.internal(`an extra nonce of ${extraNonce.length} bytes does not survive sort_tx_extra (monerod fails too); use at most 127`);
-  }
-  const out = new Uint8Array(33 + 2 + extraNonce.length);
+  const len = encodeVarint(extraNonce.length);
+  const out = new Uint8Array(33 + 1 + len.length + extraNonce.length);
   out[0] = 0x01;
   out.set(txPub, 1);
   out[33] = 0x02;
-  out[34] = extraNonce.length;
-  out.set(extraNonce, 35);
+  out.set(len, 34);
+  out.set(extraNonce, 34 + len.length);
   return out;
 }
 
@@ -341,8 +341,8 @@ export function buildBlockTemplate(input: TemplateInput): BuiltTemplate {
   if (input.extraNonce.length > 0) {
     const at = indexOf(blob, mt.txPub);
     if (at < 0) throw miningErrors.internal("tx pub key not found in the block blob");
-    // the pubkey, then the nonce's tag and length byte
-    reservedOffset = at + 32 + 2;
+    // the pubkey, then the nonce's tag and its varint length
+    reservedOffset = at + 32 + 1 + varintSize(input.extraNonce.length);
   }
   const rx = majorVersion >= RX_BLOCK_VERSION;
   return {
