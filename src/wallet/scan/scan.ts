@@ -102,7 +102,8 @@ export interface ScannedTx {
   readonly rejected: number;
 }
 
-export interface ScannedBlock {
+/** What a block is, whoever scans it. */
+export interface ScanBlockHeader {
   readonly height: number;
   readonly hash: Bytes;
   readonly prevHash: Bytes;
@@ -110,6 +111,9 @@ export interface ScannedBlock {
   readonly majorVersion: number;
   /** Sum of the miner tx outputs (wallet2's m_last_block_reward). */
   readonly reward: bigint;
+}
+
+export interface ScannedBlock extends ScanBlockHeader {
   readonly txs: ScannedTx[];
 }
 
@@ -127,13 +131,7 @@ export interface ParsedScanTx {
 }
 
 /** A block read once for every scanner: parsed, hashed, its transactions parsed. */
-export interface ParsedScanBlock {
-  readonly height: number;
-  readonly hash: Bytes;
-  readonly prevHash: Bytes;
-  readonly timestamp: bigint;
-  readonly majorVersion: number;
-  readonly reward: bigint;
+export interface ParsedScanBlock extends ScanBlockHeader {
   readonly txs: ParsedScanTx[];
 }
 
