@@ -480,11 +480,13 @@ export function addChainMethods(t: MethodTable, d: NodeRpcDeps): void {
     params: object({ height: u64, count: u64 }, { arrayIsEmpty: true }),
     handler: (p) => {
       const h = BigInt(store.height());
-      // monerod 0.18 checked height >= h || count > h ("height or count is too large") and summed
-      // what exists; monerod's master (its functional test blockchain at HEAD) refuses any range
-      // past the top, and so do we: a sum over missing blocks is not a sum
-      if (p.height >= h || p.count > h - p.height)
-        return { ...access("requested range exceeds blockchain height"), ...sums(0n, 0n), wide_emission_amount: "", wide_fee_amount: "" };
+      // monerod 0.18.0.0 refused height >= h || count > h ("height or count is too large") and
+      // summed what exists of a longer range; monerod's master (its functional test blockchain at
+      // HEAD) also refuses a range that runs past the top. We refuse both, each with the words of
+      // the release that refuses it, so 0.18 clients read the message they know
+      const refused = (status: string) => ({ ...access(status), ...sums(0n, 0n), wide_emission_amount: "", wide_fee_amount: "" });
+      if (p.height >= h || p.count > h) return refused("height or count is too large");
+      if (p.count > h - p.height) return refused("requested range exceeds blockchain height");
       let emission = 0n;
       let fees = 0n;
       const end = p.height + p.count;
