@@ -83,7 +83,7 @@ async function run(args: ParsedArgs): Promise<void> {
   const rows: string[][] = [
     ["subaddress spend key D (hash_to_scalar + m·G + B)", formatMicros(spendUs), rate(spendUs)],
     ["subaddress address string (D, C = a·D, base58)", formatMicros(addrUs), rate(addrUs)],
-    [`table build, ${n.toLocaleString("en-US")} entries (per entry)`, formatMicros((buildS * 1e6) / n), rate((buildS * 1e6) / n)],
+    [`table build, ${n.toLocaleString("en-US")} entries (per entry${b.subaddressSpendKeys ? "; the backend's batch, up to 2 threads" : ""})`, formatMicros((buildS * 1e6) / n), rate((buildS * 1e6) / n)],
     ["derive_subaddress_public_key (per output)", formatMicros(deriveUs), rate(deriveUs)],
     ["table lookup, miss", formatMicros(lookupMissUs), rate(lookupMissUs)],
     ["detect owner of an output: not ours (derive + lookup)", formatMicros(detectMissUs), rate(detectMissUs)],

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { defaultBackend } from "../src/crypto/index.js";
+import { defaultBackend, getBackend } from "../src/crypto/index.js";
 import { decodeAddress } from "../src/protocol/address.js";
 import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
 import { SubaddressDeriver, SubaddressLookahead, SubaddressTable } from "../src/wallet/keys/subaddress.js";
@@ -141,4 +141,35 @@ test("subaddress (0, 0) is the primary address; secret key matches hash_to_scala
   assert.deepEqual(d.spendPublicKey(1, 2), b.pointAdd(keys.spendPublicKey, b.scalarMultBase(m)));
   assert.throws(() => d.secretKey(-1, 0), RangeError);
   assert.throws(() => d.secretKey(0, 2 ** 32), RangeError);
+});
+
+test("the backend's batch of subaddress keys equals key-by-key derivation: (0, 0), chunk and thread seams, other accounts", () => {
+  const be = defaultBackend();
+  const batch = be.subaddressSpendKeys?.bind(be);
+  if (!batch) {
+    assert.equal(be.name, "ts", "only the pure-TypeScript backend goes without the batch");
+    return;
+  }
+  const one = new SubaddressDeriver(keys, getBackend("ts"));
+  const check = (major: number, begin: number, end: number, sample: number[]): void => {
+    const got = batch(keys.spendPublicKey, keys.viewSecretKey, major, begin, end);
+    assert.ok(got);
+    assert.equal(got.length, (end - begin) * 32);
+    for (const i of sample) assert.deepEqual(got.subarray((i - begin) * 32, (i - begin + 1) * 32), one.spendPublicKey(major, i), `(${major}, ${i})`);
+  };
+  check(0, 0, 600, [0, 1, 255, 256, 257, 299, 300, 599]); // one thread; (0, 0) is B
+  check(0, 0, 9000, [0, 1, 4499, 4500, 4501, 8999]); // two threads: the seam at 4500
+  check(3, 4_294_967_000, 2 ** 32, [4_294_967_000, 4_294_967_295]); // the last u32 minors
+  check(2 ** 32 - 1, 7, 40, [7, 39]);
+  assert.deepEqual(batch(keys.spendPublicKey, keys.viewSecretKey, 1, 5, 5)?.length, 0);
+  // a spend key that does not decompress, and indices outside u32
+  const bad = Uint8Array.from(Buffer.from("0100000000000000000000000000000000000000000000000000000000000080", "hex"));
+  assert.equal(batch(bad, keys.viewSecretKey, 0, 0, 100), null);
+  assert.throws(() => batch(keys.spendPublicKey, keys.viewSecretKey, 0, 0, 2 ** 32 + 1), RangeError);
+  // the table fed by the batch finds what the single derivation makes
+  const t = new SubaddressTable(keys, be);
+  t.addRange(5, 0, 70_000);
+  assert.deepEqual(t.get(one.spendPublicKey(5, 69_999)), { major: 5, minor: 69_999 });
+  assert.deepEqual(t.get(one.spendPublicKey(5, 65_536)), { major: 5, minor: 65_536 });
+  assert.equal(t.get(one.spendPublicKey(6, 1)), null);
 });

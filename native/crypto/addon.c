@@ -497,6 +497,21 @@ static napi_value f_check_key_image_signatures(napi_env env, napi_callback_info 
   return v;
 }
 
+static napi_value f_subaddress_spend_keys(napi_env env, napi_callback_info info) {
+  napi_value v;
+  ARGS(6);
+  BYTES(spend_pub, 0, 32);
+  BYTES(view_sec, 1, 32);
+  INDEX(major, 2);
+  INDEX(begin, 3);
+  BYTES(o, 4, ANY);
+  INDEX(threads, 5);
+  if (o.n % 32 != 0 || major > 0xffffffffULL || begin + o.n / 32 > 0x100000000ULL)
+    return throw_type(env, "tsmonero_crypto: out must be n*32 bytes and the indices u32");
+  napi_create_int32(env, tsm_subaddress_spend_keys(o.p, spend_pub.p, view_sec.p, (uint32_t)major, (uint32_t)begin, o.n / 32, (int)threads), &v);
+  return v;
+}
+
 /* ---- registration ---- */
 
 static napi_value Init(napi_env env, napi_value exports) {
@@ -541,6 +556,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"generateRingSignature", f_generate_ring_signature},
       {"checkRingSignature", f_check_ring_signature},
       {"checkKeyImageSignatures", f_check_key_image_signatures},
+      {"subaddressSpendKeys", f_subaddress_spend_keys},
       {"preparedSize", tsm_napi_prepared_size},
       {"preparePoints", tsm_napi_prepare_points},
       {"multiScalarMultPrepared", tsm_napi_msm_prepared},

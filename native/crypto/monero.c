@@ -346,3 +346,75 @@ int64_t tsm_check_key_image_signatures(const uint8_t *kis, const uint8_t *pubs, 
   if (b.kind && b.from < b.to) return (int64_t)b.fail_at * 4 + b.kind;
   return -1;
 }
+
+/* get_subaddress_spend_public_keys (device_default.cpp): D = B + Hs("SubAddr\0" || a || major ||
+ * minor)·G for minors begin..end-1 of account `major`, (0, 0) being B itself. B's cached form is
+ * built once and the encodings share one inversion per chunk. */
+#define SUBADDR_CHUNK 256
+typedef struct {
+  uint8_t *out;
+  const ge_cached *b;
+  const uint8_t *spend_pub, *view_sec;
+  uint32_t major;
+  uint64_t from, to; /* minors */
+} subaddr_batch;
+
+static void subaddr_batch_run(subaddr_batch *w) {
+  ge_p3 p[SUBADDR_CHUNK];
+  fe scratch[SUBADDR_CHUNK];
+  uint8_t data[48], m[32];
+  ge_p3 mg;
+  ge_p1p1 t;
+  memcpy(data, "SubAddr", 8); /* with its terminating zero, as the reference hashes it */
+  memcpy(data + 8, w->view_sec, 32);
+  data[40] = (uint8_t)w->major;
+  data[41] = (uint8_t)(w->major >> 8);
+  data[42] = (uint8_t)(w->major >> 16);
+  data[43] = (uint8_t)(w->major >> 24);
+  for (uint64_t c = w->from; c < w->to; c += SUBADDR_CHUNK) {
+    size_t k = (size_t)(w->to - c < SUBADDR_CHUNK ? w->to - c : SUBADDR_CHUNK);
+    for (size_t i = 0; i < k; i++) {
+      uint32_t minor = (uint32_t)(c + i);
+      data[44] = (uint8_t)minor;
+      data[45] = (uint8_t)(minor >> 8);
+      data[46] = (uint8_t)(minor >> 16);
+      data[47] = (uint8_t)(minor >> 24);
+      tsm_hash_to_scalar(m, data, 48);
+      tsm_ge_scalarmult_base(&mg, m);
+      ge_add(&t, &mg, w->b);
+      ge_p1p1_to_p3(&p[i], &t);
+    }
+    tsm_ge_p3_tobytes_many(w->out + 32 * (c - w->from), p, k, scratch);
+    if (w->major == 0 && c == 0) memcpy(w->out, w->spend_pub, 32);
+  }
+  tsm_wipe(data, sizeof data);
+  tsm_wipe(m, sizeof m);
+  tsm_wipe(&mg, sizeof mg);
+  tsm_wipe(&t, sizeof t);
+}
+
+static void *subaddr_batch_thread(void *p) {
+  subaddr_batch_run(p);
+  return NULL;
+}
+
+int tsm_subaddress_spend_keys(uint8_t *out, const uint8_t spend_pub[32], const uint8_t view_sec[32], uint32_t major,
+                              uint32_t begin, size_t n, int threads) {
+  ge_p3 bp;
+  ge_cached b;
+  pthread_t th;
+  int spawned = 0;
+  if (tsm_ge_frombytes(&bp, spend_pub) != 0) return 0;
+  ge_p3_to_cached(&b, &bp);
+  uint64_t end = (uint64_t)begin + n, half = begin + (uint64_t)n / 2;
+  subaddr_batch lo = {out, &b, spend_pub, view_sec, major, begin, end};
+  subaddr_batch hi = {out + 32 * (half - begin), &b, spend_pub, view_sec, major, half, end};
+  if (threads > 1 && n >= 2 * SUBADDR_CHUNK) {
+    lo.to = half;
+    spawned = pthread_create(&th, NULL, subaddr_batch_thread, &hi) == 0;
+    if (!spawned) lo.to = end;
+  }
+  subaddr_batch_run(&lo);
+  if (spawned) pthread_join(th, NULL);
+  return 1;
+}

@@ -32,5 +32,10 @@ int tsm_check_ring_signature(const uint8_t prefix[32], const uint8_t image[32], 
  * else 4·index + 1 (image outside the subgroup) or + 2 (bad signature) for the first that fails. */
 int64_t tsm_check_key_image_signatures(const uint8_t *kis, const uint8_t *pubs, const uint8_t *sigs, size_t n,
                                        int threads);
+/* get_subaddress_spend_public_keys: n subaddress spend public keys of account `major` from minor
+ * `begin` (begin + n <= 2^32) into out (n*32 bytes); on `threads` > 1 the second half runs on a
+ * second thread. 1 ok, 0 when spend_pub does not decode. */
+int tsm_subaddress_spend_keys(uint8_t *out, const uint8_t spend_pub[32], const uint8_t view_sec[32], uint32_t major,
+                              uint32_t begin, size_t n, int threads);
 
 #endif

@@ -111,6 +111,13 @@ export interface CryptoBackend {
    * hold, else the first that fails and why. Without it, callers loop over `checkRingSignature`.
    */
   checkKeyImageSignatures?(keyImages: Bytes, pubs: Bytes, sigs: Bytes): { index: number; why: "domain" | "signature" } | null;
+  /**
+   * Subaddress spend public keys of account `major`, minors begin..end−1, concatenated (n×32 bytes;
+   * `get_subaddress_spend_public_keys`), or null when the spend key does not decompress. A batch for
+   * large lookaheads (one decompression, one inversion per chunk, two threads). Without it, callers
+   * derive each key with hashToScalar, scalarMultBase and pointAdd.
+   */
+  subaddressSpendKeys?(spendPublicKey: Bytes, viewSecretKey: Bytes, major: number, begin: number, end: number): Bytes | null;
   /** Monero's raw map of 32 bytes to a point, without hashing or cofactor (`ge_fromfe_frombytes_vartime`). */
   hashToPoint(h: Bytes, out?: Bytes): Bytes;
   /** Monero's `hash_to_ec`: 8 · map(keccak256(p)). Accepts any 32 bytes. */

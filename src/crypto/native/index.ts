@@ -63,6 +63,7 @@ interface Addon {
   bulletproofPlusProve(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes, out: Bytes, threads: number): number;
   clsagSign(message: Bytes, P: Bytes, C: Bytes, p: Bytes, z: Bytes, cOffset: Bytes, l: number, nonces: Bytes, out: Bytes): number;
   checkKeyImageSignatures(kis: Bytes, pubs: Bytes, sigs: Bytes, threads: number): number;
+  subaddressSpendKeys?(spendPub: Bytes, viewSec: Bytes, major: number, begin: number, out: Bytes, threads: number): number;
 }
 
 /** Forces one multi-scalar algorithm (tests and benchmarks); the backend itself picks by size. */
@@ -279,6 +280,22 @@ export function wrapAddon(a: Addon): NativeBackend {
       const r = a.checkKeyImageSignatures(keyImages, pubs, sigs, proverThreads());
       return r < 0 ? null : { index: Math.floor(r / 4), why: r % 4 === 1 ? "domain" : "signature" };
     },
+    ...(a.subaddressSpendKeys
+      ? {
+          subaddressSpendKeys(spendPublicKey: Bytes, viewSecretKey: Bytes, major: number, begin: number, end: number): Bytes | null {
+            need("subaddressSpendKeys", "spendPublicKey", spendPublicKey, 32);
+            need("subaddressSpendKeys", "viewSecretKey", viewSecretKey, 32);
+            needIndex("subaddressSpendKeys", major);
+            needIndex("subaddressSpendKeys", begin);
+            needIndex("subaddressSpendKeys", end);
+            if (major > 0xffffffff || end > 2 ** 32 || begin > end) throw new RangeError(`subaddressSpendKeys: indices must be u32 with begin <= end (${major}, ${begin}..${end})`);
+            const o = new Uint8Array((end - begin) * 32);
+            // a second thread pays from a few thousand keys (~20 µs each); below, one is as quick
+            const rc = a.subaddressSpendKeys?.(spendPublicKey, viewSecretKey, major, begin, o, end - begin >= 4096 ? proverThreads() : 1);
+            return rc === 1 ? o : null;
+          },
+        }
+      : {}),
     bulletproofPlusProve(prepared: Bytes, amounts: Bytes, gammas: Bytes, nonces: Bytes, h: Bytes, transcript0: Bytes): Bytes | null {
       const m = needMultiple("bulletproofPlusProve", "amounts", amounts, 8);
       let logMN = 6;

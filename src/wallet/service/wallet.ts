@@ -238,7 +238,7 @@ export class OpenWallet {
 
   /**
    * set_subaddress_lookahead (wallet2::set_subaddress_lookahead, 0.18.2+): new sizes, kept in the
-   * keys file; grown ranges are derived in the scan worker (a million keys take ~20 s there, the
+   * keys file; grown ranges are derived in the scan worker (a million keys take ~11 s there on 2 cores, the
    * RPC waits for it) and the main thread adopts the worker's table. RangeError with wallet2's
    * words for a zero or too large size.
    */
