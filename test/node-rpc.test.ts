@@ -194,7 +194,7 @@ test("monerod's semantic errors: codes and messages", async () => {
   const outs = await path(u, "/get_outs", { outputs: [{ amount: 0, index: 99 }] });
   assert.equal(outs.json?.status, "Failed");
   const sum = await rpc(u, "get_coinbase_tx_sum", { height: 9, count: 1 });
-  assert.equal(sum.result?.status, "requested range exceeds blockchain height");
+  assert.equal(sum.result?.status, "height or count is too large");
   const lvl = await path(u, "/set_log_level", { level: 9 });
   assert.equal(lvl.json?.status, "Error: log level not valid");
   const lim = await path(u, "/set_limit", { limit_down: -5 });
