@@ -6,6 +6,7 @@
  * covers keccak(magic ‖ u32le round ‖ signing_pubkey ‖ msg_privkey | msg_pubkeys), so a message
  * cannot be moved to another round, and no field can be changed without the signer's key.
  */
+import { BaseError } from "../../base/errors.js";
 import { Base58Error, base58Decode, base58Encode } from "../../codec/base58.js";
 import { FormatError, Reader } from "../../codec/reader.js";
 import { Writer } from "../../codec/writer.js";
@@ -17,10 +18,14 @@ export const KEX_MSG_V1_MAGIC = "MultisigxV1";
 export const KEX_MSG_V2_MAGIC_1 = "MultisigxV2R1";
 export const KEX_MSG_V2_MAGIC_N = "MultisigxV2Rn";
 
-/** A multisig message, info or txset that wallet2 would refuse too; the message says what was wrong. */
-export class MultisigError extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * A multisig message, info or txset that wallet2 would refuse too; the message says what was wrong.
+ * One kind: every refusal is wallet2's multisig error (wallet/rpc maps it by method, as
+ * monero-wallet-rpc's handlers do); no RPC code here.
+ */
+export class MultisigError extends BaseError<"multisig"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("multisig", message, options);
     this.name = "MultisigError";
   }
 }
