@@ -33,7 +33,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { WALLET_SEEDS } from "./helpers/chain.js";
-import { type Daemon, startMonerod, startProcess, stopDaemon } from "./helpers/monerod.js";
+import { type Daemon, startMonerod, startProcess, stopDaemon, withoutMoneroTls } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 
 const skip = needPackage("monero");
@@ -133,7 +133,7 @@ function startWallet(kind: "real" | "tsmonero", label: string, port: number): Wa
     kind === "real"
       ? ["/usr/bin/monero-wallet-rpc", flags]
       : [process.execPath, [new URL("bin/tsmonero-wallet-rpc", ROOT).pathname, ...flags]];
-  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(bin, withoutMoneroTls(bin, args), { stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
+import { withoutMoneroTls } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
 
@@ -56,7 +57,7 @@ async function start(kind: "real" | "ours"): Promise<Wallet> {
     "--log-file", join(logDir, "wallet.log"), "--non-interactive",
   ];
   const [bin, args] = kind === "real" ? ["/usr/bin/monero-wallet-rpc", flags] : [process.execPath, [BIN, ...flags]];
-  const proc = spawn(bin, args, { cwd: logDir, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(bin, withoutMoneroTls(bin, args), { cwd: logDir, stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());

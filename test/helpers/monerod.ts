@@ -16,9 +16,24 @@ export interface Daemon {
   output: string[];
 }
 
-/** Spawns a Monero binary, keeping the last 200 chunks of its output for error messages. */
+/**
+ * Monero's own binaries with plain-HTTP RPC unless a test asks for TLS: with the default
+ * `autodetect`, monerod and monero-wallet-rpc generate an RSA-4096 certificate at startup, and the
+ * wallet another one for its daemon connection at every create, restore and open (epee's
+ * ssl_options_t::create_context), ~3–6 s of CPU each on this machine; the suite started hundreds.
+ * The TLS tests (tls-wallet-interop) spawn with the defaults on purpose and do not come through here.
+ */
+export function withoutMoneroTls(bin: string, args: readonly string[]): string[] {
+  const out = [...args];
+  const real = bin.startsWith("/usr/bin/monero");
+  if (real && !out.includes("--rpc-ssl")) out.push("--rpc-ssl", "disabled");
+  if (real && bin.endsWith("monero-wallet-rpc") && !out.includes("--daemon-ssl")) out.push("--daemon-ssl", "disabled");
+  return out;
+}
+
+/** Spawns a Monero binary (withoutMoneroTls), keeping the last 200 chunks of its output for error messages. */
 export function startProcess(bin: string, args: string[], dir: string, url: string): Daemon {
-  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(bin, withoutMoneroTls(bin, args), { stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());
