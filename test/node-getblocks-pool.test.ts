@@ -157,6 +157,10 @@ test("a request with only 0.18.0.0's fields gets 0.18.0.0's answer; one with a l
   assert.deepEqual([incl.start_height, incl.blocks.length, excl.start_height, excl.blocks.length], [320n, 2, 321n, 2]);
   const top = await getBlocks({ block_ids: [at(BASE - 2), genesis], block_ids_exclusive: true });
   assert.deepEqual([top.status, top.start_height, top.blocks.length], ["OK", BigInt(BASE - 1), 1]);
+  // an unknown chain: Failed, with the height and top hash master's find_blockchain_supplement set first
+  const unknown = await getBlocks({ block_ids: [new Uint8Array(32).fill(9)], requested_info: 1 });
+  assert.deepEqual([unknown.status, unknown.current_height, toHex(unknown.top_block_hash ?? new Uint8Array())], ["Failed", BigInt(BASE), toHex(node.store.topHash())]);
+  assert.equal(unknown.pool_info_extent, undefined, "no pool info when the blocks failed");
   // a bad requested_info
   const bad = await getBlocks({ requested_info: 3 });
   assert.equal(bad.status, "Failed, wrong requested info");

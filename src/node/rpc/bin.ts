@@ -333,7 +333,8 @@ function getBlocksLater(d: NodeRpcDeps, req: GetBlocksBinRequest, ctx: BinCtx): 
     const blocks = handleGetBlocks(d, req);
     if (!blocks) {
       d.state.hostFail(ctx.remoteAddress, d.now());
-      return { ...base, status: "Failed" };
+      // find_blockchain_supplement has set the height and top hash before it fails
+      return { ...base, status: "Failed", current_height: BigInt(d.core.store.height()), top_block_hash: d.core.store.topHash() };
     }
     res = { ...res, ...blocks };
   }
