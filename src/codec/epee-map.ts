@@ -188,6 +188,18 @@ export function opt<T>(codec: EpeeCodec<T>, dflt: T): EpeeCodec<T> {
   };
 }
 
+/**
+ * A field whose absence is itself information (a later release's request field a 0.18.0.0 client
+ * never writes): undefined when absent, not stored when undefined.
+ */
+export function optional<T>(codec: EpeeCodec<T>): EpeeCodec<T | undefined> {
+  return {
+    encode: (v) => (v === undefined ? undefined : codec.encode(v)),
+    decode: (v, what) => codec.decode(v, what),
+    empty: () => undefined,
+  };
+}
+
 export type EpeeFields<T> = { [K in keyof T]: EpeeCodec<T[K]> };
 
 export interface EpeeObjectCodec<T> extends EpeeCodec<T> {

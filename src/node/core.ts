@@ -52,6 +52,25 @@ export interface PoolView {
   /** Key image → the pool txs spending it (get_transaction_pool's spent_key_images). */
   spentKeyImages(): ReadonlyMap<string, readonly Bytes[]>;
   totalWeight(): number;
+  /**
+   * tx_memory_pool::get_pool_info (later releases' get_blocks.bin pool info): the pool's changes
+   * since `since` (a daemon_time the client got before), or the whole pool when `since` is 0 or
+   * older than what the pool tracks. do_not_relay txs only with `includeSensitive`; at most
+   * `maxTxCount` entries, the other added ids in `remainingAdded`.
+   */
+  changesSince(since: bigint, opts: { includeSensitive: boolean; maxTxCount: number }): PoolChanges;
+}
+
+/** What changesSince answers (get_pool_info's out parameters). */
+export interface PoolChanges {
+  /** INCREMENTAL (true) or FULL (false). */
+  incremental: boolean;
+  /** Added since (the whole pool when not incremental), up to maxTxCount. */
+  added: PoolEntry[];
+  /** Added ids past maxTxCount (the client asks /get_transactions for them). */
+  remainingAdded: Bytes[];
+  /** Removed since (incremental only); a tx removed and added again is in both lists. */
+  removed: Bytes[];
 }
 
 /** What `/send_raw_transaction` reports (monerod's flags, `reason` for humans). */

@@ -13,9 +13,11 @@ import {
   EpeeTypeError,
   object,
   opt,
+  optional,
   podArray,
   podBlob,
   text,
+  u8,
   u64,
 } from "../codec/epee-map.js";
 
@@ -93,6 +95,17 @@ export interface GetBlocksBinRequest extends AccessRequest {
   start_height: bigint;
   prune: boolean;
   no_miner_tx: boolean;
+  /**
+   * Later releases (v0.18.3.0 on; absent from 0.18.0.0's request, which a 0.18.0.0 client never
+   * writes): 0 blocks only, 1 blocks and pool, 2 pool only (REQUESTED_INFO).
+   */
+  requested_info?: number;
+  /** Later releases: the first block is the one after the first known id (master). */
+  block_ids_exclusive?: boolean;
+  /** Later releases: the pool's changes since this daemon_time (0: the whole pool). */
+  pool_info_since?: bigint;
+  /** Later releases (master): at most this many blocks (0: the node's limit). */
+  max_block_count?: bigint;
 }
 export const getBlocksBinRequest = object<GetBlocksBinRequest>({
   client: text,
@@ -100,7 +113,24 @@ export const getBlocksBinRequest = object<GetBlocksBinRequest>({
   start_height: u64,
   prune: bool,
   no_miner_tx: opt(bool, false),
+  requested_info: optional(u8),
+  block_ids_exclusive: optional(bool),
+  pool_info_since: optional(u64),
+  max_block_count: optional(u64),
 });
+
+/** COMMAND_RPC_GET_BLOCKS_FAST::REQUESTED_INFO. */
+export const REQUESTED_INFO = { BLOCKS_ONLY: 0, BLOCKS_AND_POOL: 1, POOL_ONLY: 2 } as const;
+/** COMMAND_RPC_GET_BLOCKS_FAST::POOL_INFO_EXTENT. */
+export const POOL_INFO_EXTENT = { NONE: 0, INCREMENTAL: 1, FULL: 2 } as const;
+
+/** COMMAND_RPC_GET_BLOCKS_FAST::pool_tx_info: a pool tx (pruned when the request asked for `prune`). */
+export interface PoolTxInfo {
+  tx_hash: Uint8Array;
+  tx_blob: Uint8Array;
+  double_spend_seen: boolean;
+}
+export const poolTxInfo = object<PoolTxInfo>({ tx_hash: podBlob(32), tx_blob: bytes, double_spend_seen: bool });
 
 export interface TxOutputIndices {
   indices: bigint[];
@@ -113,7 +143,23 @@ export interface GetBlocksBinResponse extends AccessResponse {
   start_height: bigint;
   current_height: bigint;
   output_indices: BlockOutputIndices[];
+  /** Later releases' fields, written only for a request that used one of theirs (see node/rpc/bin.ts). */
+  top_block_hash?: Uint8Array;
+  daemon_time?: bigint;
+  pool_info_extent?: number;
+  added_pool_txs?: PoolTxInfo[];
+  remaining_added_pool_txids?: Uint8Array[];
+  removed_pool_txids?: Uint8Array[];
 }
+/** The later releases' response fields (core_rpc_server_commands_defs.h at master). */
+export const getBlocksBinLaterFields = {
+  top_block_hash: optional(podBlob(32)),
+  daemon_time: optional(u64),
+  pool_info_extent: optional(u8),
+  added_pool_txs: optional(array(poolTxInfo)),
+  remaining_added_pool_txids: optional(podArray(32)),
+  removed_pool_txids: optional(podArray(32)),
+};
 const txOutputIndices = object<TxOutputIndices>({ indices: array(u64) });
 export const blockOutputIndices = object<BlockOutputIndices>({ indices: array(txOutputIndices) });
 export const getBlocksBinResponse = object<GetBlocksBinResponse>({
@@ -122,6 +168,7 @@ export const getBlocksBinResponse = object<GetBlocksBinResponse>({
   start_height: u64,
   current_height: u64,
   output_indices: array(blockOutputIndices),
+  ...getBlocksBinLaterFields,
 });
 
 export interface GetOutputsOut {

@@ -16,9 +16,10 @@ import type { Bytes, Transaction } from "../../protocol/tx.js";
 import { serializeTransaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { txWeight } from "../../protocol/weight.js";
-import type { PoolEntry, PoolView, TxSubmitResult } from "../core.js";
+import type { PoolChanges, PoolEntry, PoolView, TxSubmitResult } from "../core.js";
 import type { ChainStore } from "../store/chain-store.js";
 import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
+import { PoolChangeLog } from "./changes.js";
 import { checkInputs, feeContext, poolDoubleSpend, rctItem, rctSemanticsItem, txFeeOf, txKeyImages } from "./tx-check.js";
 
 /** monerod's DEFAULT_TXPOOL_MAX_WEIGHT (648 MB). */
@@ -136,6 +137,8 @@ export class TxPool implements PoolView {
   /** Stored entries that could not be decoded when the pool opened, dropped (the daemon logs them). */
   readonly droppedAtOpen: { id: string; reason: string }[] = [];
   private ctxCache: { top: string; height: number; ctx: NextBlockContext } | undefined;
+  /** When txs were added and removed, for incremental pool info (tx_memory_pool's transient lists). */
+  private readonly changes: PoolChangeLog;
 
   private constructor(opts: TxPoolOptions) {
     this.store = opts.store;
@@ -145,6 +148,7 @@ export class TxPool implements PoolView {
     this.backend = opts.backend ?? defaultBackend();
     this.db = this.store.auxDb("txpool");
     this.context = opts.context;
+    this.changes = new PoolChangeLog(this.now);
   }
 
   /**
@@ -218,6 +222,20 @@ export class TxPool implements PoolView {
   }
   totalWeight(): number {
     return this.weight;
+  }
+  /** tx_memory_pool::get_pool_info + get_transactions_info's count limit. */
+  changesSince(since: bigint, opts: { includeSensitive: boolean; maxTxCount: number }): PoolChanges {
+    const c = this.changes.since(since, opts.includeSensitive);
+    const added: PoolEntry[] = [];
+    const remainingAdded: Bytes[] = [];
+    for (const k of c.added) {
+      const e = this.byId.get(k);
+      // the change log only holds pool txs; monerod skips an id it cannot fetch
+      if (!e) continue;
+      if (opts.maxTxCount > 0 && added.length >= opts.maxTxCount) remainingAdded.push(e.id);
+      else added.push(e);
+    }
+    return { incremental: c.incremental, added, remainingAdded, removed: c.removed.map(unhex) };
   }
 
   // ---- admission ----
@@ -371,6 +389,8 @@ export class TxPool implements PoolView {
     const k = hex(e.id);
     if (this.byId.has(k)) return;
     this.byId.set(k, e);
+    // add_tx_to_transient_lists (also for the txs read back at open, as tx_memory_pool::init)
+    this.changes.noteAdded(k, e.doNotRelay);
     this.weight += e.weight;
     for (const ki of e.keyImages) {
       const kk = hex(ki);
@@ -393,6 +413,7 @@ export class TxPool implements PoolView {
     const e = this.byId.get(k);
     if (!e) return false;
     this.byId.delete(k);
+    this.changes.noteRemoved(k, e.doNotRelay);
     this.verified.delete(k);
     this.seqs.delete(k);
     this.weight -= e.weight;
@@ -578,6 +599,8 @@ export class TxPool implements PoolView {
         missing.push(id);
         continue;
       }
+      // on_transactions_relayed: a tx broadcast for the first time is added again with a new time, no longer sensitive
+      if (e.doNotRelay) this.changes.noteAdded(hex(e.id), false);
       e.doNotRelay = false;
       e.relayed = true;
       e.lastRelayedTime = now;

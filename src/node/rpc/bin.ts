@@ -12,9 +12,14 @@ import {
   type BlockOutputIndices,
   blockCompleteEntry,
   blockOutputIndices,
+  type GetBlocksBinRequest,
+  getBlocksBinLaterFields,
   getBlocksBinRequest,
   getOutsBinRequest,
   outKey,
+  POOL_INFO_EXTENT,
+  type PoolTxInfo,
+  REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
 import { txHash } from "../../protocol/tx-hash.js";
@@ -30,6 +35,10 @@ const MIN_BLOCK_COUNT = 3;
 const BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT = 10000;
 const MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT = 5000;
 const RESTRICTED_BLOCK_COUNT = 1000;
+/** RESTRICTED_TRANSACTIONS_COUNT: tx bodies a restricted server sends at once. */
+const RESTRICTED_TRANSACTIONS_COUNT = 100;
+/** GET_BLOCKS_BIN_MAX_ADDED_POOL_TX_BODIES (core_rpc_server.cpp at master). */
+const GET_BLOCKS_BIN_MAX_ADDED_POOL_TX_BODIES = 20000;
 
 interface AccessReq {
   client: string;
@@ -188,8 +197,21 @@ interface BlocksAnswer {
   start_height: bigint;
   current_height: bigint;
   output_indices: EpeeValue[];
+  top_block_hash?: Uint8Array;
+  daemon_time?: bigint;
+  pool_info_extent?: number;
+  added_pool_txs?: PoolTxInfo[];
+  remaining_added_pool_txids?: Uint8Array[];
+  removed_pool_txids?: Uint8Array[];
 }
-const getBlocksBinAnswer = object<BlocksAnswer>({ ...accessFields, blocks: array(asIs), start_height: u64, current_height: u64, output_indices: array(asIs) });
+const getBlocksBinAnswer = object<BlocksAnswer>({
+  ...accessFields,
+  blocks: array(asIs),
+  start_height: u64,
+  current_height: u64,
+  output_indices: array(asIs),
+  ...getBlocksBinLaterFields,
+});
 
 /**
  * get_outs.bin's entries by (amount, index, unlocked, get_txid), encoded and serialized once (wallets
@@ -217,7 +239,9 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
     if (prune) txBlob = store.txPrunedBlob(id) ?? (full ? serializeTransaction(pruneTransaction(parseTransaction(full))) : new Uint8Array(0));
     else txBlob = full ?? store.txPrunedBlob(id) ?? new Uint8Array(0);
     size += txBlob.length;
-    txs.push({ blob: txBlob, prunable_hash: new Uint8Array(32) });
+    // later releases' get_blocks_from: a pruned entry carries the tx's prunable hash (none for v1
+    // txs: null); a full entry the null hash. 0.18.0.0 sent null in both
+    txs.push({ blob: txBlob, prunable_hash: (prune ? store.txPrunableHash(id) : undefined) ?? new Uint8Array(32) });
     indices.push({ indices: store.txLocation(id)?.outputIndices ?? [] });
   }
   return { entry: { pruned: prune, block: blob, block_weight: 0n, txs }, indices: { indices }, txCount: block.txHashes.length, size };
@@ -234,8 +258,133 @@ export function supplementStart(d: NodeRpcDeps, reqStart: bigint, ids: readonly 
  * BlockchainLMDB::get_blocks_from's stopping rule: at most `MAX_BLOCK_COUNT` blocks, and past the
  * first `MIN_BLOCK_COUNT` none once `MAX_SIZE` bytes or `MAX_TX_COUNT` txs were taken.
  */
-export function supplementFull(blocks: number, size: number, txs: number): boolean {
-  return blocks >= MAX_BLOCK_COUNT || (blocks >= MIN_BLOCK_COUNT && (size >= MAX_SIZE || txs >= MAX_TX_COUNT));
+export function supplementFull(blocks: number, size: number, txs: number, maxBlocks = MAX_BLOCK_COUNT): boolean {
+  return blocks >= maxBlocks || (blocks >= MIN_BLOCK_COUNT && (size >= MAX_SIZE || txs >= MAX_TX_COUNT));
+}
+
+/**
+ * Whether a get_blocks.bin request used a field of the later releases (requested_info,
+ * pool_info_since, block_ids_exclusive, max_block_count): then it is answered as monerod's master
+ * does (core_rpc_server::on_get_blocks), with daemon_time and top_block_hash; else exactly as
+ * 0.18.0.0 (whose tests compare bytes). A 0.18.0.0 wallet never writes these fields.
+ */
+export function usesLaterFields(req: GetBlocksBinRequest): boolean {
+  return req.requested_info !== undefined || req.pool_info_since !== undefined || req.block_ids_exclusive !== undefined || req.max_block_count !== undefined;
+}
+
+interface BinCtx {
+  remoteAddress: string;
+  restricted: boolean;
+}
+
+/**
+ * The blocks from `start` as BlockchainLMDB::get_blocks_from takes them: encoded entries, their
+ * output indices. `later`: master's count, with a limit of `maxBlocks` and the coinbases counted as txs.
+ */
+function takeBlocks(d: NodeRpcDeps, start: number, req: GetBlocksBinRequest, later?: { maxBlocks: number }): { blocks: EpeeValue[]; output_indices: EpeeValue[] } {
+  const height = d.core.store.height();
+  const blocks: EpeeValue[] = [];
+  const output_indices: EpeeValue[] = [];
+  let size = 0;
+  let txs = 0;
+  for (let h = start; h < height && !supplementFull(blocks.length, size, txs, later?.maxBlocks); h++) {
+    let b: { entry: EpeeValue; indices: EpeeValue; size: number; txCount: number };
+    if (req.prune) b = keptEntry(d, h, req.no_miner_tx);
+    else {
+      const e = blockEntry(d, h, false, req.no_miner_tx);
+      b = { entry: blockCompleteEntry.encode(e.entry)!, indices: blockOutputIndices.encode(e.indices)!, size: e.size, txCount: e.txCount };
+    }
+    blocks.push(b.entry);
+    output_indices.push(b.indices);
+    size += b.size;
+    txs += b.txCount + (later ? 1 : 0);
+  }
+  return { blocks, output_indices };
+}
+
+/** core_rpc_server::on_get_blocks as in 0.18.0.0: blocks only, no daemon_time. */
+function getBlocks0180(d: NodeRpcDeps, req: GetBlocksBinRequest, ctx: BinCtx): BlocksAnswer {
+  const store = d.core.store;
+  const empty = { ...access(), blocks: [], start_height: 0n, current_height: 0n, output_indices: [] };
+  const height = store.height();
+  if (req.block_ids.length > 0 && Buffer.compare(req.block_ids[0], store.topHash()) === 0) return { ...empty, current_height: BigInt(height) };
+  const start = supplementStart(d, req.start_height, req.block_ids);
+  if (start === undefined) {
+    d.state.hostFail(ctx.remoteAddress, d.now());
+    return { ...empty, status: "Failed" };
+  }
+  return { ...access(), ...takeBlocks(d, start, req), start_height: BigInt(start), current_height: BigInt(height) };
+}
+
+/**
+ * core_rpc_server::on_get_blocks as monerod's master: `requested_info` chooses blocks, blocks and
+ * pool, or pool only; daemon_time always (taken first: a change at that second comes again next
+ * time rather than never); the pool's changes since `pool_info_since` (tx_memory_pool::get_pool_info),
+ * pruned with `prune`, at most 100 tx bodies on a restricted server (the rest by id).
+ */
+function getBlocksLater(d: NodeRpcDeps, req: GetBlocksBinRequest, ctx: BinCtx): BlocksAnswer {
+  const daemon_time = BigInt(d.now());
+  const base: BlocksAnswer = { ...access(), blocks: [], start_height: 0n, current_height: 0n, output_indices: [], top_block_hash: new Uint8Array(32), daemon_time };
+  const info = req.requested_info ?? REQUESTED_INFO.BLOCKS_ONLY;
+  if (info !== REQUESTED_INFO.BLOCKS_ONLY && info !== REQUESTED_INFO.BLOCKS_AND_POOL && info !== REQUESTED_INFO.POOL_ONLY)
+    return { ...base, status: "Failed, wrong requested info" };
+  let res = base;
+  if (info !== REQUESTED_INFO.POOL_ONLY) {
+    const blocks = handleGetBlocks(d, req);
+    if (!blocks) {
+      d.state.hostFail(ctx.remoteAddress, d.now());
+      // find_blockchain_supplement has set the height and top hash before it fails
+      return { ...base, status: "Failed", current_height: BigInt(d.core.store.height()), top_block_hash: d.core.store.topHash() };
+    }
+    res = { ...res, ...blocks };
+  }
+  if (info !== REQUESTED_INFO.BLOCKS_ONLY) {
+    const maxTxCount = ctx.restricted ? Math.min(RESTRICTED_TRANSACTIONS_COUNT, GET_BLOCKS_BIN_MAX_ADDED_POOL_TX_BODIES) : GET_BLOCKS_BIN_MAX_ADDED_POOL_TX_BODIES;
+    const c = d.core.pool.changesSince(req.pool_info_since ?? 0n, { includeSensitive: !ctx.restricted, maxTxCount });
+    res = {
+      ...res,
+      pool_info_extent: c.incremental ? POOL_INFO_EXTENT.INCREMENTAL : POOL_INFO_EXTENT.FULL,
+      added_pool_txs: c.added.map((e) => ({
+        tx_hash: e.id,
+        // serialize_base when pruned: the prefix and the RingCT base
+        tx_blob: req.prune ? serializeTransaction(pruneTransaction(e.tx)) : e.blob,
+        double_spend_seen: e.doubleSpendSeen,
+      })),
+      remaining_added_pool_txids: c.remainingAdded,
+      removed_pool_txids: c.incremental ? c.removed : [],
+    };
+  }
+  return res;
+}
+
+/**
+ * core_rpc_server::handle_get_blocks (master): a no-op answer when the client has the top (its
+ * first id) or asks from past it; else Blockchain::find_blockchain_supplement with
+ * block_ids_exclusive (start after the common block; at the top, nothing) and max_block_count
+ * (at most 1000). Undefined when the ids or the height do not fit the chain ("Failed").
+ */
+function handleGetBlocks(d: NodeRpcDeps, req: GetBlocksBinRequest): Pick<BlocksAnswer, "blocks" | "output_indices" | "start_height" | "current_height" | "top_block_hash"> | undefined {
+  const store = d.core.store;
+  const height = store.height();
+  const top = store.topHash();
+  const nothing = { blocks: [], output_indices: [], start_height: 0n, current_height: BigInt(height), top_block_hash: top };
+  if (req.start_height > 0n || req.block_ids.length > 0) {
+    if (req.start_height >= BigInt(height) || (req.block_ids.length > 0 && Buffer.compare(req.block_ids[0], top) === 0)) return nothing;
+  }
+  const maxCount = req.max_block_count ?? 0n;
+  const maxBlocks = maxCount > 0n && maxCount < BigInt(MAX_BLOCK_COUNT) ? Number(maxCount) : MAX_BLOCK_COUNT;
+  let start: number;
+  if (req.start_height > 0n) start = Number(req.start_height);
+  else {
+    const split = splitHeight(d, req.block_ids);
+    if (split === undefined) return undefined;
+    start = split;
+    if (req.block_ids_exclusive) {
+      start++;
+      if (start === height) return { ...nothing, start_height: BigInt(start) };
+    }
+  }
+  return { ...takeBlocks(d, start, req, { maxBlocks }), start_height: BigInt(start), current_height: BigInt(height), top_block_hash: top };
 }
 
 export { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT };
@@ -248,34 +397,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     aliases: ["/getblocks.bin"],
     request: getBlocksBinRequest,
     response: getBlocksBinAnswer,
-    handler: (req, ctx) => {
-      const empty = { ...access(), blocks: [], start_height: 0n, current_height: 0n, output_indices: [] };
-      const height = store.height();
-      if (req.block_ids.length > 0 && Buffer.compare(req.block_ids[0], store.topHash()) === 0)
-        return { ...empty, current_height: BigInt(height) };
-      const start = supplementStart(d, req.start_height, req.block_ids);
-      if (start === undefined) {
-        d.state.hostFail(ctx.remoteAddress, d.now());
-        return { ...empty, status: "Failed" };
-      }
-      const blocks: EpeeValue[] = [];
-      const output_indices: EpeeValue[] = [];
-      let size = 0;
-      let txs = 0;
-      for (let h = start; h < height && !supplementFull(blocks.length, size, txs); h++) {
-        let b: { entry: EpeeValue; indices: EpeeValue; size: number; txCount: number };
-        if (req.prune) b = keptEntry(d, h, req.no_miner_tx);
-        else {
-          const e = blockEntry(d, h, false, req.no_miner_tx);
-          b = { entry: blockCompleteEntry.encode(e.entry)!, indices: blockOutputIndices.encode(e.indices)!, size: e.size, txCount: e.txCount };
-        }
-        blocks.push(b.entry);
-        output_indices.push(b.indices);
-        size += b.size;
-        txs += b.txCount;
-      }
-      return { ...access(), blocks, start_height: BigInt(start), current_height: BigInt(height), output_indices };
-    },
+    handler: (req, ctx) => (usesLaterFields(req) ? getBlocksLater(d, req, ctx) : getBlocks0180(d, req, ctx)),
   });
 
   t.addBinPath({
