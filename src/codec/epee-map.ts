@@ -18,33 +18,36 @@ import {
   parseEpee,
   serializeEpee,
 } from "./epee.js";
+import { type Label, Where } from "./reader.js";
 
 /** A typed value does not fit the epee value found (wrong type, out of range, wrong blob size). */
 export class EpeeTypeError extends Error {
   override readonly name = "EpeeTypeError";
+  readonly what: string;
   constructor(
-    readonly what: string,
+    what: Label,
     readonly problem: string,
   ) {
-    super(`${what}: ${problem}`);
+    super(`${String(what)}: ${problem}`);
+    this.what = String(what);
   }
 }
 
 export interface EpeeCodec<T> {
   /** The epee value, or undefined to leave the field out. */
   encode(v: T): EpeeValue | undefined;
-  decode(v: EpeeValue, what: string): T;
+  decode(v: EpeeValue, what: Label): T;
   /** The value of an absent field. */
   empty(): T;
 }
 
-function intOf(v: EpeeValue, what: string): bigint {
+function intOf(v: EpeeValue, what: Label): bigint {
   if (!isIntKind(v.kind)) throw new EpeeTypeError(what, `expected an integer, found ${v.kind}`);
   const x = (v as { value: number | bigint }).value;
   return typeof x === "bigint" ? x : BigInt(x);
 }
 
-function inRange(x: bigint, kind: EpeeIntKind, what: string): void {
+function inRange(x: bigint, kind: EpeeIntKind, what: Label): void {
   const [lo, hi] = EPEE_INT_RANGE[kind];
   if (x < lo || x > hi) throw new EpeeTypeError(what, `${x} does not fit ${kind}`);
 }
@@ -173,7 +176,7 @@ export function array<T>(item: EpeeCodec<T>): EpeeCodec<T[]> {
     },
     decode: (v, what) => {
       if (v.kind !== "array") throw new EpeeTypeError(what, `expected an array, found ${v.kind}`);
-      return v.items.map((x, i) => item.decode(x, `${what}[${i}]`));
+      return v.items.map((x, i) => item.decode(x, new Where(what, "[", i, "]")));
     },
     empty: () => [],
   };
@@ -204,7 +207,7 @@ export type EpeeFields<T> = { [K in keyof T]: EpeeCodec<T[K]> };
 
 export interface EpeeObjectCodec<T> extends EpeeCodec<T> {
   toSection(v: T): EpeeSection;
-  fromSection(s: EpeeSection, what?: string): T;
+  fromSection(s: EpeeSection, what?: Label): T;
 }
 
 /** A BEGIN_KV_SERIALIZE_MAP object; property names are the epee field names. */
@@ -218,11 +221,11 @@ export function object<T extends object>(fields: EpeeFields<T>): EpeeObjectCodec
     }
     return s;
   };
-  const fromSection = (s: EpeeSection, what = "root"): T => {
+  const fromSection = (s: EpeeSection, what: Label = "root"): T => {
     const out = {} as T;
     for (const n of names) {
       const e = s.get(n);
-      out[n] = e === undefined ? fields[n].empty() : fields[n].decode(e, `${what}.${n}`);
+      out[n] = e === undefined ? fields[n].empty() : fields[n].decode(e, new Where(what, ".", -1, n));
     }
     return out;
   };

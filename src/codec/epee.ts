@@ -16,7 +16,7 @@
  * Serializing writes what Monero's writer writes: the smallest size mark, and the names of every
  * section in `std::map` order (byte order), unless `preserveOrder` asks for insertion order.
  */
-import { FormatError, Reader } from "./reader.js";
+import { FormatError, type Label, Reader, Where } from "./reader.js";
 import { Writer } from "./writer.js";
 
 export type EpeeIntKind = "int64" | "int32" | "int16" | "int8" | "uint64" | "uint32" | "uint16" | "uint8";
@@ -140,83 +140,92 @@ class EpeeParser {
   private fields = 0;
   private strings = 0;
   private readonly f64 = new DataView(new ArrayBuffer(8));
+  private readonly names = new NameCache();
 
   constructor(
     readonly r: Reader,
     readonly limits: EpeeLimits,
   ) {}
 
-  private frames(d: number, what: string): void {
+  private frames(d: number, what: Label): void {
     if (d >= RECURSION_LIMIT) this.r.fail(what, `recursion limit (${RECURSION_LIMIT}) exceeded`);
   }
 
-  /** read_varint at frame d (its innermost read is 3 frames deeper). */
-  size(d: number, what: string): number {
+  /** read_varint at frame d (its innermost read is 3 frames deeper); `what` + `suffix` names it. */
+  size(d: number, what: Label, suffix = ""): number {
     this.frames(d + 3, what);
     const r: Reader = this.r;
-    if (r.atEnd) r.fail(what, "empty buffer where a size was expected");
+    const label = (): Label => (suffix ? new Where(what, suffix) : what);
+    if (r.atEnd) r.fail(label(), "empty buffer where a size was expected");
     const mark = r.buf[r.pos] & 3;
-    let v: number;
+    const n = 1 << mark;
+    if (n > r.end - r.pos) r.fail(label(), `needs ${n} byte${n === 1 ? "" : "s"}, ${r.end - r.pos} left`);
+    const b = r.buf;
+    const p = r.pos;
+    r.pos += n;
     switch (mark) {
       case 0:
-        v = r.u8(what) >>> 2;
-        break;
+        return b[p] >>> 2;
       case 1:
-        v = r.u16le(what) >>> 2;
-        break;
+        return (b[p] | (b[p + 1] << 8)) >>> 2;
       case 2:
-        v = Math.floor(r.u32le(what) / 4);
-        break;
+        return Math.floor(((b[p] | (b[p + 1] << 8) | (b[p + 2] << 16)) + b[p + 3] * 0x1000000) / 4);
       default: {
-        const big = r.u64le(what) >> 2n;
+        const lo = (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16)) + b[p + 3] * 0x1000000;
+        const hi = (b[p + 4] | (b[p + 5] << 8) | (b[p + 6] << 16)) + b[p + 7] * 0x1000000;
+        const big = ((BigInt(hi) << 32n) | BigInt(lo)) >> 2n;
         // no count or length can be anywhere near this; keep it exact for the checks below
-        v = big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(big);
+        return big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(big);
       }
     }
-    return v;
   }
 
-  section(d: number, what: string): EpeeSection {
+  section(d: number, what: Label): EpeeSection {
     this.frames(d, what);
-    const at = this.r.pos;
-    const count = this.size(d + 1, `${what} entry count`);
-    if (count > this.limits.fields - this.fields) this.r.fail(what, "too many object fields", at);
+    const r: Reader = this.r;
+    const at = r.pos;
+    const count = this.size(d + 1, what, " entry count");
+    if (count > this.limits.fields - this.fields) r.fail(what, "too many object fields", at);
     this.fields += count;
     const sec: EpeeSection = new Map();
     for (let i = 0; i < count; i++) {
       this.frames(d + 3, what);
-      const nameAt = this.r.pos;
-      const len = this.r.u8(`${what} entry ${i} name length`);
-      if (len === 0) this.r.fail(`${what} entry ${i}`, "section name is missing", nameAt);
-      const nb = this.r.view(len, `${what} entry ${i} name`);
-      const name = String.fromCharCode(...nb);
-      if (sec.has(name)) this.r.fail(`${what}.${name}`, "duplicate key", nameAt);
-      sec.set(name, this.entry(d + 1, `${what}.${name}`));
+      const nameAt = r.pos;
+      if (r.pos >= r.end) r.fail(new Where(what, " entry ", i, " name length"), "needs 1 byte, 0 left");
+      const len = r.buf[r.pos++];
+      if (len === 0) r.fail(new Where(what, " entry ", i), "section name is missing", nameAt);
+      if (len > r.end - r.pos) r.fail(new Where(what, " entry ", i, " name"), `needs ${len} byte${len === 1 ? "" : "s"}, ${r.end - r.pos} left`);
+      const name = this.names.read(r.buf, r.pos, len);
+      r.pos += len;
+      if (sec.has(name)) r.fail(new Where(what, ".", -1, name), "duplicate key", nameAt);
+      sec.set(name, this.entry(d + 1, new Where(what, ".", -1, name)));
     }
     return sec;
   }
 
   /** load_storage_entry at frame d. */
-  private entry(d: number, what: string): EpeeValue {
+  private entry(d: number, what: Label): EpeeValue {
     this.frames(d + 2, what);
-    const at = this.r.pos;
-    const t = this.r.u8(`${what} type`);
+    const r: Reader = this.r;
+    const at = r.pos;
+    if (r.pos >= r.end) r.fail(new Where(what, " type"), "needs 1 byte, 0 left");
+    const t = r.buf[r.pos++];
     if (t & FLAG_ARRAY) return this.array(d + 1, t, what);
     const kind = KIND_OF_CODE[t];
-    if (kind === undefined) this.r.fail(what, `unknown entry type code ${t}`, at);
+    if (kind === undefined) r.fail(what, `unknown entry type code ${t}`, at);
     if (kind === "array") {
       // read_se<array_entry>: a second type byte, which must carry the array flag
       this.frames(d + 3, what);
-      const at2 = this.r.pos;
-      const t2 = this.r.u8(`${what} array type`);
-      if (!(t2 & FLAG_ARRAY)) this.r.fail(what, "wrong type sequence: array without the array flag", at2);
+      const at2 = r.pos;
+      const t2 = r.u8(new Where(what, " array type"));
+      if (!(t2 & FLAG_ARRAY)) r.fail(what, "wrong type sequence: array without the array flag", at2);
       return this.array(d + 2, t2, what);
     }
     return this.scalar(d + 1, kind, what, false);
   }
 
   /** read_se<T> (single) at frame d, or read<T>() inside read_ae (element) at frame d. */
-  private scalar(d: number, kind: EpeeScalarKind, what: string, element: boolean): EpeeValue {
+  private scalar(d: number, kind: EpeeScalarKind, what: Label, element: boolean): EpeeValue {
     const r: Reader = this.r;
     switch (kind) {
       case "string": {
@@ -228,7 +237,7 @@ class EpeeParser {
         // read<std::string>() → read(std::string&) → read_varint
         this.frames(d + 5, what);
         const at = r.pos;
-        const len = this.size(d + 2, `${what} length`);
+        const len = this.size(d + 2, what, " length");
         if (len >= MAX_STRING_LEN) r.fail(what, `string length ${len} is too big`, at);
         if (len > r.remaining) r.fail(what, `string length ${len} goes past the ${r.remaining} bytes left`, at);
         return { kind: "string", value: r.bytes(len, what) };
@@ -247,7 +256,7 @@ class EpeeParser {
     }
   }
 
-  private pod(kind: EpeeScalarKind, what: string): EpeeValue {
+  private pod(kind: EpeeScalarKind, what: Label): EpeeValue {
     const r: Reader = this.r;
     switch (kind) {
       case "uint64":
@@ -283,14 +292,14 @@ class EpeeParser {
   }
 
   /** load_storage_array_entry at frame d. */
-  private array(d: number, typeByte: number, what: string): EpeeArray {
+  private array(d: number, typeByte: number, what: Label): EpeeArray {
     const r: Reader = this.r;
     const code = typeByte & ~FLAG_ARRAY;
     const of = KIND_OF_CODE[code];
     if (of === undefined) r.fail(what, `unknown array entry type code ${code}`, r.pos - 1);
     // read_ae<T> at d + 1
     const at = r.pos;
-    const n = this.size(d + 2, `${what} array size`);
+    const n = this.size(d + 2, what, " array size");
     if (n > Math.floor(r.remaining / MIN_BYTES[of])) r.fail(what, `array size ${n} fails the size sanity check`, at);
     if (of === "object") {
       if (n > this.limits.objects - this.objects) r.fail(what, "too many objects", at);
@@ -302,8 +311,35 @@ class EpeeParser {
     if (of === "array" && n > 0) r.fail(what, "arrays of arrays are not supported (Monero cannot read them)", at);
     const items: EpeeValue[] = new Array(n);
     // elements are read through read<T>() at frame d + 2
-    for (let i = 0; i < n; i++) items[i] = this.scalar(d + 2, of as EpeeScalarKind, `${what}[${i}]`, true);
+    for (let i = 0; i < n; i++) items[i] = this.scalar(d + 2, of as EpeeScalarKind, new Where(what, "[", i, "]"), true);
     return { kind: "array", of, items };
+  }
+}
+
+/**
+ * Section names as strings (latin1, one char per byte, as Monero compares them), each distinct
+ * name decoded once per document: the same few names repeat in every object of an array.
+ */
+class NameCache {
+  private readonly byHash = new Map<number, string[]>();
+
+  read(b: Uint8Array, at: number, len: number): string {
+    let h = len;
+    for (let i = 0; i < len; i++) h = (Math.imul(h, 31) + b[at + i]) | 0;
+    const bucket = this.byHash.get(h);
+    if (bucket) {
+      for (const s of bucket) {
+        if (s.length !== len) continue;
+        let same = true;
+        for (let i = 0; i < len && same; i++) same = s.charCodeAt(i) === b[at + i];
+        if (same) return s;
+      }
+    }
+    let s = "";
+    for (let i = 0; i < len; i++) s += String.fromCharCode(b[at + i]);
+    if (bucket) bucket.push(s);
+    else this.byHash.set(h, [s]);
+    return s;
   }
 }
 

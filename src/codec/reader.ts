@@ -6,18 +6,40 @@
  */
 import { decodeVarint, VarintError } from "./varint.js";
 
+/**
+ * What is being read, for error messages only: a string, or a `Where` that builds its text only
+ * when an error needs it (a parser reading thousands of fields then builds no path strings).
+ */
+export type Label = string | Where;
+
+/** A label made lazily: `${base}${a}${index}${b}` (the index left out when negative). */
+export class Where {
+  constructor(
+    readonly base: Label,
+    readonly a: string,
+    readonly index = -1,
+    readonly b = "",
+  ) {}
+
+  toString(): string {
+    return `${String(this.base)}${this.a}${this.index >= 0 ? this.index : ""}${this.b}`;
+  }
+}
+
 /** Why bytes could not be parsed: `what` was being read at byte `offset`. */
 export class FormatError extends Error {
   override readonly name = "FormatError";
+  /** What was being read (e.g. "tx.vin[2].key_offsets"). */
+  readonly what: string;
   constructor(
-    /** What was being read (e.g. "tx.vin[2].key_offsets"). */
-    readonly what: string,
+    what: Label,
     /** Byte offset in the input where the problem was found. */
     readonly offset: number,
     /** The problem, without the location. */
     readonly problem: string,
   ) {
-    super(`${what} at offset ${offset}: ${problem}`);
+    super(`${String(what)} at offset ${offset}: ${problem}`);
+    this.what = String(what);
   }
 }
 
@@ -50,21 +72,21 @@ export class Reader {
     return this.pos >= this.end;
   }
 
-  fail(what: string, problem: string, offset = this.pos): never {
+  fail(what: Label, problem: string, offset = this.pos): never {
     throw new FormatError(what, offset, problem);
   }
 
-  private need(n: number, what: string): void {
+  private need(n: number, what: Label): void {
     if (n > this.end - this.pos)
       this.fail(what, `needs ${n} byte${n === 1 ? "" : "s"}, ${this.end - this.pos} left`);
   }
 
-  u8(what: string): number {
+  u8(what: Label): number {
     if (this.pos >= this.end) this.fail(what, "needs 1 byte, 0 left");
     return this.buf[this.pos++];
   }
 
-  u16le(what: string): number {
+  u16le(what: Label): number {
     this.need(2, what);
     const b = this.buf;
     const p = this.pos;
@@ -72,7 +94,7 @@ export class Reader {
     return b[p] | (b[p + 1] << 8);
   }
 
-  u32le(what: string): number {
+  u32le(what: Label): number {
     this.need(4, what);
     const b = this.buf;
     const p = this.pos;
@@ -80,7 +102,7 @@ export class Reader {
     return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16)) + b[p + 3] * 0x1000000;
   }
 
-  u64le(what: string): bigint {
+  u64le(what: Label): bigint {
     this.need(8, what);
     const lo = this.u32le(what);
     const hi = this.u32le(what);
@@ -88,7 +110,7 @@ export class Reader {
   }
 
   /** A copy of the next n bytes. */
-  bytes(n: number, what: string): Uint8Array {
+  bytes(n: number, what: Label): Uint8Array {
     this.need(n, what);
     const out = this.buf.slice(this.pos, this.pos + n);
     this.pos += n;
@@ -96,25 +118,25 @@ export class Reader {
   }
 
   /** A view (no copy) of the next n bytes. */
-  view(n: number, what: string): Uint8Array {
+  view(n: number, what: Label): Uint8Array {
     this.need(n, what);
     const out = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
   }
 
-  skip(n: number, what: string): void {
+  skip(n: number, what: Label): void {
     this.need(n, what);
     this.pos += n;
   }
 
   /** 32 bytes (a key, hash, key image, scalar). */
-  key(what: string): Uint8Array {
+  key(what: Label): Uint8Array {
     return this.bytes(32, what);
   }
 
   /** Monero varint as u64 (src/common/varint.h). */
-  varint(what: string): bigint {
+  varint(what: Label): bigint {
     const b = this.buf;
     const p = this.pos;
     if (p >= this.end && this.eofVarintsAreZero) return 0n;
@@ -127,7 +149,7 @@ export class Reader {
   }
 
   /** Monero varint that must fit `max` (≤ 2^53 − 1); returns a number. */
-  varintNumber(what: string, max: number = Number.MAX_SAFE_INTEGER): number {
+  varintNumber(what: Label, max: number = Number.MAX_SAFE_INTEGER): number {
     const b = this.buf;
     const p = this.pos;
     if (p >= this.end && this.eofVarintsAreZero) return 0;
@@ -142,7 +164,7 @@ export class Reader {
   }
 
   /** Decodes a varint of any length; returns a number when it is below 2^53, else a bigint. */
-  private varintSlow(what: string): number | bigint {
+  private varintSlow(what: Label): number | bigint {
     const b = this.buf;
     const start = this.pos;
     let value = 0;
@@ -172,7 +194,7 @@ export class Reader {
    * A varint element count, checked so that `count * minElementBytes` cannot exceed what is left
    * (Monero's "very basic sanity check" in serialization/container.h uses one byte per element).
    */
-  count(what: string, minElementBytes = 1): number {
+  count(what: Label, minElementBytes = 1): number {
     const at = this.pos;
     const n = this.varintNumber(what);
     if (n * minElementBytes > this.end - this.pos)
@@ -180,7 +202,7 @@ export class Reader {
     return n;
   }
 
-  expectEnd(what: string): void {
+  expectEnd(what: Label): void {
     if (this.pos !== this.end) this.fail(what, `${this.end - this.pos} unexpected trailing byte(s)`);
   }
 }
