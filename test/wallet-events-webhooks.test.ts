@@ -5,7 +5,9 @@
  * body signed with the subscription's HMAC; the second is paid while the receiver refuses (503), then
  * recv is killed with SIGKILL before delivery and again at random moments during later refreshes,
  * and restarted each time. In the end every event of the outbox for the subscription has arrived,
- * and an id that arrived twice carried the same body both times.
+ * and an id that arrived twice carried the same body both times. A double spend of a pool payment
+ * (a twin wallet's conflicting tx refused by the node) arrives as double_spend_seen between tx_pool
+ * and tx_confirmed, through another kill -9.
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
@@ -277,6 +279,55 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
       await call(recv.url, "refresh");
     }
     await until("tx3 confirmed again", () => new Set(at("/", "tx_confirmed", tx3).map((g) => g.id)).size === 2);
+    assert.ok(got.every((g) => g.signatureOk));
+  });
+
+  it("a double spend of a pool payment: tx_pool, double_spend_seen (recv killed with -9 in between), then tx_confirmed; the conflicting tx never shows", async () => {
+    // a twin of alice (same seed, its own file) signs a sweep of one of her outputs back to herself
+    // without relaying it; alice then sweeps the same output to recv (A, relayed). The twin's tx sent
+    // to the node afterwards conflicts with A in the pool: the node refuses it and flags A
+    // (tx_memory_pool::mark_double_spend), and recv's pool payment shows double_spend_seen
+    await call(alice.url, "refresh");
+    const outs = ((await call(alice.url, "incoming_transfers", { transfer_type: "available" })).transfers as { key_image: string; amount: number | bigint }[])
+      .filter((o) => BigInt(o.amount) > 1_000_000_000_000n);
+    assert.ok(outs.length > 0, "alice has an unlocked output");
+    const ki = outs[0].key_image;
+    await call(alice.url, "close_wallet");
+    await call(alice.url, "restore_deterministic_wallet", { filename: "alice-twin", password: "", seed: WALLET_SEEDS.alice });
+    await call(alice.url, "auto_refresh", { enable: false });
+    await call(alice.url, "refresh");
+    const twin = await call(alice.url, "sweep_single", { key_image: ki, address: aliceAddress, do_not_relay: true, get_tx_hex: true });
+    const conflict = String(twin.tx_hash);
+    await call(alice.url, "close_wallet");
+    await call(alice.url, "open_wallet", { filename: "alice", password: "" });
+    await call(alice.url, "auto_refresh", { enable: false });
+    const a = String((await call(alice.url, "sweep_single", { key_image: ki, address: recvAddress })).tx_hash);
+    assert.notEqual(a, conflict);
+    await call(recv.url, "refresh");
+    await until("tx_pool of the payment", () => has("tx_pool", a));
+    await killRecv();
+    const sent = (await node.json("/send_raw_transaction", { tx_as_hex: String(twin.tx_blob) })) as { status: string; double_spend: boolean };
+    assert.equal(sent.double_spend, true, `the node refuses the conflicting tx as a double spend: ${JSON.stringify(sent)}`);
+    const flagged = (await node.json("/get_transactions", { txs_hashes: [a] })) as { txs: { in_pool: boolean; double_spend_seen: boolean }[] };
+    assert.deepEqual(flagged.txs.map((t) => [t.in_pool, t.double_spend_seen]), [[true, true]], "the pool tx is flagged");
+    await reopenRecv();
+    await call(recv.url, "refresh");
+    await until("double_spend_seen of the payment", () => has("double_spend_seen", a));
+    await mine(2);
+    const r = rpc(recv.url, "refresh").catch(() => undefined);
+    await sleep(Math.floor(Math.random() * 300));
+    await killRecv();
+    await r;
+    await reopenRecv();
+    await call(recv.url, "refresh");
+    await until("tx_confirmed of the payment", () => has("tx_confirmed", a));
+    await sleep(1000);
+    const kinds = got.filter((g) => g.path === "/" && g.event.txid === a);
+    assert.deepEqual([...new Set(kinds.map((g) => g.event.kind))], ["tx_pool", "double_spend_seen", "tx_confirmed"]);
+    const ds = kinds.find((g) => g.event.kind === "double_spend_seen")?.event;
+    assert.equal(ds?.height, 0);
+    assert.equal(ds?.direction, "in");
+    assert.ok(!got.some((g) => g.event.txid === conflict), "the refused tx is no event");
     assert.ok(got.every((g) => g.signatureOk));
   });
 
