@@ -269,6 +269,9 @@ export class ServerTls {
     raw.once("close", () => clearTimeout(timer));
     const start = (ctx: SecureContext): void => {
       if (raw.destroyed) return;
+      // on the TCP socket itself: a TLSSocket's own setNoDelay does not reach a wrapped socket's
+      // handle, and each answer's records must leave without waiting for the client's ACK
+      raw.setNoDelay(true);
       const s = new TLSSocket(raw, { isServer: true, secureContext: ctx, requestCert: this.verifiesClients, rejectUnauthorized: false });
       s.on("error", () => raw.destroy());
       s.once("secure", () => {
