@@ -95,8 +95,17 @@ export function access(status = OK): { status: string; untrusted: boolean; credi
   return { status, untrusted: false, credits: 0n, top_hash: "" };
 }
 
+/** What epeeShape makes of a `T`: every array member may be absent (it was empty), at every level. */
+export type EpeeShaped<T> = T extends Prerendered
+  ? T
+  : T extends readonly (infer U)[]
+    ? EpeeShaped<U>[]
+    : T extends object
+      ? { [K in keyof T as T[K] extends readonly unknown[] ? never : K]: EpeeShaped<T[K]> } & { [K in keyof T as T[K] extends readonly unknown[] ? K : never]?: EpeeShaped<T[K]> }
+      : T;
+
 /** epee never writes an empty STL container: drops empty arrays at every level. */
-export function epeeShape<T extends JsonWritable>(v: T): T {
+export function epeeShape<T extends JsonWritable>(v: T): EpeeShaped<T> {
   const walk = (x: JsonWritable): JsonWritable => {
     if (Array.isArray(x)) return (x as JsonWritable[]).map(walk);
     if (x instanceof Prerendered) return x; // shaped before it was rendered
@@ -110,7 +119,7 @@ export function epeeShape<T extends JsonWritable>(v: T): T {
     }
     return x;
   };
-  return walk(v) as T;
+  return walk(v) as EpeeShaped<T>;
 }
 
 /** The next block's context (weights, medians, difficulty), from the core's cache when it has one. */
