@@ -60,6 +60,27 @@ export type WireOut<T, All = T> = T extends bigint
 /** The keys of the plain objects of a union (not of its arrays, strings or prerendered values). */
 type ObjectKeys<T> = T extends readonly unknown[] | Prerendered | string | number | bigint | boolean | null | undefined ? never : T extends object ? keyof T : never;
 
+/** Whether a result type has a loose record (any key, any JSON) anywhere rather than the answer's own fields. */
+type HasLoose<T> = JsonWritable extends T
+  ? true
+  : T extends Prerendered<infer V>
+    ? HasLoose<V>
+    : T extends readonly (infer U)[]
+      ? HasLoose<U>
+      : T extends object
+        ? string extends keyof T
+          ? true
+          : true extends { [K in keyof T]-?: HasLoose<T[K]> }[keyof T]
+            ? true
+            : false
+        : false;
+
+/**
+ * The methods of a map whose result has a loose record somewhere (a handler answering a
+ * Record<string, JsonWritable>, or JSON of any shape): a service's map checks it is `never`.
+ */
+export type LooseResults<Api extends RpcApi> = { [K in keyof Api]: true extends HasLoose<Api[K]["result"]> ? K : never }[keyof Api];
+
 /** The params argument of `call`: left out when the method needs none. */
 export type ParamsArg<P> = [params?: WireIn<P>, opts?: CallOptions & { idempotent?: boolean }];
 

@@ -7,9 +7,8 @@
  * in src/client/node-client.ts, is another thing: the node calls the wallet depends on.)
  */
 import type { NodeClientOptions } from "../../client/node-client.js";
-import type { RpcApi } from "../../client/rpc-client.js";
+import type { LooseResults, RpcApi } from "../../client/rpc-client.js";
 import { TypedNodeClient } from "../../client/typed-node-client.js";
-import type { JsonWritable, Prerendered } from "../../rpc/json.js";
 import type { TypedJsonPath, TypedJsonRpc } from "./common.js";
 import type { NODE_METHOD_GROUPS } from "./index.js";
 
@@ -39,31 +38,10 @@ export function nodeClient(opts: NodeClientOptions): TypedNodeClient<NodeRpcApi,
   return new TypedNodeClient<NodeRpcApi, NodePathApi>(opts);
 }
 
-/**
- * Whether a result type has a loose record (any key, any JSON) anywhere rather than the answer's
- * own fields: the handler then answers a Record<string, JsonWritable> and should say what it is.
- */
-type HasLoose<T> = JsonWritable extends T
-  ? true
-  : T extends Prerendered<infer V>
-    ? HasLoose<V>
-    : T extends readonly (infer U)[]
-      ? HasLoose<U>
-      : T extends object
-        ? string extends keyof T
-          ? true
-          : true extends { [K in keyof T]-?: HasLoose<T[K]> }[keyof T]
-            ? true
-            : false
-        : false;
-
-/** Entries whose result has a loose record. */
-type Loose<Api extends RpcApi> = { [K in keyof Api]: true extends HasLoose<Api[K]["result"]> ? K : never }[keyof Api];
-
 // the maps must stay valid RpcApi maps whose results have their own fields (a compile error here
 // means a declaration lost its types, or a handler answers a loose Record: give it its answer's type)
 const _rpc: RpcApi = {} as NodeRpcApi;
 const _paths: RpcApi = {} as NodePathApi;
-const _looseRpc: [Loose<NodeRpcApi>] extends [never] ? true : Loose<NodeRpcApi> = true;
-const _loosePaths: [Loose<NodePathApi>] extends [never] ? true : Loose<NodePathApi> = true;
+const _looseRpc: [LooseResults<NodeRpcApi>] extends [never] ? true : LooseResults<NodeRpcApi> = true;
+const _loosePaths: [LooseResults<NodePathApi>] extends [never] ? true : LooseResults<NodePathApi> = true;
 void [_rpc, _paths, _looseRpc, _loosePaths];
