@@ -15,14 +15,17 @@ export type NodeResult<M extends NodeRpcMethod> = WireOut<NodeRpcApi[M]["result"
 export type PathBody<P extends NodePath> = WireIn<NodePathApi[P]["params"]>;
 export type PathResult<P extends NodePath> = WireOut<NodePathApi[P]["result"]>;
 
-/** One call through a fresh client (closed after it: nodes come and go in these tests); `params` default to {}. */
-async function withClient<R>(url: string, f: (c: ReturnType<typeof nodeClient>) => Promise<R>): Promise<R> {
-  const c = nodeClient({ url, timeoutMs: CALL_TIMEOUT_MS });
-  try {
-    return await f(c);
-  } finally {
-    c.close();
-  }
+const clients = new Map<string, ReturnType<typeof nodeClient>>();
+
+/**
+ * One call through the client of `url`, kept per url as fetch kept its connections (see
+ * wallet-rpc.ts's typedCall: a monerod that blocked this host still answers on a connection it
+ * accepted before); `params` default to {}.
+ */
+function withClient<R>(url: string, f: (c: ReturnType<typeof nodeClient>) => Promise<R>): Promise<R> {
+  let c = clients.get(url);
+  if (!c) clients.set(url, (c = nodeClient({ url, timeoutMs: CALL_TIMEOUT_MS })));
+  return f(c);
 }
 
 /** One typed JSON-RPC call to a node; the whole answer (result or error). */

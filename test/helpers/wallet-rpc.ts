@@ -53,20 +53,23 @@ export type WalletParams<M extends WalletMethod> = WireIn<WalletApi[M]["params"]
 /** What a wallet method answers, as a caller reads it. */
 export type WalletResult<M extends WalletMethod> = WireOut<WalletApi[M]["result"]>;
 
+const walletClients = new Map<string, ReturnType<typeof walletClient>>();
+
 /**
- * One call through a fresh client (closed after it, so that nothing outlives a wallet the test
- * restarts); a JSON-RPC error comes back as `error`, as `rpc` gives it. `params` default to {}, as
- * the raw calls sent. The calls name canonical methods of the map.
+ * One call through the client of `url`, kept per url as fetch kept its connections: calls reuse
+ * keep-alive connections (monerod, for one, refuses new connections from a host it has just
+ * blocked, and the P2P tests read its RPC then over a connection opened before); idle ones do not
+ * keep the process alive. A JSON-RPC error comes back as `error`, as `rpc` gives it. `params`
+ * default to {}, as the raw calls sent. The calls name canonical methods of the map.
  */
 async function typedCall<R>(url: string, f: (c: ReturnType<typeof walletClient>) => Promise<R>): Promise<{ result?: R; error?: { code: number; message: string } }> {
-  const c = walletClient({ url, timeoutMs: CALL_TIMEOUT_MS });
+  let c = walletClients.get(url);
+  if (!c) walletClients.set(url, (c = walletClient({ url, timeoutMs: CALL_TIMEOUT_MS })));
   try {
     return { result: await f(c) };
   } catch (e) {
     if (e instanceof NodeRpcError) return { error: { code: e.code, message: e.rpcMessage } };
     throw e;
-  } finally {
-    c.close();
   }
 }
 
