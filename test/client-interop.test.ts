@@ -1,7 +1,9 @@
 /**
  * NodeClient against a real monerod (Debian package `monero`): regtest, offline, difficulty 1,
  * a few blocks mined with generateblocks; a second monerod with --rpc-login for digest auth.
- * Every typed client call is checked against what the node itself reports elsewhere.
+ * Every typed client call is checked against what the node itself reports elsewhere. The calls
+ * that set the scene (generateblocks, the real wallet's) go through the typed clients (nodeClient,
+ * walletClient), and those are checked against the real monerod with digest auth too.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -16,7 +18,11 @@ import {
   NodeRpcError,
   NodeStatusError,
 } from "../src/client/node-client.js";
+import type { TypedNodeClient } from "../src/client/typed-node-client.js";
+import type { WalletClient } from "../src/client/wallet-client.js";
+import { nodeClient, type NodePathApi, type NodeRpcApi } from "../src/node/rpc/api.js";
 import { blockHashesFromBlob } from "../src/protocol/block.js";
+import { type WalletApi, walletClient } from "../src/wallet/rpc/api.js";
 import { isJsonObject } from "../src/rpc/json.js";
 import { needPackage } from "./helpers/packages.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
@@ -32,20 +38,24 @@ describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
   let authed: Daemon | undefined;
   let c: NodeClient;
   let a: NodeClient;
+  /** The typed client on the plain monerod. */
+  let n: TypedNodeClient<NodeRpcApi, NodePathApi>;
 
   before(async () => {
     plain = startMonerod(28440, 28441);
     authed = startMonerod(28442, 28443, ["--rpc-login", "user:pass"]);
     c = new NodeClient({ url: plain.url, timeoutMs: 20_000 });
     a = new NodeClient({ url: authed.url, login: "user:pass", timeoutMs: 20_000 });
+    n = nodeClient({ url: plain.url, timeoutMs: 20_000 });
     await Promise.all([waitReady(plain, c), waitReady(authed, a)]);
-    const r = await c.jsonRpc("generateblocks", { amount_of_blocks: BLOCKS, wallet_address: ADDRESS }, { idempotent: false });
+    const r = await n.call("generateblocks", { amount_of_blocks: BLOCKS, wallet_address: ADDRESS });
     assert.ok(isJsonObject(r) && r.status === "OK", `generateblocks: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`);
   });
 
   after(async () => {
     c?.close();
     a?.close();
+    n?.close();
     await Promise.all([stopDaemon(plain), stopDaemon(authed)]);
   });
 
@@ -179,23 +189,45 @@ describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
     none.close();
   });
 
+  it("the typed node client against monerod --rpc-login: JSON-RPC methods and JSON paths, digest auth", async () => {
+    const t = nodeClient({ url: a.url, login: "user:pass", timeoutMs: 20_000 });
+    try {
+      const info = await t.call("get_info");
+      assert.equal(info.nettype, "fakechain");
+      const hdr = await t.call("get_block_header_by_height", { height: 0 });
+      assert.equal(hdr.block_header.height, 0);
+      assert.equal(await t.call("on_get_block_hash", [0]), hdr.block_header.hash);
+      const height = await t.path("/get_height");
+      assert.equal(height.height, 1);
+      assert.equal(height.hash, hdr.block_header.hash);
+      const txs = await t.path("/get_transactions", { txs_hashes: [hdr.block_header.miner_tx_hash] });
+      assert.equal(txs.txs?.[0].tx_hash, hdr.block_header.miner_tx_hash);
+      await assert.rejects(t.call("get_block_header_by_height", { height: 5 }), (e: unknown) => e instanceof NodeRpcError && e.code === -2);
+    } finally {
+      t.close();
+    }
+    const none = nodeClient({ url: a.url });
+    await assert.rejects(none.call("get_info"), NodeAuthError);
+    none.close();
+  });
+
   describe("with a transaction in the pool (made by monero-wallet-rpc, sent by us)", { skip: needPackage("monero") }, () => {
     let wallet: Daemon | undefined;
-    let w: NodeClient;
+    let w: WalletClient<WalletApi>;
     let tx: { tx_blob: string; tx_hash: string };
 
     before(async () => {
       const dir = mkdtempSync(join(tmpdir(), "tsmonero-wallet-"));
       const args = ["--wallet-dir", dir, "--daemon-address", "127.0.0.1:28440", "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", "28444", "--disable-rpc-login", "--trusted-daemon", "--log-level", "0"];
       wallet = startProcess("/usr/bin/monero-wallet-rpc", args, dir, "http://127.0.0.1:28444");
-      w = new NodeClient({ url: wallet.url, timeoutMs: 30_000 });
-      await waitReady(wallet, w, 30_000, () => w.jsonRpc("get_version", undefined, { timeoutMs: 1000 }));
-      await w.jsonRpc("create_wallet", { filename: "w", language: "English" }, { idempotent: false });
-      const addr = (await w.jsonRpc("get_address", { account_index: 0 })) as { address: string };
+      w = walletClient({ url: wallet.url, timeoutMs: 30_000 });
+      await waitReady(wallet, w.transport, 30_000, () => w.call("get_version", undefined, { timeoutMs: 1000 }));
+      await w.call("create_wallet", { filename: "w", language: "English" });
+      const addr = await w.call("get_address", { account_index: 0 });
       // coinbase unlocks after 60 blocks, and a ring of 16 needs 16 unlocked outputs on the chain
-      await c.jsonRpc("generateblocks", { amount_of_blocks: 75, wallet_address: addr.address }, { idempotent: false });
-      await w.jsonRpc("refresh", {}, { idempotent: false });
-      tx = (await w.jsonRpc("transfer", { destinations: [{ amount: 1_000_000_000n, address: addr.address }], do_not_relay: true, get_tx_hex: true }, { idempotent: false })) as typeof tx;
+      await n.call("generateblocks", { amount_of_blocks: 75, wallet_address: addr.address });
+      await w.call("refresh", {});
+      tx = await w.call("transfer", { destinations: [{ amount: 1_000_000_000n, address: addr.address }], do_not_relay: true, get_tx_hex: true });
     });
 
     after(async () => {
@@ -214,7 +246,7 @@ describe("client interop with monerod", { skip, timeout: 90_000 }, () => {
       assert.equal(inPool.txs[0].as_hex, tx.tx_blob);
       const again = await c.sendRawTransaction(tx.tx_blob);
       assert.equal(again.status, "OK", "a tx already in the pool is accepted again");
-      await c.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS }, { idempotent: false });
+      await n.call("generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
       assert.deepEqual((await c.getTransactionPoolHashes()).tx_hashes, []);
       const mined = await c.getTransactions([tx.tx_hash]);
       assert.equal(mined.txs[0].in_pool, false);

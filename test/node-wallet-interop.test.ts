@@ -15,11 +15,14 @@ import { after, before, test } from "node:test";
 import { type Daemon, startDaemon } from "../src/node/daemon.js";
 import { parseJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
+import { nodePath, nodeRpc } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
+import { walletCall } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const NODE_PORT = 29040;
 const WALLET_PORT = 29041;
+const WALLET_URL = `http://127.0.0.1:${WALLET_PORT}`;
 const recorded = JSON.parse(readFileSync(new URL("../../test/fixtures/node/wallet-answers.json", import.meta.url), "utf8")) as {
   wallets: Record<"alice" | "bob", Record<string, string> & { address: string }>;
 };
@@ -39,6 +42,7 @@ async function post(url: string, body: unknown): Promise<string> {
   return res.text();
 }
 
+/** A raw wallet call, for the answers compared as text with the recorded ones (the others go through walletCall, the typed client). */
 async function wrpc(method: string, params: unknown = {}): Promise<{ text: string; result: Record<string, unknown> }> {
   const text = await post(`http://127.0.0.1:${WALLET_PORT}/json_rpc`, { jsonrpc: "2.0", id: "0", method, params });
   const j = JSON.parse(text) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
@@ -54,12 +58,13 @@ before(async () => {
     logFile: "", logToConsole: false, syncMode: "fast", verifyThreads: 1,
   });
   const txs = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+  const nodeUrl = daemon.rpcUrl;
   for (const b of recordedBlocks().slice(1)) {
     for (const h of b.tx_hashes) {
-      const r = JSON.parse(await post(`${daemon.rpcUrl}/send_raw_transaction`, { tx_as_hex: txs.get(h)?.as_hex })) as { status: string };
+      const r = await nodePath(nodeUrl, "/send_raw_transaction", { tx_as_hex: txs.get(h)?.as_hex });
       assert.equal(r.status, "OK");
     }
-    const r = JSON.parse(await post(`${daemon.rpcUrl}/json_rpc`, { jsonrpc: "2.0", id: 0, method: "submit_block", params: [b.blob] })) as { result?: { status: string } };
+    const r = await nodeRpc(nodeUrl, "submit_block", [b.blob]);
     assert.equal(r.result?.status, "OK");
   }
   mkdirSync(join(dir, "wallets"), { recursive: true });
@@ -78,7 +83,7 @@ before(async () => {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      await wrpc("get_version");
+      await walletCall(WALLET_URL, "get_version");
       break;
     } catch (e) {
       if (wallet.exitCode !== null || Date.now() > deadline) throw new Error(`monero-wallet-rpc did not start: ${walletOut.join("").slice(-1500)}`, { cause: e });
@@ -109,49 +114,47 @@ test("monero-wallet-rpc on tsmonerod: same balances, accounts and transfers as o
   const t0 = Date.now();
   const phase = (what: string): void => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
   for (const name of ["alice", "bob"] as const) {
-    await wrpc("restore_deterministic_wallet", { filename: name, seed: WALLET_SEEDS[name], password: "", restore_height: 0, language: "English" });
-    await wrpc("refresh");
+    await walletCall(WALLET_URL, "restore_deterministic_wallet", { filename: name, seed: WALLET_SEEDS[name], password: "", restore_height: 0, language: "English" });
+    await walletCall(WALLET_URL, "refresh");
     for (const [m, p] of QUERIES) {
       const live = await wrpc(m, p);
       assert.deepEqual(resultOf(live.text), resultOf(recorded.wallets[name][m]), `${name} ${m} on tsmonerod vs monerod`);
     }
-    await wrpc("close_wallet");
+    await walletCall(WALLET_URL, "close_wallet");
     phase(`${name} restored, refreshed, compared`);
   }
 
-  await wrpc("open_wallet", { filename: "alice", password: "" });
+  await walletCall(WALLET_URL, "open_wallet", { filename: "alice", password: "" });
   const amount = 1_234_567_890_000;
-  const sent = await wrpc("transfer", { destinations: [{ amount, address: recorded.wallets.bob.address }], priority: 0, get_tx_hex: true });
-  const txid = String(sent.result.tx_hash);
+  const sent = await walletCall(WALLET_URL, "transfer", { destinations: [{ amount, address: recorded.wallets.bob.address }], priority: 0, get_tx_hex: true });
+  const txid = String(sent.tx_hash);
   phase("alice's transfer made");
   assert.match(txid, /^[0-9a-f]{64}$/);
   assert.ok(daemon);
-  const pool = JSON.parse(await post(`${daemon.rpcUrl}/get_transaction_pool_hashes`, {})) as { tx_hashes?: string[] };
+  const pool = await nodePath(daemon.rpcUrl, "/get_transaction_pool_hashes", {});
   assert.deepEqual(pool.tx_hashes, [txid], "tsmonerod accepted the wallet's transaction into its pool");
-  await wrpc("close_wallet");
+  await walletCall(WALLET_URL, "close_wallet");
 
   // bob sees it in the pool first (/get_transaction_pool_hashes.bin's raw-byte ids, /gettransactions)
-  await wrpc("open_wallet", { filename: "bob", password: "" });
-  await wrpc("refresh");
-  const inPool = await wrpc("get_transfers", { pool: true });
-  const pooled = (inPool.result.pool as { txid: string; amount: number }[] | undefined) ?? [];
+  await walletCall(WALLET_URL, "open_wallet", { filename: "bob", password: "" });
+  await walletCall(WALLET_URL, "refresh");
+  const inPool = await walletCall(WALLET_URL, "get_transfers", { pool: true });
+  const pooled = inPool.pool ?? [];
   assert.deepEqual(pooled.map((p) => [p.txid, p.amount]), [[txid, amount]], "bob's wallet sees the tx in tsmonerod's pool");
   phase("bob saw it in the pool");
-  await wrpc("close_wallet");
+  await walletCall(WALLET_URL, "close_wallet");
 
-  const g = JSON.parse(await post(`${daemon.rpcUrl}/json_rpc`, { jsonrpc: "2.0", id: 0, method: "generateblocks", params: { amount_of_blocks: 1, wallet_address: recorded.wallets.alice.address } })) as {
-    result?: { height: number };
-  };
+  const g = await nodeRpc(daemon.rpcUrl, "generateblocks", { amount_of_blocks: 1, wallet_address: recorded.wallets.alice.address });
   assert.equal(g.result?.height, recordedBlocks().length);
-  const tx = JSON.parse(await post(`${daemon.rpcUrl}/get_transactions`, { txs_hashes: [txid] })) as { txs: { in_pool: boolean; block_height: number }[] };
-  assert.equal(tx.txs[0].in_pool, false);
-  assert.equal(tx.txs[0].block_height, recordedBlocks().length);
+  const tx = await nodePath(daemon.rpcUrl, "/get_transactions", { txs_hashes: [txid] });
+  assert.equal(tx.txs?.[0].in_pool, false);
+  assert.equal(tx.txs?.[0].block_height, recordedBlocks().length);
 
-  await wrpc("open_wallet", { filename: "bob", password: "" });
-  await wrpc("refresh");
+  await walletCall(WALLET_URL, "open_wallet", { filename: "bob", password: "" });
+  await walletCall(WALLET_URL, "refresh");
   phase("bob refreshed");
-  const got = await wrpc("get_transfer_by_txid", { txid });
-  const transfer = got.result.transfer as { amount: number; height: number; type: string; confirmations: number };
+  const got = await walletCall(WALLET_URL, "get_transfer_by_txid", { txid });
+  const transfer = got.transfer;
   assert.equal(transfer.type, "in");
   assert.equal(transfer.amount, amount);
   assert.equal(transfer.height, recordedBlocks().length);

@@ -22,7 +22,7 @@ import * as M from "../src/node/p2p/messages.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 import { MONERO_TESTDATA, needPackage } from "./helpers/packages.js";
 import { Net, top, up } from "./helpers/p2p.js";
-import { call } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
 
 const CORPUS = join(MONERO_TESTDATA, "fuzz", "levin");
 const skipCorpus = needPackage("monero-tests", [CORPUS]);
@@ -299,8 +299,8 @@ test("a live tsmonerod takes mutated messages after good handshakes and serves o
     if (closed) dropped++;
     s.destroy();
     // a ban would refuse the rest of the rounds: lift it (set_bans with ban false), as an operator would
-    if (rounds % 5 === 4 && ((await call(t.url, "get_bans")).bans as unknown[] | undefined)?.length)
-      await call(t.url, "set_bans", { bans: [{ host: "127.0.0.1", ban: false }] });
+    if (rounds % 5 === 4 && ((await nodeCall(t.url, "get_bans")).bans as unknown[] | undefined)?.length)
+      await nodeCall(t.url, "set_bans", { bans: [{ host: "127.0.0.1", ban: false }] });
   }
   assert.equal(t.proc.exitCode, null, "tsmonerod still runs");
   assert.deepEqual(await top(t.url), before, "chain unchanged");

@@ -16,7 +16,7 @@ import { parseBlock, serializeBlock } from "../src/protocol/block.js";
 import type { Daemon } from "./helpers/monerod.js";
 import { fromHex } from "./helpers/chain.js";
 import { MINER_ADDRESS, Net, top, up } from "./helpers/p2p.js";
-import { call } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
 
 const net = new Net();
 after(() => net.close());
@@ -116,7 +116,7 @@ async function handshaken(n: Node): Promise<RawPeer> {
   return p;
 }
 
-const bans = async (n: Node): Promise<{ host: string; seconds: number }[]> => ((await call(n.d.url, "get_bans")).bans ?? []) as { host: string; seconds: number }[];
+const bans = async (n: Node): Promise<{ host: string; seconds: number }[]> => ((await nodeCall(n.d.url, "get_bans")).bans ?? []) as { host: string; seconds: number }[];
 
 before(async () => {
   const dead = ["--seed-node", "127.0.0.1:19259"];
@@ -128,7 +128,7 @@ before(async () => {
     { kind: "monerod", d: m, p2p: 19241 },
     { kind: "tsmonerod", d: t, p2p: 19243 },
   ];
-  const g = (await call(m.url, "get_block_header_by_height", { height: 0 })).block_header as { hash: string; major_version: number };
+  const g = (await nodeCall(m.url, "get_block_header_by_height", { height: 0 })).block_header as { hash: string; major_version: number };
   genesis = { hash: g.hash, version: g.major_version };
   // a fresh monerod alone is not synchronized and answers chain RPCs BUSY; a peer as high as it
   // (our good handshake at the genesis) makes it so
@@ -175,7 +175,7 @@ test("garbage after a good handshake is dropped without a ban", async () => {
 
 test("a block that fails verification is dropped with a score of 1, no ban", async () => {
   await bothDrop("a fluffy block whose coinbase pays itself 1 piconero too much", async (n) => {
-    const tpl = await call(n.d.url, "get_block_template", { wallet_address: MINER_ADDRESS, reserve_size: 0 });
+    const tpl = await nodeCall(n.d.url, "get_block_template", { wallet_address: MINER_ADDRESS, reserve_size: 0 });
     const b = parseBlock(fromHex(tpl.blocktemplate_blob as string));
     b.minerTx.vout[0].amount += 1n;
     const p = await handshaken(n);
@@ -204,7 +204,7 @@ test("handshakes with the wrong network id: each dropped, the host banned for a 
     assert.equal(b.length, 1, `${n.kind} banned the host after ${attempts} handshakes`);
     assert.equal(b[0].host, "127.0.0.1");
     assert.ok(b[0].seconds > 86_000 && b[0].seconds <= 86_400, `${n.kind}: banned for a day (${b[0].seconds} s left)`);
-    assert.equal((await call(n.d.url, "banned", { address: "127.0.0.1" })).banned, true);
+    assert.equal((await nodeCall(n.d.url, "banned", { address: "127.0.0.1" })).banned, true);
     // a banned host's new connections are refused: closed before any answer
     const p = await RawPeer.open(n.p2p).catch(() => undefined);
     if (p) {
@@ -213,7 +213,7 @@ test("handshakes with the wrong network id: each dropped, the host banned for a 
       assert.equal(p.messages.length, 0);
     }
     assert.deepEqual(await top(n.d.url), before, `${n.kind}: chain unchanged`);
-    assert.ok(((await call(n.d.url, "get_info")).height as number) >= 1, `${n.kind} serves RPC`);
+    assert.ok(((await nodeCall(n.d.url, "get_info")).height as number) >= 1, `${n.kind} serves RPC`);
   }
   // the invalid block of the test before scored 1, so both ban on the same 10th handshake (1 + 10 > 10)
   assert.equal(counts[0], counts[1], `monerod banned after ${counts[0]}, tsmonerod after ${counts[1]}`);

@@ -9,7 +9,8 @@ import { after, before, test } from "node:test";
 import type { Daemon } from "./helpers/monerod.js";
 import { MINER_ADDRESS, Net, pool, top, until } from "./helpers/p2p.js";
 import { recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
-import { call, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
+import { startWallet, stopProcesses, waitWallet, walletCall } from "./helpers/wallet-rpc.js";
 
 const ADDRESS = MINER_ADDRESS;
 const net = new Net();
@@ -32,21 +33,21 @@ before(async () => {
   // a real monerod holding the recorded chain: replayed offline, then restarted online with the chain kept
   const mDir = tmp();
   const m = monerod(19210, 19211, mDir, ["--offline"]);
-  await until("monerod up", () => call(m.url, "get_info").then(() => true));
+  await until("monerod up", () => nodeCall(m.url, "get_info").then(() => true));
   const txs = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
   for (const b of recordedBlocks().slice(1)) {
     for (const h of b.tx_hashes) {
-      const r = await fetch(`${m.url}/send_raw_transaction`, { method: "POST", body: JSON.stringify({ tx_as_hex: txs.get(h)!.as_hex }) });
-      assert.equal(((await r.json()) as { status: string }).status, "OK");
+      const r = await nodePath(m.url, "/send_raw_transaction", { tx_as_hex: txs.get(h)!.as_hex });
+      assert.equal(r.status, "OK");
       txCount++;
     }
-    await call(m.url, "submit_block", [b.blob] as never);
+    await nodeCall(m.url, "submit_block", [b.blob]);
   }
   chainTop = await top(m.url);
   await stopProcesses([m]);
   // a --seed-node where nothing listens keeps it from dialling mainnet's seed nodes on the Internet when alone
   A = monerod(19210, 19211, mDir, ["--keep-fakechain", "--max-connections-per-ip", "4", "--seed-node", "127.0.0.1:19398"]);
-  await until("monerod online", () => call(A.url, "get_info").then(() => true));
+  await until("monerod online", () => nodeCall(A.url, "get_info").then(() => true));
   tDir = tmp();
   T = tsmonerod(19212, 19213, tDir, T_ARGS);
   await until("tsmonerod synced from monerod", async () => ((await top(T.url)).hash === chainTop.hash ? true : undefined), 120_000);
@@ -54,44 +55,44 @@ before(async () => {
   // (process_payload_sync_data → on_connection_synchronized) or a sync of its own ends; until then it
   // ignores new blocks and txs ("Received new block while syncing, ignored"). Every peer A met so far
   // was behind it, so A is not synchronized: a real monerod in tsmonerod's place leaves it so too.
-  assert.equal((await call(A.url, "get_info")).synchronized, false);
+  assert.equal((await nodeCall(A.url, "get_info")).synchronized, false);
   // tsmonerod restarts on its chain and handshakes A again, now as high as A: A is synchronized
   await stopProcesses([T]);
   T = tsmonerod(19212, 19213, tDir, [...T_ARGS, "--keep-fakechain"]);
-  await until("monerod synchronized by tsmonerod's handshake", async () => ((await call(A.url, "get_info")).synchronized === true ? true : undefined));
+  await until("monerod synchronized by tsmonerod's handshake", async () => ((await nodeCall(A.url, "get_info")).synchronized === true ? true : undefined));
   assert.equal((await top(T.url)).hash, chainTop.hash);
 });
 
 test("tsmonerod syncs the recorded chain from monerod, and a fresh monerod syncs it from tsmonerod", { timeout: 300_000 }, async () => {
   assert.equal(chainTop.height, recordedBlocks().length - 1);
   assert.ok(txCount >= 150, `${txCount} txs in the chain`);
-  const info = await call(T.url, "get_info");
+  const info = await nodeCall(T.url, "get_info");
   assert.equal(info.outgoing_connections_count, 1);
   assert.equal(info.synchronized, true);
   assert.equal(info.tx_count, txCount);
-  const conns = (await call(T.url, "get_connections")).connections as { incoming: boolean; port: string; state: string; support_flags: number }[];
+  const conns = (await nodeCall(T.url, "get_connections")).connections as { incoming: boolean; port: string; state: string; support_flags: number }[];
   assert.equal(conns.length, 1);
   assert.equal(conns[0].port, "19211");
   assert.equal(conns[0].support_flags, 1);
 
   M2 = monerod(19214, 19215, tmp(), ["--add-exclusive-node", "127.0.0.1:19213"]);
   await until("monerod synced from tsmonerod", async () => ((await top(M2.url)).hash === chainTop.hash ? true : undefined), 120_000);
-  const mConns = (await call(M2.url, "get_connections")).connections as { port: string; incoming: boolean }[];
+  const mConns = (await nodeCall(M2.url, "get_connections")).connections as { port: string; incoming: boolean }[];
   assert.ok(mConns.some((c) => c.port === "19213" && !c.incoming), "monerod shows its connection to tsmonerod");
-  assert.equal((await call(T.url, "get_info")).incoming_connections_count, 1);
+  assert.equal((await nodeCall(T.url, "get_info")).incoming_connections_count, 1);
 });
 
 test("blocks mined on tsmonerod reach both monerods (its outgoing and its incoming peer), blocks mined on a monerod reach tsmonerod", { timeout: 300_000 }, async () => {
-  await call(T.url, "generateblocks", { amount_of_blocks: 3, wallet_address: ADDRESS });
+  await nodeCall(T.url, "generateblocks", { amount_of_blocks: 3, wallet_address: ADDRESS });
   const a = await top(T.url);
   await until("tsmonerod's blocks relayed to its incoming peer", async () => ((await top(M2.url)).hash === a.hash ? true : undefined));
   await until("tsmonerod's blocks relayed to its outgoing peer", async () => ((await top(A.url)).hash === a.hash ? true : undefined));
-  await call(M2.url, "generateblocks", { amount_of_blocks: 2, wallet_address: ADDRESS });
+  await nodeCall(M2.url, "generateblocks", { amount_of_blocks: 2, wallet_address: ADDRESS });
   const b = await top(M2.url);
   assert.equal(b.height, a.height + 2);
   await until("monerod's blocks relayed to tsmonerod", async () => ((await top(T.url)).hash === b.hash ? true : undefined));
   await until("and on to the other monerod", async () => ((await top(A.url)).hash === b.hash ? true : undefined));
-  await call(A.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
+  await nodeCall(A.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
   const c = await top(A.url);
   await until("blocks of tsmonerod's outgoing peer reach it", async () => ((await top(T.url)).hash === c.hash ? true : undefined));
   await until("and on to its incoming peer", async () => ((await top(M2.url)).hash === c.hash ? true : undefined));
@@ -103,18 +104,17 @@ test("a tx sent to tsmonerod reaches both monerods' pools, one sent to a monerod
   procs.push(w);
   await waitWallet(w);
   const make = async (name: keyof typeof WALLET_SEEDS, to?: string): Promise<{ hash: string; blob: string; address: string }> => {
-    await call(w.url, "restore_deterministic_wallet", { filename: name, password: "", seed: WALLET_SEEDS[name], restore_height: 0 });
-    await call(w.url, "refresh");
-    const address = (await call(w.url, "get_address", { account_index: 0 })).address as string;
-    const r = await call(w.url, "transfer", { destinations: [{ amount: 1_000_000_000, address: to ?? address }], do_not_relay: true, get_tx_hex: true });
-    await call(w.url, "close_wallet");
+    await walletCall(w.url, "restore_deterministic_wallet", { filename: name, password: "", seed: WALLET_SEEDS[name], restore_height: 0 });
+    await walletCall(w.url, "refresh");
+    const address = (await walletCall(w.url, "get_address", { account_index: 0 })).address as string;
+    const r = await walletCall(w.url, "transfer", { destinations: [{ amount: 1_000_000_000, address: to ?? address }], do_not_relay: true, get_tx_hex: true });
+    await walletCall(w.url, "close_wallet");
     return { hash: r.tx_hash as string, blob: r.tx_blob as string, address };
   };
   const alice = await make("alice");
   const bob = await make("bob", alice.address);
   const send = async (url: string, blob: string): Promise<void> => {
-    const r = await fetch(`${url}/send_raw_transaction`, { method: "POST", body: JSON.stringify({ tx_as_hex: blob }) });
-    const a = (await r.json()) as { status: string; reason?: string };
+    const a = await nodePath(url, "/send_raw_transaction", { tx_as_hex: blob });
     assert.equal(a.status, "OK", `${url}: ${a.reason ?? ""}`);
   };
   const inPool = (url: string, hash: string) => async (): Promise<true | undefined> => ((await pool(url)).includes(hash) ? true : undefined);
@@ -129,9 +129,9 @@ test("a tx sent to tsmonerod reaches both monerods' pools, one sent to a monerod
   await until("and on to the other monerod", inPool(A.url, bob.hash), 90_000);
 
   // a block mined on monerod A holds both; everyone agrees on it and empties its pool
-  await call(A.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
+  await nodeCall(A.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
   const b = await top(A.url);
-  const blk = await call(A.url, "get_block", { hash: b.hash });
+  const blk = await nodeCall(A.url, "get_block", { hash: b.hash });
   assert.deepEqual([...(blk.tx_hashes as string[])].sort(), [alice.hash, bob.hash].sort());
   for (const u of [T.url, M2.url]) await until(`${u} has the block`, async () => ((await top(u)).hash === b.hash ? true : undefined));
   for (const u of [A.url, T.url, M2.url]) await until(`${u}'s pool emptied`, async () => ((await pool(u)).length === 0 ? true : undefined));
@@ -139,8 +139,8 @@ test("a tx sent to tsmonerod reaches both monerods' pools, one sent to a monerod
   const carol = await make("carol", alice.address);
   await send(A.url, carol.blob);
   await until("monerod A's tx in tsmonerod's pool", inPool(T.url, carol.hash), 90_000);
-  await call(T.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
+  await nodeCall(T.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
   const c = await top(T.url);
-  assert.deepEqual((await call(T.url, "get_block", { hash: c.hash })).tx_hashes, [carol.hash]);
+  assert.deepEqual((await nodeCall(T.url, "get_block", { hash: c.hash })).tx_hashes, [carol.hash]);
   for (const u of [A.url, M2.url]) await until(`${u} has tsmonerod's block`, async () => ((await top(u)).hash === c.hash ? true : undefined));
 });

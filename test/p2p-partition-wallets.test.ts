@@ -14,12 +14,13 @@ import type { JsonValue } from "../src/rpc/json.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import type { Daemon } from "./helpers/monerod.js";
 import { hasTop, Net, pool, top, until, up } from "./helpers/p2p.js";
-import { call, type Obj, startWallet, stopProcesses } from "./helpers/wallet-rpc.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
+import { type Obj, startWallet, stopProcesses, walletCall } from "./helpers/wallet-rpc.js";
 
 const net = new Net();
 after(() => net.close());
 
-const mine = (d: Daemon, n: number, to: string): Promise<unknown> => call(d.url, "generateblocks", { amount_of_blocks: n, wallet_address: to });
+const mine = (d: Daemon, n: number, to: string): Promise<unknown> => nodeCall(d.url, "generateblocks", { amount_of_blocks: n, wallet_address: to });
 const DEAD_SEED = ["--seed-node", "127.0.0.1:19419"];
 const ALL = { in: true, out: true, pending: true, failed: true, pool: true };
 
@@ -30,28 +31,28 @@ class Wallet {
 
   async use(file: string): Promise<void> {
     if (this.open !== file) {
-      if (this.open) await call(this.rpc.url, "close_wallet");
-      await call(this.rpc.url, "open_wallet", { filename: file, password: "" });
+      if (this.open) await walletCall(this.rpc.url, "close_wallet");
+      await walletCall(this.rpc.url, "open_wallet", { filename: file, password: "" });
       this.open = file;
     }
     const height = (await top(this.node.url)).height + 1;
     await until(`${this.name} ${file} refreshed to ${height}`, async () => {
-      await call(this.rpc.url, "refresh");
-      return Number((await call(this.rpc.url, "get_height")).height) === height ? true : undefined;
+      await walletCall(this.rpc.url, "refresh");
+      return Number((await walletCall(this.rpc.url, "get_height")).height) === height ? true : undefined;
     });
   }
 
   async restore(file: string, seed: string): Promise<void> {
-    if (this.open) await call(this.rpc.url, "close_wallet");
-    await call(this.rpc.url, "restore_deterministic_wallet", { filename: file, seed, password: "", restore_height: 0, language: "English" });
+    if (this.open) await walletCall(this.rpc.url, "close_wallet");
+    await walletCall(this.rpc.url, "restore_deterministic_wallet", { filename: file, seed, password: "", restore_height: 0, language: "English" });
     this.open = file;
   }
 
   /** Balance and transfers of `file`, refreshed now. */
   async view(file: string): Promise<{ balance: Obj; transfers: Obj }> {
     await this.use(file);
-    const b = await call(this.rpc.url, "get_balance", { account_index: 0 });
-    return { balance: { balance: b.balance, unlocked_balance: b.unlocked_balance, blocks_to_unlock: b.blocks_to_unlock }, transfers: await call(this.rpc.url, "get_transfers", ALL) };
+    const b = await walletCall(this.rpc.url, "get_balance", { account_index: 0 });
+    return { balance: { balance: b.balance, unlocked_balance: b.unlocked_balance, blocks_to_unlock: b.blocks_to_unlock }, transfers: await walletCall(this.rpc.url, "get_transfers", ALL) };
   }
 }
 
@@ -96,8 +97,8 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   const apart = ["--add-exclusive-node", "127.0.0.1:19405", "--keep-fakechain"];
   let T2 = net.tsmonerod(19406, 19407, t2Dir, whole);
   for (const d of [M1, M2, T1, T2]) await up(d);
-  await until("T2 connected to M2 and T1", async () => ((await call(T2.url, "get_info")).outgoing_connections_count === 2 ? true : undefined));
-  await until("T1 connected to M1", async () => ((await call(T1.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
+  await until("T2 connected to M2 and T1", async () => ((await nodeCall(T2.url, "get_info")).outgoing_connections_count === 2 ? true : undefined));
+  await until("T1 connected to M1", async () => ((await nodeCall(T1.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
 
   // a real monero-wallet-rpc on each node; each restores alice and bob (the observers compared at
   // the end), and the one on T1 (group A) and the one on M2 (group B) also a spending copy of each
@@ -111,20 +112,20 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
     // four wallets and four nodes starting on a busy machine: longer than waitWallet's 30 s
     await until(`${w.name} up`, async () => {
       if (w.rpc.proc.exitCode !== null) throw new Error(`${w.name} exited ${w.rpc.proc.exitCode}: ${w.rpc.output.join("").slice(-2000)}`);
-      return (await call(w.rpc.url, "get_version")) ? true : undefined;
+      return (await walletCall(w.rpc.url, "get_version")) ? true : undefined;
     }, 180_000);
     for (const who of ["alice", "bob"] as const) await w.restore(who, WALLET_SEEDS[who]);
   }
   for (const w of [W.T1, W.M2]) for (const who of ["alice", "bob"] as const) await w.restore(`${who}-spend`, WALLET_SEEDS[who]);
   const address = async (who: "alice" | "bob"): Promise<string> => {
     await W.M1.use(who);
-    return (await call(W.M1.rpc.url, "get_address", { account_index: 0 })).address as string;
+    return (await walletCall(W.M1.rpc.url, "get_address", { account_index: 0 })).address as string;
   };
   const alice = await address("alice");
   const bob = await address("bob");
   // MINER_ADDRESS is alice's: the blocks that only age the chain go to carol
   await W.M1.restore("carol", WALLET_SEEDS.carol);
-  const carol = (await call(W.M1.rpc.url, "get_address", { account_index: 0 })).address as string;
+  const carol = (await walletCall(W.M1.rpc.url, "get_address", { account_index: 0 })).address as string;
   phase("wallets restored");
 
   // the shared chain, mined on tsmonerod: coinbase to alice and bob, then enough blocks for their
@@ -140,19 +141,19 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   // two of alice's coinbase outputs, by key image: K1 is spent on both branches (a double spend
   // across the partition), K2 on the light branch only
   await W.T1.use("alice-spend");
-  const outs = ((await call(W.T1.rpc.url, "incoming_transfers", { transfer_type: "available" })).transfers as Obj[])
+  const outs = ((await walletCall(W.T1.rpc.url, "incoming_transfers", { transfer_type: "available" })).transfers as Obj[])
     .sort((a, b) => Number(a.global_index) - Number(b.global_index));
   assert.equal(outs.length, 3, "alice's three coinbase outputs");
   const [K1, K2] = [outs[0].key_image as string, outs[1].key_image as string];
   const sweep = async (w: Wallet, ki: string, to: string): Promise<string> =>
-    ((await call(w.rpc.url, "sweep_single", { key_image: ki, address: to })).tx_hash as string);
+    ((await walletCall(w.rpc.url, "sweep_single", { key_image: ki, address: to })).tx_hash as string);
 
   // the partition: T2 restarts dialling only M2
   await stopProcesses([T2]);
   T2 = net.tsmonerod(19406, 19407, t2Dir, apart);
   W.T2 = new Wallet("wallet on T2", W.T2.rpc, T2);
   await up(T2);
-  await until("T2 back with M2 only", async () => ((await call(T2.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
+  await until("T2 back with M2 only", async () => ((await nodeCall(T2.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
   assert.equal((await top(T2.url)).hash, shared.hash, "tsmonerod kept its chain over the restart");
 
   // group A, the light branch: alice spends K1 and K2 to bob through tsmonerod T1, which mines them
@@ -163,7 +164,7 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   await until("T1 has both light txs", async () => ((await pool(T1.url)).length === 2 ? true : undefined));
   await mine(T1, 1, alice);
   const lightTxBlock = await top(T1.url);
-  assert.deepEqual([...((await call(T1.url, "get_block", { hash: lightTxBlock.hash })).tx_hashes as string[])].sort(), [lightConflict, lightReturn].sort());
+  assert.deepEqual([...((await nodeCall(T1.url, "get_block", { hash: lightTxBlock.hash })).tx_hashes as string[])].sort(), [lightConflict, lightReturn].sort());
   await hasTop(M1.url, lightTxBlock.hash);
   await mine(M1, 1, bob);
   const light = await top(M1.url);
@@ -174,11 +175,11 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   await W.M2.use("alice-spend");
   const heavySpend = await sweep(W.M2, K1, bob);
   await W.M2.use("bob-spend");
-  const heavyPay = (await call(W.M2.rpc.url, "transfer", { destinations: [{ amount: 1_500_000_000_000, address: alice }] })).tx_hash as string;
+  const heavyPay = (await walletCall(W.M2.rpc.url, "transfer", { destinations: [{ amount: 1_500_000_000_000, address: alice }] })).tx_hash as string;
   await until("M2 has both heavy txs", async () => ((await pool(M2.url)).length === 2 ? true : undefined));
   await mine(M2, 1, bob);
   const heavyTxBlock = await top(M2.url);
-  assert.deepEqual([...((await call(M2.url, "get_block", { hash: heavyTxBlock.hash })).tx_hashes as string[])].sort(), [heavySpend, heavyPay].sort());
+  assert.deepEqual([...((await nodeCall(M2.url, "get_block", { hash: heavyTxBlock.hash })).tx_hashes as string[])].sort(), [heavySpend, heavyPay].sort());
   await hasTop(T2.url, heavyTxBlock.hash);
   await mine(T2, 2, alice);
   await hasTop(M2.url, (await top(T2.url)).hash);
@@ -210,7 +211,7 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   await up(T2);
   for (const d of [T1, M1, T2, M2]) await hasTop(d.url, heavy.hash, 180_000);
   phase("everyone on the heavy chain");
-  const hashAt = async (d: Daemon, height: number): Promise<string> => ((await call(d.url, "get_block_header_by_height", { height })).block_header as { hash: string }).hash;
+  const hashAt = async (d: Daemon, height: number): Promise<string> => ((await nodeCall(d.url, "get_block_header_by_height", { height })).block_header as { hash: string }).hash;
   for (const d of [T1, M1]) assert.equal(await hashAt(d, shared.height + 1), heavyTxBlock.hash, `${d.url}: the heavy branch's first block is in the main chain`);
 
   // the light branch's txs, as monerod treats them: both come back to the pools of the nodes that
@@ -230,9 +231,7 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
     if (d === T2 || d === M2) assert.ok(!p.includes(lightConflict), `${d.url}: the heavy group refuses the light branch's double spend`);
   }
   for (const d of [T1, M1]) {
-    const tx = (await (await fetch(`${d.url}/get_transactions`, { method: "POST", body: JSON.stringify({ txs_hashes: both }) })).json()) as {
-      txs?: { tx_hash: string; in_pool: boolean; double_spend_seen: boolean }[];
-    };
+    const tx = await nodePath(d.url, "/get_transactions", { txs_hashes: both });
     assert.deepEqual(tx.txs?.map((x) => [x.tx_hash, x.in_pool, x.double_spend_seen]).sort(), both.map((x) => [x, true, false]), `${d.url}: both light txs in the pool, not yet flagged`);
   }
 
@@ -263,12 +262,12 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   await mine(M1, 1, carol);
   const last = await top(M1.url);
   for (const d of [T1, T2, M2]) await hasTop(d.url, last.hash);
-  assert.deepEqual((await call(M1.url, "get_block", { hash: last.hash })).tx_hashes, [lightReturn]);
-  const tpl = await call(T1.url, "get_block_template", { wallet_address: carol, reserve_size: 1 });
+  assert.deepEqual((await nodeCall(M1.url, "get_block", { hash: last.hash })).tx_hashes, [lightReturn]);
+  const tpl = await nodeCall(T1.url, "get_block_template", { wallet_address: carol, reserve_size: 1 });
   assert.equal(Number(tpl.height), last.height + 1);
   for (const d of [T1, M1]) {
     await until(`${d.url}'s pool holds the double spend alone`, async () => ((await pool(d.url)).join() === lightConflict ? true : undefined));
-    const tx = (await (await fetch(`${d.url}/get_transactions`, { method: "POST", body: JSON.stringify({ txs_hashes: [lightConflict] }) })).json()) as { txs?: { in_pool: boolean; double_spend_seen: boolean }[] };
+    const tx = await nodePath(d.url, "/get_transactions", { txs_hashes: [lightConflict] });
     assert.deepEqual(tx.txs?.map((x) => [x.in_pool, x.double_spend_seen]), [[true, false]], `${d.url}: the double spend stays, unflagged, as in monerod`);
   }
   for (const d of [T2, M2]) await until(`${d.url}'s pool empties`, async () => ((await pool(d.url)).length === 0 ? true : undefined));

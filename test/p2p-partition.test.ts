@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { Daemon } from "./helpers/monerod.js";
 import { hasTop, MINER_ADDRESS, Net, top, until, up } from "./helpers/p2p.js";
-import { call, stopProcesses } from "./helpers/wallet-rpc.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
+import { stopProcesses } from "./helpers/wallet-rpc.js";
 
 const net = new Net();
 after(() => net.close());
 
-const mine = (d: Daemon, n: number): Promise<unknown> => call(d.url, "generateblocks", { amount_of_blocks: n, wallet_address: MINER_ADDRESS });
-const outPeers = async (d: Daemon, n: number): Promise<{ status: string; out_peers: number }> =>
-  (await (await fetch(`${d.url}/out_peers`, { method: "POST", body: JSON.stringify({ set: true, out_peers: n }) })).json()) as { status: string; out_peers: number };
+const mine = (d: Daemon, n: number): Promise<unknown> => nodeCall(d.url, "generateblocks", { amount_of_blocks: n, wallet_address: MINER_ADDRESS });
+const outPeers = (d: Daemon, n: number): Promise<{ status: string; out_peers: number }> => nodePath(d.url, "/out_peers", { set: true, out_peers: n });
 const DEAD_SEED = ["--seed-node", "127.0.0.1:19239"];
 
 test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to the heavier chain", { timeout: 400_000 }, async () => {
@@ -28,8 +28,8 @@ test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to
   const apart = ["--add-exclusive-node", "127.0.0.1:19225", "--keep-fakechain"];
   let T2 = net.tsmonerod(19226, 19227, t2Dir, whole);
   for (const d of [M1, M2, T1, T2]) await up(d);
-  await until("T2 connected to M2 and T1", async () => ((await call(T2.url, "get_info")).outgoing_connections_count === 2 ? true : undefined));
-  await until("T1 connected to M1", async () => ((await call(T1.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
+  await until("T2 connected to M2 and T1", async () => ((await nodeCall(T2.url, "get_info")).outgoing_connections_count === 2 ? true : undefined));
+  await until("T1 connected to M1", async () => ((await nodeCall(T1.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
 
   // a shared chain: mined on M1, relayed M1 → T1 → T2 → M2
   await mine(M1, 4);
@@ -40,7 +40,7 @@ test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to
   await stopProcesses([T2]);
   T2 = net.tsmonerod(19226, 19227, t2Dir, apart);
   await up(T2);
-  await until("T2 back with M2 only", async () => ((await call(T2.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
+  await until("T2 back with M2 only", async () => ((await nodeCall(T2.url, "get_info")).outgoing_connections_count === 1 ? true : undefined));
   assert.equal((await top(T2.url)).hash, shared.hash, "tsmonerod kept its chain over the restart");
 
   // group 1 mines 2 blocks (one on each node), group 2 mines 5 (on each)
@@ -58,7 +58,7 @@ test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to
   await hasTop(M2.url, heavy.hash);
   assert.equal(light.height, shared.height + 2);
   assert.equal(heavy.height, shared.height + 5);
-  const hashAt = async (d: Daemon, height: number): Promise<string> => ((await call(d.url, "get_block_header_by_height", { height })).block_header as { hash: string }).hash;
+  const hashAt = async (d: Daemon, height: number): Promise<string> => ((await nodeCall(d.url, "get_block_header_by_height", { height })).block_header as { hash: string }).hash;
   assert.notEqual(await hashAt(M1, shared.height + 1), await hashAt(M2, shared.height + 1), "the groups mined different branches");
 
   // reconnect: T2 dials T1 again; T1 syncs the heavier branch and reorganises, M1 follows T1
@@ -68,7 +68,7 @@ test("two groups of monerod + tsmonerod mine apart, reconnect, and all switch to
   for (const d of [T1, M1, T2, M2]) await hasTop(d.url, heavy.hash, 180_000);
   for (const d of [T1, M1]) {
     assert.notEqual(await hashAt(d, light.height), light.hash, `${d.url}: the lighter branch left the main chain`);
-    const alt = (await call(d.url, "get_alternate_chains")).chains as { block_hash: string }[] | undefined;
+    const alt = (await nodeCall(d.url, "get_alternate_chains")).chains as { block_hash: string }[] | undefined;
     assert.ok(alt?.some((c) => c.block_hash === light.hash), `${d.url} keeps the lighter branch as an alternative chain`);
   }
   // and the joined network still relays: a block mined on monerod M1 reaches everyone
@@ -85,7 +85,7 @@ test("out_peers 0 cuts a node off and out_peers 8 reconnects it, on monerod and 
   await up(M);
   await up(T);
   const conns = async (d: Daemon): Promise<{ out: number; in: number }> => {
-    const i = await call(d.url, "get_info");
+    const i = await nodeCall(d.url, "get_info");
     return { out: Number(i.outgoing_connections_count), in: Number(i.incoming_connections_count) };
   };
   const linked = (): Promise<boolean> =>

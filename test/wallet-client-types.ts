@@ -32,6 +32,11 @@ export async function typedWalletCalls(w: WalletClient<WalletApi>): Promise<void
   await w.call("transfer", { destinations: [{ address: primary, amount: "1" }] });
   // @ts-expect-error a result field that does not exist
   void b.unlocked_balanse;
+  // @ts-expect-error transfer's answer is typed too (it was any JSON): no such field
+  void transfer.tx_hsh;
+  // @ts-expect-error a list epee leaves out when empty may be absent
+  const hashes: string[] = (await w.call("transfer_split", { destinations: [{ address: primary, amount: 1n }] })).tx_hash_list;
+  void hashes;
   // @ts-expect-error the name union has no such method
   const bad: WalletMethod = "open_walet";
   void bad;

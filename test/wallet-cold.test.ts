@@ -18,7 +18,8 @@ import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
-import { big, call, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
+import { big, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
@@ -27,7 +28,7 @@ const DEAD_DAEMON = "127.0.0.1:9"; // the offline signers never reach a daemon
 
 
 
-/** The call must fail; returns the error for comparing. */
+/** The call must fail; returns the error for comparing. Raw (any method, any params): the refusals tried include deliberately malformed params. */
 async function refusedBy(url: string, method: string, params: JsonWritable): Promise<{ code: number; message: string }> {
   const a = await rpc(url, method, params);
   assert.ok(a.error, `${url} ${method} must refuse, answered ${JSON.stringify(a.result, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`);
@@ -53,9 +54,9 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     let alice = "";
     let bob = "";
 
-    const mine = (n: number, to = alice) => node.jsonRpc("generateblocks", { amount_of_blocks: n, wallet_address: to });
+    const mine = (n: number, to = alice) => nodeCall(node.url, "generateblocks", { amount_of_blocks: n, wallet_address: to });
     const balance = async (u: string) => {
-      const r = await call(u, "get_balance", { account_index: 0 });
+      const r = await walletCall(u, "get_balance", { account_index: 0 });
       return { balance: big(r.balance), unlocked: big(r.unlocked_balance) };
     };
 
@@ -76,24 +77,24 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       });
       await Promise.all(procs.map(waitWallet));
       // bob's address, from a wallet restored for the purpose
-      await call(W.fullOurs, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob });
-      bob = String((await call(W.fullOurs, "get_address")).address);
+      await walletCall(W.fullOurs, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob });
+      bob = String((await walletCall(W.fullOurs, "get_address")).address);
       // the full wallets are restored on an empty chain and then cut off: they learn outputs only by import
       for (const k of ["fullOurs", "fullReal"] as const) {
-        await call(W[k], "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
-        await call(W[k], "auto_refresh", { enable: false });
-        await call(W[k], "set_daemon", { address: DEAD_DAEMON, trusted: false, ssl_support: "disabled" });
+        await walletCall(W[k], "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
+        await walletCall(W[k], "auto_refresh", { enable: false });
+        await walletCall(W[k], "set_daemon", { address: DEAD_DAEMON, trusted: false, ssl_support: "disabled" });
       }
-      alice = String((await call(W.fullOurs, "get_address")).address);
-      assert.equal(String((await call(W.fullReal, "get_address")).address), alice);
-      const viewkey = String((await call(W.fullOurs, "query_key", { key_type: "view_key" })).key);
+      alice = String((await walletCall(W.fullOurs, "get_address")).address);
+      assert.equal(String((await walletCall(W.fullReal, "get_address")).address), alice);
+      const viewkey = String((await walletCall(W.fullOurs, "query_key", { key_type: "view_key" })).key);
       for (const k of ["viewOurs", "viewReal"] as const) {
-        await call(W[k], "generate_from_keys", { filename: "alice-view", address: alice, viewkey, password: "" });
-        await call(W[k], "auto_refresh", { enable: false });
+        await walletCall(W[k], "generate_from_keys", { filename: "alice-view", address: alice, viewkey, password: "" });
+        await walletCall(W[k], "auto_refresh", { enable: false });
       }
       await mine(80);
       await mine(2, bob);
-      for (const k of ["viewOurs", "viewReal"] as const) await call(W[k], "refresh");
+      for (const k of ["viewOurs", "viewReal"] as const) await walletCall(W[k], "refresh");
     });
 
     after(async () => {
@@ -112,50 +113,50 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     });
 
     it("outputs cross both ways: each full wallet imports the other implementation's view-only export", async () => {
-      const ours = String((await call(W.viewOurs, "export_outputs", { all: true })).outputs_data_hex);
-      const real = String((await call(W.viewReal, "export_outputs", { all: true })).outputs_data_hex);
+      const ours = String((await walletCall(W.viewOurs, "export_outputs", { all: true })).outputs_data_hex);
+      const real = String((await walletCall(W.viewReal, "export_outputs", { all: true })).outputs_data_hex);
       assert.equal(ours.slice(0, 42), real.slice(0, 42), "same magic");
-      const a = await call(W.fullReal, "import_outputs", { outputs_data_hex: ours });
-      const b = await call(W.fullOurs, "import_outputs", { outputs_data_hex: real });
+      const a = await walletCall(W.fullReal, "import_outputs", { outputs_data_hex: ours });
+      const b = await walletCall(W.fullOurs, "import_outputs", { outputs_data_hex: real });
       assert.equal(big(a.num_imported), 80n);
       assert.equal(big(b.num_imported), 80n);
       // the two full wallets computed the same key images, in the same order
-      const kiOurs = (await call(W.fullOurs, "export_key_images", { all: true })).signed_key_images as Obj[];
-      const kiReal = (await call(W.fullReal, "export_key_images", { all: true })).signed_key_images as Obj[];
+      const kiOurs = (await walletCall(W.fullOurs, "export_key_images", { all: true })).signed_key_images as Obj[];
+      const kiReal = (await walletCall(W.fullReal, "export_key_images", { all: true })).signed_key_images as Obj[];
       assert.equal(kiOurs.length, 80);
       assert.deepEqual(kiOurs.map((x) => x.key_image), kiReal.map((x) => x.key_image));
       // incremental: nothing new since the last export, from both
       for (const u of [W.viewOurs, W.viewReal]) {
-        const inc = String((await call(u, "export_outputs", { all: false })).outputs_data_hex);
+        const inc = String((await walletCall(u, "export_outputs", { all: false })).outputs_data_hex);
         assert.ok(inc.length > 0);
       }
     });
 
     it("key images cross both ways: each view-only wallet imports the other implementation's signed key images", async () => {
-      const fromReal = await call(W.fullReal, "export_key_images", { all: true });
-      const fromOurs = await call(W.fullOurs, "export_key_images", { all: true });
+      const fromReal = await walletCall(W.fullReal, "export_key_images", { all: true });
+      const fromOurs = await walletCall(W.fullOurs, "export_key_images", { all: true });
       assert.equal(big(fromReal.offset), 0n);
-      const a = await call(W.viewOurs, "import_key_images", { offset: 0, signed_key_images: fromReal.signed_key_images as JsonWritable });
-      const b = await call(W.viewReal, "import_key_images", { offset: 0, signed_key_images: fromOurs.signed_key_images as JsonWritable });
+      const a = await walletCall(W.viewOurs, "import_key_images", { offset: 0, signed_key_images: fromReal.signed_key_images });
+      const b = await walletCall(W.viewReal, "import_key_images", { offset: 0, signed_key_images: fromOurs.signed_key_images });
       assert.equal(big(a.spent), 0n);
       assert.deepEqual([big(a.height), big(a.spent), big(a.unspent)], [big(b.height), big(b.spent), big(b.unspent)]);
       assert.deepEqual(await balance(W.viewOurs), await balance(W.viewReal));
       // the full wallets keep their "requested" marks after exporting: an incremental export starts where the import did, in both
-      const incOurs = await call(W.fullOurs, "export_key_images", { all: false });
-      const incReal = await call(W.fullReal, "export_key_images", { all: false });
+      const incOurs = await walletCall(W.fullOurs, "export_key_images", { all: false });
+      const incReal = await walletCall(W.fullReal, "export_key_images", { all: false });
       assert.equal(big(incOurs.offset), big(incReal.offset));
       assert.equal((incOurs.signed_key_images as Obj[]).length, (incReal.signed_key_images as Obj[]).length);
     });
 
     it("bad outputs, key images and sets are refused by both, and change nothing", async () => {
       const before = [await balance(W.viewOurs), await balance(W.viewReal)];
-      const good = String((await call(W.viewOurs, "export_outputs", { all: true })).outputs_data_hex);
+      const good = String((await walletCall(W.viewOurs, "export_outputs", { all: true })).outputs_data_hex);
       for (const bad of [good.slice(0, good.length - 20), flip(good), flip(good, 10), "4d6f6e65726f"]) {
         await refusedBy(W.fullOurs, "import_outputs", { outputs_data_hex: bad });
         await refusedBy(W.fullReal, "import_outputs", { outputs_data_hex: bad });
       }
       assert.equal((await refusedBy(W.fullOurs, "import_outputs", { outputs_data_hex: "zz" })).code, -26);
-      const ki = (await call(W.fullReal, "export_key_images", { all: true })).signed_key_images as Obj[];
+      const ki = (await walletCall(W.fullReal, "export_key_images", { all: true })).signed_key_images as Obj[];
       // a known key image is taken without a check (wallet2 too): give entry 3 another output's key image
       const altered = ki.map((x, i) => (i === 3 ? { ...x, key_image: ki[4].key_image } : x));
       const e1 = await refusedBy(W.viewOurs, "import_key_images", { offset: 0, signed_key_images: altered as JsonWritable });
@@ -182,15 +183,15 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       ["viewReal", "fullOurs", "fullReal"],
     ] as const) {
       it(`an unsigned set from ${maker} is described alike by both, signed by ${signer} and submitted by ${maker}`, async () => {
-        await call(W[maker], "refresh");
+        await walletCall(W[maker], "refresh");
         const amount = 1_234_000_000_000n;
-        const t = await call(W[maker], "transfer", { destinations: [{ address: bob, amount }], ring_size: 16 });
+        const t = await walletCall(W[maker], "transfer", { destinations: [{ address: bob, amount }], ring_size: 16 });
         const unsigned = String(t.unsigned_txset);
         assert.ok(unsigned.length > 0);
         assert.equal(String(t.tx_blob ?? ""), "");
         assert.equal(String(t.tx_key ?? ""), "");
-        const d1 = await call(W[signer], "describe_transfer", { unsigned_txset: unsigned });
-        const d2 = await call(W[other], "describe_transfer", { unsigned_txset: unsigned });
+        const d1 = await walletCall(W[signer], "describe_transfer", { unsigned_txset: unsigned });
+        const d2 = await walletCall(W[other], "describe_transfer", { unsigned_txset: unsigned });
         assert.deepEqual(d1, d2);
         const desc = (d1.desc as Obj[])[0];
         assert.equal(big(desc.fee), big(t.fee));
@@ -200,22 +201,22 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         assert.equal(big(desc.change_amount), big(desc.amount_in) - amount - big(t.fee));
         // a tampered set is refused by the signer
         await refusedBy(W[signer], "sign_transfer", { unsigned_txset: flip(unsigned) });
-        const s = await call(W[signer], "sign_transfer", { unsigned_txset: unsigned, get_tx_keys: true, export_raw: true });
+        const s = await walletCall(W[signer], "sign_transfer", { unsigned_txset: unsigned, get_tx_keys: true, export_raw: true });
         const ids = s.tx_hash_list as string[];
         assert.equal(ids.length, 1);
         assert.equal((s.tx_raw_list as string[]).length, 1);
         assert.ok(String((s.tx_key_list as string[])[0]).length >= 64);
-        const sub = await call(W[maker], "submit_transfer", { tx_data_hex: String(s.signed_txset) });
+        const sub = await walletCall(W[maker], "submit_transfer", { tx_data_hex: String(s.signed_txset) });
         assert.deepEqual(sub.tx_hash_list, ids);
-        const pending = await call(W[maker], "get_transfers", { pending: true, out: true });
+        const pending = await walletCall(W[maker], "get_transfers", { pending: true, out: true });
         assert.equal(((pending.pending as Obj[] | undefined) ?? []).filter((x) => x.txid === ids[0]).length, 1);
         await mine(1);
-        await call(W[maker], "refresh");
-        const out = await call(W[maker], "get_transfers", { pending: true, out: true });
+        await walletCall(W[maker], "refresh");
+        const out = await walletCall(W[maker], "get_transfers", { pending: true, out: true });
         assert.equal(((out.out as Obj[] | undefined) ?? []).filter((x) => x.txid === ids[0]).length, 1);
         assert.equal(((out.pending as Obj[] | undefined) ?? []).filter((x) => x.txid === ids[0]).length, 0);
         // the signer keeps the tx key: check_tx_key by bob's address agrees
-        const key = String((await call(W[signer], "get_tx_key", { txid: ids[0] })).tx_key);
+        const key = String((await walletCall(W[signer], "get_tx_key", { txid: ids[0] })).tx_key);
         assert.equal(key.length % 64, 0);
       });
     }
@@ -226,17 +227,17 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         ["viewOurs", "fullReal"],
         ["viewReal", "fullOurs"],
       ] as const) {
-        await call(W[view], "refresh");
-        const outs = String((await call(W[view], "export_outputs", { all: true })).outputs_data_hex);
-        await call(W[full], "import_outputs", { outputs_data_hex: outs });
-        const ki = await call(W[full], "export_key_images", { all: true });
-        await call(W[view], "import_key_images", { offset: big(ki.offset), signed_key_images: ki.signed_key_images as JsonWritable });
+        await walletCall(W[view], "refresh");
+        const outs = String((await walletCall(W[view], "export_outputs", { all: true })).outputs_data_hex);
+        await walletCall(W[full], "import_outputs", { outputs_data_hex: outs });
+        const ki = await walletCall(W[full], "export_key_images", { all: true });
+        await walletCall(W[view], "import_key_images", { offset: Number(ki.offset), signed_key_images: ki.signed_key_images });
       }
       const a = await balance(W.viewOurs);
       const b = await balance(W.viewReal);
       assert.deepEqual(a, b);
-      const inc = await call(W.viewOurs, "incoming_transfers", { transfer_type: "available" });
-      const inr = await call(W.viewReal, "incoming_transfers", { transfer_type: "available" });
+      const inc = await walletCall(W.viewOurs, "incoming_transfers", { transfer_type: "available" });
+      const inr = await walletCall(W.viewReal, "incoming_transfers", { transfer_type: "available" });
       const sum = (x: Obj) => ((x.transfers as Obj[] | undefined) ?? []).reduce((s, t) => s + big(t.amount), 0n);
       assert.equal(sum(inc), sum(inr));
       assert.equal(sum(inc), a.balance);

@@ -25,7 +25,9 @@ import { decodeMultisigTxSet, encodeMultisigTxSet } from "../src/wallet/cold/for
 import { MULTISIG_TX_PREFIX } from "../src/wallet/multisig/txset.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
-import { big, call, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
+import { big, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall, type WalletParams, walletRpc } from "./helpers/wallet-rpc.js";
+import type { WalletMethod } from "../src/wallet/rpc/api.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
@@ -43,14 +45,14 @@ const SEEDS = [
 const ADDR_2OF2 = "45J58b7PmKJFSiNPFFrTdtfMcFGnruP7V4CMuRpX7NsH4j3jGHKAjo3YJP2RePX6HMaSkbvTbrWUFhDNcNcHgtNmQ3gr7sG";
 const ADDR_2OF3 = "44G2TQNfsiURKkvxp7gbgaJY8WynZvANnhmyMAwv6WeEbAvyAWMfKXRhh3uBXT2UAKhAsUJ7Fg5zjjF2U1iGciFk5duN94i";
 
-/** The call must fail; returns the error. */
+/** The call must fail; returns the error. Raw (any method, any params): the refusals tried include deliberately malformed params. */
 async function refused(url: string, method: string, params: JsonWritable): Promise<{ code: number; message: string }> {
   const a = await rpc(url, method, params);
   assert.ok(a.error, `${url} ${method} must refuse, answered ${JSON.stringify(a.result, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`);
   return a.error;
 }
 const status = async (u: string) => {
-  const r = await call(u, "is_multisig");
+  const r = await walletCall(u, "is_multisig");
   return { multisig: r.multisig, ready: r.ready, threshold: Number(r.threshold), total: Number(r.total) };
 };
 /** Alters one base58 character in the middle of a message. */
@@ -62,9 +64,9 @@ const alter = (m: string): string => {
 /** What a refusal must leave as it was: multisig state, balance, transfers, key images of the outputs. */
 const snapshot = async (u: string) => ({
   status: await status(u),
-  balance: await call(u, "get_balance"),
-  transfers: await call(u, "get_transfers", { in: true, out: true, pending: true, failed: true, pool: true }),
-  incoming: await call(u, "incoming_transfers", { transfer_type: "all" }),
+  balance: await walletCall(u, "get_balance"),
+  transfers: await walletCall(u, "get_transfers", { in: true, out: true, pending: true, failed: true, pool: true }),
+  incoming: await walletCall(u, "incoming_transfers", { transfer_type: "all" }),
 });
 
 /** The same call refused by ours and by monero-wallet-rpc, with the same code; ours' refusal. */
@@ -121,8 +123,8 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     procs.push(p5);
     real1 = p5.url;
     await Promise.all(procs.map(waitWallet));
-    await call(real1, "restore_deterministic_wallet", { filename: "m3b", password: "pw", seed: SEEDS[1], restore_height: 0 });
-    const restore = (u: string, i: number, name: string) => call(u, "restore_deterministic_wallet", { filename: name, password: "pw", seed: SEEDS[i], restore_height: 0 });
+    await walletCall(real1, "restore_deterministic_wallet", { filename: "m3b", password: "pw", seed: SEEDS[1], restore_height: 0 });
+    const restore = (u: string, i: number, name: string) => walletCall(u, "restore_deterministic_wallet", { filename: name, password: "pw", seed: SEEDS[i], restore_height: 0 });
     await Promise.all([...g3.map((u, i) => restore(u, i, "m3")), ...g2.map((u, i) => restore(u, i, "m2"))]);
   });
 
@@ -135,17 +137,17 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
   /** Runs the exchange to the end; checks at every round that bad messages change nothing. */
   async function buildGroup(urls: string[], threshold: number, bad: (round: number, u: string, msgs: string[]) => Promise<void>, shadow?: string): Promise<string[]> {
     const first: string[] = [];
-    for (const u of urls) first.push(String((await call(u, "prepare_multisig", { enable_multisig_experimental: true })).multisig_info));
+    for (const u of urls) first.push(String((await walletCall(u, "prepare_multisig", { enable_multisig_experimental: true })).multisig_info));
     let msgs: string[] = [];
     let addresses: string[] = [];
     for (const u of urls) {
-      const r = await call(u, "make_multisig", { multisig_info: first, threshold, password: "pw" });
+      const r = await walletCall(u, "make_multisig", { multisig_info: first, threshold, password: "pw" });
       msgs.push(String(r.multisig_info));
       addresses.push(String(r.address));
     }
     // a second wallet of one member (same seed) follows the exchange with the same messages
-    const follow = async (method: string, params: JsonWritable) => shadow && (await call(shadow, method, params));
-    if (shadow) await call(shadow, "prepare_multisig", { enable_multisig_experimental: true });
+    const follow = async <M extends WalletMethod>(method: M, params: WalletParams<M>) => shadow && (await walletCall(shadow, method, params));
+    if (shadow) await walletCall(shadow, "prepare_multisig", { enable_multisig_experimental: true });
     await follow("make_multisig", { multisig_info: first, threshold, password: "pw" });
     for (let round = 2; ; round++) {
       const states = await Promise.all(urls.map(status));
@@ -157,7 +159,7 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
       const next: string[] = [];
       addresses = [];
       for (const u of urls) {
-        const r = await call(u, "exchange_multisig_keys", { multisig_info: msgs, password: "pw" });
+        const r = await walletCall(u, "exchange_multisig_keys", { multisig_info: msgs, password: "pw" });
         next.push(String(r.multisig_info));
         addresses.push(String(r.address));
       }
@@ -168,17 +170,17 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
 
   let firstOfG2 = "";
   it("a 2/2 group of one of ours and one real wallet reaches the functional test's address", async () => {
-    firstOfG2 = String((await call(g2[0], "prepare_multisig", { enable_multisig_experimental: true })).multisig_info);
+    firstOfG2 = String((await walletCall(g2[0], "prepare_multisig", { enable_multisig_experimental: true })).multisig_info);
     const addresses = await buildGroup(g2, 2, async () => undefined);
     assert.deepEqual(addresses, [ADDR_2OF2, ADDR_2OF2]);
-    for (const u of g2) assert.equal((await call(u, "get_address")).address, ADDR_2OF2);
+    for (const u of g2) assert.equal((await walletCall(u, "get_address")).address, ADDR_2OF2);
   });
 
   it("a 2/3 group of two of ours and one real wallet reaches it too, refusing bad messages on the way", async () => {
     const addresses = await buildGroup(g3, 2, async (round, u, msgs) => {
       if (!once || (u !== g3[0] && u !== g3[2])) return;
       const before = await status(u);
-      const beforeAddr = (await call(u, "get_address")).address;
+      const beforeAddr = (await walletCall(u, "get_address")).address;
       const cases: [string, string[], RegExp][] = [
         ["altered", [alter(msgs[1]), msgs[2]], /invalid|decoding|Deserializ/i],
         ["truncated", [msgs[1].slice(0, msgs[1].length - 10), msgs[2]], /decoding|Deserializ/i],
@@ -190,11 +192,11 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
         assert.equal(e.code, -1, `${what} at round ${round}: ${e.message}`);
         if (u === g3[0]) assert.match(e.message, re, `${what}: ${e.message}`);
         assert.deepEqual(await status(u), before, `${what} changed nothing`);
-        assert.equal((await call(u, "get_address")).address, beforeAddr);
+        assert.equal((await walletCall(u, "get_address")).address, beforeAddr);
       }
     }, real1);
     assert.deepEqual(addresses, [ADDR_2OF3, ADDR_2OF3, ADDR_2OF3]);
-    assert.equal((await call(real1, "get_address")).address, ADDR_2OF3);
+    assert.equal((await walletCall(real1, "get_address")).address, ADDR_2OF3);
   });
 
   it("refuses what monero-wallet-rpc refuses, with its codes", async () => {
@@ -206,16 +208,16 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
   });
 
   it("funds mined to the 2/3 address arrive in every member, with the same balance and import-needed flag", async () => {
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 3, wallet_address: ADDR_2OF3 });
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 2, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 3, wallet_address: ADDR_2OF3 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 2, wallet_address: ADDR_2OF2 });
     // the coinbase outputs unlock after 60 blocks, and a ring of 16 needs as many unlocked outputs
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 100, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 100, wallet_address: ADDR_2OF2 });
     const balances = [];
     for (const u of g3) {
-      await call(u, "refresh").catch((e: unknown) => {
+      await walletCall(u, "refresh").catch((e: unknown) => {
         throw new Error(`${String(e)}\n${procs.map((p) => p.output.join("").slice(-3000)).join("\n---\n")}`);
       });
-      const b = await call(u, "get_balance");
+      const b = await walletCall(u, "get_balance");
       balances.push({ balance: big(b.balance), needed: b.multisig_import_needed });
     }
     assert.ok(balances[0].balance > 0n);
@@ -223,8 +225,8 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     assert.deepEqual(balances[1], balances[2]);
     const b2 = [];
     for (const u of g2) {
-      await call(u, "refresh");
-      const b = await call(u, "get_balance");
+      await walletCall(u, "refresh");
+      const b = await walletCall(u, "get_balance");
       b2.push({ balance: big(b.balance), unlocked: big(b.unlocked_balance), needed: b.multisig_import_needed });
     }
     assert.ok(b2[0].unlocked > 0n);
@@ -254,15 +256,15 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
 
   it("multisig infos cross between both kinds: full key images agree, bad infos change nothing", async () => {
     const kis = async (u: string) => {
-      const r = await call(u, "incoming_transfers", { transfer_type: "all" });
+      const r = await walletCall(u, "incoming_transfers", { transfer_type: "all" });
       return ((r.transfers ?? []) as { key_image: string }[]).map((t) => t.key_image).sort();
     };
     const infos: string[] = [];
-    for (const u of g3) infos.push(String((await call(u, "export_multisig_info")).info));
-    const foreign = String((await call(g2[0], "export_multisig_info")).info);
+    for (const u of g3) infos.push(String((await walletCall(u, "export_multisig_info")).info));
+    const foreign = String((await walletCall(g2[0], "export_multisig_info")).info);
     // bad infos first, on ours: refused, nothing changes
     const u0 = g3[0];
-    const before = { bal: await call(u0, "get_balance"), kis: await kis(u0) };
+    const before = { bal: await walletCall(u0, "get_balance"), kis: await kis(u0) };
     const seen = await snapshot(u0);
     const hexFlip = (h: string) => h.slice(0, 200) + (h[200] === "0" ? "1" : "0") + h.slice(201);
     const bad: [string, string[], number, RegExp][] = [
@@ -284,19 +286,19 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     assert.deepEqual(new Set(before.kis), new Set([""]));
     assert.deepEqual(new Set(await kis(g3[2])), new Set([""]));
     // the multisig seed (query_key mnemonic): the group's keys are the same in both kinds' seeds
-    const seeds = await Promise.all([g3[0], g3[2]].map(async (u) => String((await call(u, "query_key", { key_type: "mnemonic" })).key)));
+    const seeds = await Promise.all([g3[0], g3[2]].map(async (u) => String((await walletCall(u, "query_key", { key_type: "mnemonic" })).key)));
     assert.equal(seeds[0].length, seeds[1].length);
     assert.equal(seeds[0].slice(0, 16), seeds[1].slice(0, 16), "threshold and total");
     assert.equal(seeds[0].slice(16 + 64, 16 + 256), seeds[1].slice(16 + 64, 16 + 256), "spend public, view secret, view public");
     const n: number[] = [];
-    for (const u of g3) n.push(Number((await call(u, "import_multisig_info", { info: infos })).n_outputs));
+    for (const u of g3) n.push(Number((await walletCall(u, "import_multisig_info", { info: infos })).n_outputs));
     assert.ok(n[0] > 0);
     assert.deepEqual(n, [n[0], n[0], n[0]]);
     const all = await Promise.all(g3.map(kis));
     assert.deepEqual(all[0], all[2], "ours and monero-wallet-rpc compute the same full key images");
     assert.deepEqual(all[1], all[2]);
     for (const u of g3) {
-      const b = await call(u, "get_balance");
+      const b = await walletCall(u, "get_balance");
       assert.equal(b.multisig_import_needed, false);
       assert.equal(big(b.balance), big(before.bal.balance));
     }
@@ -304,20 +306,20 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
 
   it("a transfer made and signed by two real members is seen by ours as by the real ones", async () => {
     const members = [g3[0], real1, g3[2]];
-    for (const u of members) await call(u, "refresh");
+    for (const u of members) await walletCall(u, "refresh");
     const infos: string[] = [];
-    for (const u of members) infos.push(String((await call(u, "export_multisig_info")).info));
-    for (const u of members) assert.ok(Number((await call(u, "import_multisig_info", { info: infos })).n_outputs) > 0);
-    const made = await call(g3[2], "transfer", { destinations: [{ address: ADDR_2OF2, amount: 1_000_000_000_000n }] });
+    for (const u of members) infos.push(String((await walletCall(u, "export_multisig_info")).info));
+    for (const u of members) assert.ok(Number((await walletCall(u, "import_multisig_info", { info: infos })).n_outputs) > 0);
+    const made = await walletCall(g3[2], "transfer", { destinations: [{ address: ADDR_2OF2, amount: 1_000_000_000_000n }] });
     assert.ok(String(made.multisig_txset).length > 0);
-    const signed = await call(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
-    const sub = await call(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
+    const signed = await walletCall(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
+    const sub = await walletCall(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
     const txid = String((sub.tx_hash_list as string[])[0]);
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
     const view = async (u: string) => {
-      await call(u, "refresh");
-      const b = await call(u, "get_balance");
-      const t = await call(u, "get_transfers", { out: true });
+      await walletCall(u, "refresh");
+      const b = await walletCall(u, "get_balance");
+      const t = await walletCall(u, "get_transfers", { out: true });
       const out = ((t.out ?? []) as { txid: string; amount: JsonWritable; fee: JsonWritable }[]).filter((x) => x.txid === txid);
       return { balance: big(b.balance), unlocked: big(b.unlocked_balance), needed: b.multisig_import_needed, out: out.map((x) => ({ amount: big(x.amount as number), fee: big(x.fee as number) })) };
     };
@@ -329,10 +331,10 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
 
   /** Every member refreshes, exports its info, and imports everyone's. */
   const exchangeInfos = async (members: string[]) => {
-    for (const u of members) await call(u, "refresh");
+    for (const u of members) await walletCall(u, "refresh");
     const infos: string[] = [];
-    for (const u of members) infos.push(String((await call(u, "export_multisig_info")).info));
-    for (const u of members) await call(u, "import_multisig_info", { info: infos });
+    for (const u of members) infos.push(String((await walletCall(u, "export_multisig_info")).info));
+    for (const u of members) await walletCall(u, "import_multisig_info", { info: infos });
   };
   /** A set of the 2/2 group, for the 2/3 group to refuse as foreign. */
   let set22 = "";
@@ -343,25 +345,25 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     const txids: string[] = [];
     for (const [proposer, signer] of [[ours, real], [real, ours]]) {
       await exchangeInfos(g2);
-      const made = await call(proposer, "transfer", { destinations: dst });
+      const made = await walletCall(proposer, "transfer", { destinations: dst });
       const set = String(made.multisig_txset);
       assert.ok(set.length > 0);
       if (proposer === ours) set22 = set;
       // the proposer alone is not enough (M = 2), for both kinds
       const below = await refusedAlike(ours, real, "submit_multisig", { tx_data_hex: set });
       assert.equal(below.code, -33, below.message);
-      const signed = await call(signer, "sign_multisig", { tx_data_hex: set });
+      const signed = await walletCall(signer, "sign_multisig", { tx_data_hex: set });
       const ids = signed.tx_hash_list as string[];
       assert.equal(ids.length, 1, "the second of two signers completes the tx");
-      const sub = await call(signer, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
+      const sub = await walletCall(signer, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
       assert.deepEqual(sub.tx_hash_list, ids);
       txids.push(ids[0]);
-      await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF3 });
+      await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF3 });
     }
     const view = async (u: string) => {
-      await call(u, "refresh");
-      const b = await call(u, "get_balance");
-      const t = await call(u, "get_transfers", { out: true });
+      await walletCall(u, "refresh");
+      const b = await walletCall(u, "get_balance");
+      const t = await walletCall(u, "get_transfers", { out: true });
       const out = ((t.out ?? []) as { txid: string; amount: JsonWritable; fee: JsonWritable; height: JsonWritable }[]).filter((x) => txids.includes(x.txid));
       return { balance: big(b.balance), out: out.map((x) => ({ txid: x.txid, amount: big(x.amount as number), fee: big(x.fee as number), height: big(x.height as number) })).sort((x, y) => x.txid.localeCompare(y.txid)) };
     };
@@ -376,24 +378,24 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     const dst = [{ address: ADDR_2OF2, amount: 100_000_000_000n }];
     // ours proposes, the real wallet signs (as the 2nd of 2) and submits
     await exchangeInfos(members);
-    const made = await call(g3[0], "transfer", { destinations: dst, get_tx_key: true });
+    const made = await walletCall(g3[0], "transfer", { destinations: dst, get_tx_key: true });
     assert.equal(made.tx_hash, "");
     assert.equal(String(made.tx_key).length, 64);
-    const desc = await call(real1, "describe_transfer", { multisig_txset: made.multisig_txset });
+    const desc = await walletCall(real1, "describe_transfer", { multisig_txset: made.multisig_txset });
     assert.equal(big((desc.desc as { recipients: { amount: number }[] }[])[0].recipients[0].amount), 100_000_000_000n);
     // a proposer may not sign its own proposal again
     const own = await refused(g3[0], "sign_multisig", { tx_data_hex: made.multisig_txset });
     assert.equal(own.code, -35, own.message);
     assert.match(own.message, /already signed by this private key/);
-    const signed = await call(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
+    const signed = await walletCall(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
     assert.equal((signed.tx_hash_list as string[]).length, 1);
-    const sub = await call(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
+    const sub = await walletCall(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
     assert.deepEqual(sub.tx_hash_list, signed.tx_hash_list);
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
 
     // a real member proposes, ours signs and submits; bad sets first, refused with nothing changed
     await exchangeInfos(members);
-    const made2 = await call(g3[2], "transfer", { destinations: dst });
+    const made2 = await walletCall(g3[2], "transfer", { destinations: dst });
     const set = String(made2.multisig_txset);
     const ownReal = await refused(g3[2], "sign_multisig", { tx_data_hex: set });
     assert.equal(ownReal.code, own.code, `monero-wallet-rpc refuses its own proposal alike: ${ownReal.message}`);
@@ -413,7 +415,7 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     await refusedAlike(u, real1, "sign_multisig", { tx_data_hex: set22 });
     await refusedAlike(u, real1, "describe_transfer", { multisig_txset: set22 });
     // the refusals took no nonce: the good set still signs
-    const signed2 = await call(u, "sign_multisig", { tx_data_hex: set });
+    const signed2 = await walletCall(u, "sign_multisig", { tx_data_hex: set });
     assert.equal((signed2.tx_hash_list as string[]).length, 1);
     const after = await snapshot(u);
     // replayed: ours already signed it; a fully signed set
@@ -426,9 +428,9 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     await replay("signed again", set, /stale data|already signed/);
     await replay("fully signed", String(signed2.tx_data_hex), /already signed|fully signed/);
     await refusedAlike(u, real1, "sign_multisig", { tx_data_hex: signed2.tx_data_hex });
-    const sub2 = await call(u, "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
+    const sub2 = await walletCall(u, "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
     assert.deepEqual(sub2.tx_hash_list, signed2.tx_hash_list);
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
     submitted = String(signed2.tx_data_hex);
   });
 
@@ -438,13 +440,13 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     const u = g3[0];
     assert.ok(submitted, "the set of the test before");
     const signed2 = { tx_data_hex: submitted };
-    await call(u, "refresh");
+    await walletCall(u, "refresh");
     const mined = await snapshot(u);
     // submitted again once on the chain: both kinds answer alike (the daemon already has the tx), and nothing changes
-    const again = await rpc(u, "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
-    const againReal = await rpc(real1, "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
+    const again = await walletRpc(u, "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
+    const againReal = await walletRpc(real1, "submit_multisig", { tx_data_hex: signed2.tx_data_hex });
     assert.equal(again.error?.code, againReal.error?.code, `ours ${JSON.stringify(again.error)}, monero-wallet-rpc ${JSON.stringify(againReal.error)}`);
-    await call(u, "refresh");
+    await walletCall(u, "refresh");
     assert.deepEqual(await snapshot(u), mined, "a replayed submission changed nothing");
   });
 
@@ -452,10 +454,10 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     const members = [g3[0], real1, g3[2]];
     const dst = [{ address: ADDR_2OF2, amount: 100_000_000_000n }];
     // the change of the transfers before unlocks after 10 blocks
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 10, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 10, wallet_address: ADDR_2OF2 });
     await exchangeInfos(members);
-    const set = String((await call(g3[2], "transfer", { destinations: dst })).multisig_txset);
-    const view = String((await call(g3[0], "query_key", { key_type: "view_key" })).key);
+    const set = String((await walletCall(g3[2], "transfer", { destinations: dst })).multisig_txset);
+    const view = String((await walletCall(g3[0], "query_key", { key_type: "view_key" })).key);
     // the same tx twice: the first signs (its nonces taken), the second finds them gone
     const twice = await withFirstTxTwice(set, view);
     const e1 = await refused(g3[0], "sign_multisig", { tx_data_hex: twice });
@@ -467,25 +469,25 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     assert.match(e2.message, /stale data: export fresh multisig data/);
     // what the group does then: export and import infos again, and propose again
     await exchangeInfos(members);
-    const fresh = String((await call(g3[2], "transfer", { destinations: dst })).multisig_txset);
-    const signed = await call(g3[0], "sign_multisig", { tx_data_hex: fresh });
-    const sub = await call(g3[0], "submit_multisig", { tx_data_hex: signed.tx_data_hex });
+    const fresh = String((await walletCall(g3[2], "transfer", { destinations: dst })).multisig_txset);
+    const signed = await walletCall(g3[0], "sign_multisig", { tx_data_hex: fresh });
+    const sub = await walletCall(g3[0], "submit_multisig", { tx_data_hex: signed.tx_data_hex });
     assert.deepEqual(sub.tx_hash_list, signed.tx_hash_list);
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
   });
 
   it("a reopened multisig wallet is still the same multisig wallet", { skip: !once }, async () => {
     const u = g3[0];
     const seen = async () => ({
       status: await status(u),
-      balance: await call(u, "get_balance"),
-      incoming: await call(u, "incoming_transfers", { transfer_type: "all" }),
-      seed: await call(u, "query_key", { key_type: "mnemonic" }),
+      balance: await walletCall(u, "get_balance"),
+      incoming: await walletCall(u, "incoming_transfers", { transfer_type: "all" }),
+      seed: await walletCall(u, "query_key", { key_type: "mnemonic" }),
     });
     const before = await seen();
-    await call(u, "close_wallet");
-    await call(u, "open_wallet", { filename: "m3", password: "pw" });
+    await walletCall(u, "close_wallet");
+    await walletCall(u, "open_wallet", { filename: "m3", password: "pw" });
     assert.deepEqual(await seen(), before);
-    assert.equal((await call(u, "get_address")).address, ADDR_2OF3);
+    assert.equal((await walletCall(u, "get_address")).address, ADDR_2OF3);
   });
 });

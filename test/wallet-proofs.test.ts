@@ -29,7 +29,8 @@ import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
-import { big, call, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
+import { big, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall, walletRpc } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
@@ -45,7 +46,10 @@ const unhex = (s: string): Bytes => Uint8Array.from(Buffer.from(s, "hex"));
 const n = (o: Obj): Obj => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === "number" && Number.isInteger(v) ? BigInt(v) : v]));
 
 
-/** A check refused: an error, or an answer that is not good. Returns which, for comparing the two wallets. */
+/**
+ * A check refused: an error, or an answer that is not good. Returns which, for comparing the two
+ * wallets. Raw (any method, any params): the refusals tried include deliberately malformed params.
+ */
 async function refused(url: string, method: string, params: JsonWritable, label = ""): Promise<string> {
   const a = await rpc(url, method, params);
   if (a.error) {
@@ -152,9 +156,9 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     /** The transactions the proofs are about: sender's url, and what each address received. */
     const txs: { txid: string; sender: string; paid: Map<string, bigint> }[] = [];
 
-    const mine = (n: number) => node.jsonRpc("generateblocks", { amount_of_blocks: n, wallet_address: alice });
+    const mine = (n: number) => nodeCall(node.url, "generateblocks", { amount_of_blocks: n, wallet_address: alice });
     const refreshAll = async () => {
-      for (const u of Object.values(W)) await call(u, "refresh");
+      for (const u of Object.values(W)) await walletCall(u, "refresh");
     };
     const name = (u: string) => Object.entries(W).find(([, v]) => v === u)?.[0] ?? u;
 
@@ -175,13 +179,13 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       });
       await Promise.all(procs.map(waitWallet));
       for (const [k, u] of Object.entries(W)) {
-        await call(u, "restore_deterministic_wallet", { filename: k, password: "", seed: k.endsWith("A") ? WALLET_SEEDS.alice : WALLET_SEEDS.bob });
-        await call(u, "auto_refresh", { enable: false });
-        await call(u, "create_address", { account_index: 0 });
+        await walletCall(u, "restore_deterministic_wallet", { filename: k, password: "", seed: k.endsWith("A") ? WALLET_SEEDS.alice : WALLET_SEEDS.bob });
+        await walletCall(u, "auto_refresh", { enable: false });
+        await walletCall(u, "create_address", { account_index: 0 });
       }
-      alice = String((await call(W.oursA, "get_address")).address);
-      bob = String((await call(W.oursB, "get_address")).address);
-      const sub1 = async (u: string) => String(((await call(u, "get_address", { account_index: 0, address_index: [1] })).addresses as Obj[])[0].address);
+      alice = String((await walletCall(W.oursA, "get_address")).address);
+      bob = String((await walletCall(W.oursB, "get_address")).address);
+      const sub1 = async (u: string) => String(((await walletCall(u, "get_address", { account_index: 0, address_index: [1] })).addresses as Obj[])[0].address);
       aliceSub = await sub1(W.oursA);
       bobSub = await sub1(W.oursB);
       assert.equal(await sub1(W.realA), aliceSub);
@@ -198,7 +202,7 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
 
     it("sends the transactions the proofs are about (ours and the real wallet; standard, subaddress and additional tx keys)", async () => {
       const send = async (url: string, dests: [string, bigint][]) => {
-        const r = await call(url, "transfer", { destinations: dests.map(([address, amount]) => ({ address, amount })), get_tx_key: true });
+        const r = await walletCall(url, "transfer", { destinations: dests.map(([address, amount]) => ({ address, amount })), get_tx_key: true });
         const paid = new Map<string, bigint>();
         for (const [a, v] of dests) paid.set(a, (paid.get(a) ?? 0n) + v);
         txs.push({ txid: String(r.tx_hash), sender: url, paid });
@@ -207,12 +211,12 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       await send(W.oursA, [[bob, 1_100_000_000_000n], [bobSub, 700_000_000_000n], [aliceSub, 500_000_000_000n]]);
       await send(W.oursA, [[bobSub, 300_000_000_000n]]);
       await mine(1);
-      await call(W.realA, "refresh");
+      await walletCall(W.realA, "refresh");
       await send(W.realA, [[bob, 900_000_000_000n]]);
       await send(W.realA, [[bob, 200_000_000_000n], [bobSub, 400_000_000_000n]]);
       await mine(10);
       await refreshAll();
-      const bal = await Promise.all([W.oursA, W.realA].map(async (u) => big((await call(u, "get_balance")).balance)));
+      const bal = await Promise.all([W.oursA, W.realA].map(async (u) => big((await walletCall(u, "get_balance")).balance)));
       assert.equal(bal[0], bal[1], "both alices agree on the balance");
     });
 
@@ -221,13 +225,13 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         for (const [index, address] of [[0, alice], [1, aliceSub]] as const) {
           for (const type of ["spend", "view"] as const) {
             for (const data of ["", "hello", "ünïcødé ✓ \u0000 end"]) {
-              const sig = String((await call(signer, "sign", { data, account_index: 0, address_index: index, signature_type: type })).signature);
+              const sig = String((await walletCall(signer, "sign", { data, account_index: 0, address_index: index, signature_type: type })).signature);
               assert.match(sig, /^SigV2[1-9A-HJ-NP-Za-km-z]{88}$/);
-              const ans = await Promise.all([W.oursB, W.realB].map((u) => call(u, "verify", { data, address, signature: sig })));
+              const ans = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "verify", { data, address, signature: sig })));
               assert.deepEqual(ans[0], { good: true, old: false, signature_type: type, version: 2 }, `${name(signer)} ${type} (0,${index}) ${JSON.stringify(data)}`);
               assert.deepEqual(ans[1], ans[0]);
               for (const [d, a, s] of [[data + "x", address, sig], [data, bob, sig], [data, address, alter(sig)], [data, address, sig.replace("SigV2", "SigV1")], [data, address, sig + "x"], [data, address, sig.slice(0, -1)]]) {
-                const bad = await Promise.all([W.oursB, W.realB].map((u) => call(u, "verify", { data: d, address: a, signature: s })));
+                const bad = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "verify", { data: d, address: a, signature: s })));
                 assert.deepEqual(bad[0], { good: false, old: false, signature_type: "spend", version: 0 });
                 assert.deepEqual(bad[1], bad[0]);
               }
@@ -237,26 +241,26 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       }
       // signature_type: default spend, anything else -47 (both)
       for (const u of [W.oursA, W.realA]) {
-        const s = String((await call(u, "sign", { data: "d" })).signature);
-        assert.equal((await call(W.oursB, "verify", { data: "d", address: alice, signature: s })).signature_type, "spend");
-        const e = await rpc(u, "sign", { data: "d", signature_type: "both" });
+        const s = String((await walletCall(u, "sign", { data: "d" })).signature);
+        assert.equal((await walletCall(W.oursB, "verify", { data: "d", address: alice, signature: s })).signature_type, "spend");
+        const e = await walletRpc(u, "sign", { data: "d", signature_type: "both" });
         assert.equal(e.error?.code, -47);
         assert.match(String(e.error?.message), /^Invalid signature type requested/);
       }
       // an address that does not parse: -2 (both)
-      for (const u of [W.oursB, W.realB]) assert.equal((await rpc(u, "verify", { data: "d", address: "4nope", signature: "SigV2" })).error?.code, -2);
+      for (const u of [W.oursB, W.realB]) assert.equal((await walletRpc(u, "verify", { data: "d", address: "4nope", signature: "SigV2" })).error?.code, -2);
     });
 
     it("SigV1 of older wallets (derived here with alice's keys: 0.18 makes none) verifies in both", async () => {
-      const spend = unhex(String((await call(W.oursA, "query_key", { key_type: "spend_key" })).key));
-      const view = unhex(String((await call(W.oursA, "query_key", { key_type: "view_key" })).key));
+      const spend = unhex(String((await walletCall(W.oursA, "query_key", { key_type: "spend_key" })).key));
+      const view = unhex(String((await walletCall(W.oursA, "query_key", { key_type: "view_key" })).key));
       for (const [type, sec] of [["spend", spend], ["view", view]] as const) {
         const data = `an old ${type} signature`;
         const sig = "SigV1" + base58Encode(generateSignature(b, b.keccak256(te.encode(data)), b.scalarMultBase(sec), sec));
-        const ans = await Promise.all([W.oursB, W.realB].map((u) => call(u, "verify", { data, address: alice, signature: sig })));
+        const ans = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "verify", { data, address: alice, signature: sig })));
         assert.deepEqual(ans[0], { good: true, old: true, signature_type: type, version: 1 });
         assert.deepEqual(ans[1], ans[0]);
-        const bad = await Promise.all([W.oursB, W.realB].map((u) => call(u, "verify", { data: data + ".", address: alice, signature: sig })));
+        const bad = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "verify", { data: data + ".", address: alice, signature: sig })));
         assert.deepEqual(bad[0], bad[1]);
         assert.equal(bad[0].good, false);
       }
@@ -271,12 +275,12 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
           const others = address === aliceSub ? [W.oursB, W.realB] : [W.oursA, W.realA];
           for (const message of ["", "paid in full"]) {
             const proofs: [string, string][] = [];
-            if (address !== aliceSub) proofs.push([`out by ${name(t.sender)}`, String((await call(t.sender, "get_tx_proof", { txid: t.txid, address, message })).signature)]);
-            for (const u of own) proofs.push([`in by ${name(u)}`, String((await call(u, "get_tx_proof", { txid: t.txid, address, message })).signature)]);
+            if (address !== aliceSub) proofs.push([`out by ${name(t.sender)}`, String((await walletCall(t.sender, "get_tx_proof", { txid: t.txid, address, message })).signature)]);
+            for (const u of own) proofs.push([`in by ${name(u)}`, String((await walletCall(u, "get_tx_proof", { txid: t.txid, address, message })).signature)]);
             for (const [what, sig] of proofs) {
               assert.match(sig, what.startsWith("out") ? /^OutProofV2/ : /^InProofV2/);
               const checkers = what.startsWith("out") ? own : others;
-              const ans = (await Promise.all(checkers.map((u) => call(u, "check_tx_proof", { txid: t.txid, address, message, signature: sig })))).map(n);
+              const ans = (await Promise.all(checkers.map((u) => walletCall(u, "check_tx_proof", { txid: t.txid, address, message, signature: sig })))).map(n);
               assert.deepEqual(ans[0], { confirmations: height - txHeight, good: true, in_pool: false, received: amount }, `${what} for ${address === bob ? "bob" : "a subaddress"} in ${t.txid}`);
               assert.deepEqual(ans[1], ans[0], `${what}: ours and monero-wallet-rpc answer alike`);
               // refused by both: another message, another address, another tx, altered, cut, V1 header
@@ -291,7 +295,7 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
                 ["V1", { txid: t.txid, address, message, signature: sig.replace("ProofV2", "ProofV1") }],
               ];
               // one signature of several altered: the others still prove the payment, and both say what was received
-              const one = (await Promise.all(checkers.map((u) => call(u, "check_tx_proof", { txid: t.txid, address, message, signature: alter(sig) })))).map(n);
+              const one = (await Promise.all(checkers.map((u) => walletCall(u, "check_tx_proof", { txid: t.txid, address, message, signature: alter(sig) })))).map(n);
               assert.deepEqual(one[1], one[0]);
               for (const [why, params] of bads) {
                 const r = await Promise.all(checkers.map((u) => refused(u, "check_tx_proof", params as JsonWritable, `${what} ${why}`)));
@@ -301,10 +305,10 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
               // compares the string's first 9 or 10 characters with themselves), so it reads any 9
               // characters not starting "Out" as InProofV2 and accepts the proof behind them
               const x = { txid: t.txid, address, message, signature: "X" + sig.slice(1) };
-              const e = await rpc(checkers[0], "check_tx_proof", x);
+              const e = await walletRpc(checkers[0], "check_tx_proof", x);
               assert.equal(e.error?.code, -1);
               assert.match(String(e.error?.message), /^Signature header check error: a tx proof starts with OutProofV2 or InProofV2/);
-              const real = await rpc(checkers[1], "check_tx_proof", x);
+              const real = await walletRpc(checkers[1], "check_tx_proof", x);
               if (what.startsWith("in")) assert.equal(real.result?.good, true, "monero-wallet-rpc accepts XnProofV2");
               else assert.match(String(real.error?.message), /^Wrong signature size/);
             }
@@ -313,35 +317,35 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       }
       // check_tx_key shares the received-amount rule with the tx proofs: same answers, additional keys included
       for (const t of txs) {
-        const key = String((await call(t.sender, "get_tx_key", { txid: t.txid })).tx_key);
+        const key = String((await walletCall(t.sender, "get_tx_key", { txid: t.txid })).tx_key);
         for (const [address, amount] of t.paid) {
-          const ans = (await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_tx_key", { txid: t.txid, tx_key: key, address })))).map(n);
+          const ans = (await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_tx_key", { txid: t.txid, tx_key: key, address })))).map(n);
           assert.equal(ans[0].received, amount);
           assert.deepEqual(ans[1], ans[0]);
         }
         if (key.length > 64) {
-          const short = await Promise.all([W.oursB, W.realB].map((u) => rpc(u, "check_tx_key", { txid: t.txid, tx_key: key.slice(0, 128), address: bob })));
+          const short = await Promise.all([W.oursB, W.realB].map((u) => walletRpc(u, "check_tx_key", { txid: t.txid, tx_key: key.slice(0, 128), address: bob })));
           assert.deepEqual(short.map((x) => [x.error?.code, String(x.error?.message).split(":")[0]]), [[-1, "The size of additional derivations is wrong"], [-1, "The size of additional derivations is wrong"]]);
         }
       }
       // not a receipt of that address: both say so
       const none = txs[1]; // paid only bob's subaddress
       for (const u of [W.oursB, W.realB]) {
-        const e = await rpc(u, "get_tx_proof", { txid: none.txid, address: bob });
+        const e = await walletRpc(u, "get_tx_proof", { txid: none.txid, address: bob });
         assert.equal(e.error?.code, -1);
         assert.match(String(e.error?.message), /^No funds received in this tx\./);
       }
       // a tx the daemon does not know, and a txid that is not one
       for (const u of [W.oursA, W.realA]) {
-        const e = await rpc(u, "get_tx_proof", { txid: "ab".repeat(32), address: bob });
+        const e = await walletRpc(u, "get_tx_proof", { txid: "ab".repeat(32), address: bob });
         assert.deepEqual([e.error?.code, String(e.error?.message).split(":")[0]], [-1, "Failed to get transaction from daemon"]);
-        assert.equal((await rpc(u, "check_tx_proof", { txid: "zz", address: bob, signature: "InProofV2" })).error?.code, -8);
-        assert.equal((await rpc(u, "get_tx_proof", { txid: txs[0].txid, address: "4nope" })).error?.code, -2);
+        assert.equal((await walletRpc(u, "check_tx_proof", { txid: "zz", address: bob, signature: "InProofV2" })).error?.code, -8);
+        assert.equal((await walletRpc(u, "get_tx_proof", { txid: txs[0].txid, address: "4nope" })).error?.code, -2);
       }
       // a sender that did not keep the tx key (the other alice): both say so
       for (const u of [W.oursA, W.realA]) {
         const t = txs.find((x) => x.sender !== u) as (typeof txs)[number];
-        const e = await rpc(u, "get_tx_proof", { txid: t.txid, address: bob });
+        const e = await walletRpc(u, "get_tx_proof", { txid: t.txid, address: bob });
         assert.equal(e.error?.code, -1);
         assert.match(String(e.error?.message), /^Tx secret key wasn't found in the wallet file\./);
       }
@@ -349,13 +353,13 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
 
     it("OutProofV1 / InProofV1 (derived here with our prover at version 1) verify in both; their V2 header does not", async () => {
       const keysOf = async (u: string) => {
-        const spend = unhex(String((await call(u, "query_key", { key_type: "spend_key" })).key));
-        const view = unhex(String((await call(u, "query_key", { key_type: "view_key" })).key));
+        const spend = unhex(String((await walletCall(u, "query_key", { key_type: "spend_key" })).key));
+        const view = unhex(String((await walletCall(u, "query_key", { key_type: "view_key" })).key));
         return { spendSecretKey: spend, viewSecretKey: view, spendPublicKey: b.scalarMultBase(spend), viewPublicKey: b.scalarMultBase(view) };
       };
       const t = txs[0]; // ours, to bob and bob's subaddress, additional tx keys
       const tx = parseTransaction(unhex((await node.getTransactions([t.txid])).txs[0].as_hex));
-      const txKeys = String((await call(t.sender, "get_tx_key", { txid: t.txid })).tx_key);
+      const txKeys = String((await walletCall(t.sender, "get_tx_key", { txid: t.txid })).tx_key);
       const ledger = new Ledger(emptyLedgerState(0), "mainnet");
       ledger.setTxKeys(t.txid, { txKey: txKeys.slice(0, 64), additional: (txKeys.slice(64).match(/.{64}/g) ?? []) });
       const aliceKeys = await keysOf(W.oursA);
@@ -377,11 +381,11 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
           ["InProofV1", makeTxProof(pw(bobKeys, true), tx, t.txid, pa, te.encode("v1"), 1)],
         ]) {
           assert.ok(sig.startsWith(what));
-          const ans = await Promise.all([W.oursA, W.realA].map((u) => call(u, "check_tx_proof", { txid: t.txid, address, message: "v1", signature: sig })));
+          const ans = await Promise.all([W.oursA, W.realA].map((u) => walletCall(u, "check_tx_proof", { txid: t.txid, address, message: "v1", signature: sig })));
           assert.equal(ans[0].good, true, `${what} to ${address === bob ? "bob" : "bob's subaddress"}`);
           assert.equal(big(ans[0].received), amount);
           assert.deepEqual(ans[1], ans[0]);
-          const v2 = await Promise.all([W.oursA, W.realA].map((u) => call(u, "check_tx_proof", { txid: t.txid, address, message: "v1", signature: sig.replace("ProofV1", "ProofV2") })));
+          const v2 = await Promise.all([W.oursA, W.realA].map((u) => walletCall(u, "check_tx_proof", { txid: t.txid, address, message: "v1", signature: sig.replace("ProofV1", "ProofV2") })));
           assert.deepEqual(v2.map((x) => x.good), [false, false]);
         }
       }
@@ -391,10 +395,10 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       for (const t of [txs[0], txs[2]]) {
         for (const maker of [W.oursA, W.realA]) {
           for (const message of ["", "I spent it"]) {
-            const sig = String((await call(maker, "get_spend_proof", { txid: t.txid, message })).signature);
+            const sig = String((await walletCall(maker, "get_spend_proof", { txid: t.txid, message })).signature);
             assert.match(sig, /^SpendProofV1/);
             assert.equal((sig.length - 12) % 88, 0);
-            const ans = await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_spend_proof", { txid: t.txid, message, signature: sig })));
+            const ans = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_spend_proof", { txid: t.txid, message, signature: sig })));
             assert.deepEqual(ans, [{ good: true }, { good: true }], `${name(maker)} on ${t.txid}`);
             const otherTx = txs.find((x) => x.txid !== t.txid)?.txid ?? "";
             for (const params of [
@@ -411,19 +415,19 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         }
       }
       for (const u of [W.oursB, W.realB]) {
-        const e = await rpc(u, "get_spend_proof", { txid: txs[0].txid });
+        const e = await walletRpc(u, "get_spend_proof", { txid: txs[0].txid });
         assert.equal(e.error?.code, -1);
         assert.match(String(e.error?.message), /^This tx wasn't generated by this wallet!/);
       }
     });
 
     it("reserve proofs: ReserveProofV2 (all, or account + amount) of either alice checks in both with the same total; tampering is refused", async () => {
-      const balance = big((await call(W.oursA, "get_balance")).balance);
+      const balance = big((await walletCall(W.oursA, "get_balance")).balance);
       for (const maker of [W.oursA, W.realA]) {
         for (const req of [{ all: true }, { all: false, account_index: 0, amount: balance / 10n }]) {
-          const sig = String((await call(maker, "get_reserve_proof", { ...req, message: "reserves" })).signature);
+          const sig = String((await walletCall(maker, "get_reserve_proof", { ...req, message: "reserves" })).signature);
           assert.match(sig, /^ReserveProofV2/);
-          const ans = await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_reserve_proof", { address: alice, message: "reserves", signature: sig })));
+          const ans = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_reserve_proof", { address: alice, message: "reserves", signature: sig })));
           assert.equal(ans[0].good, true, `${name(maker)} ${JSON.stringify(req.all)}`);
           if (req.all) assert.equal(big(ans[0].total), balance);
           else assert.ok(big(ans[0].total) >= balance / 10n && big(ans[0].total) <= balance);
@@ -443,25 +447,25 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       }
       // bytes after the archive: wallet2 reads what it needs and never looks further (check_stream_state
       // fails, but the entries are loaded by then and used); ours refuses the altered string
-      const whole = String((await call(W.oursA, "get_reserve_proof", { all: true, message: "m" })).signature);
+      const whole = String((await walletCall(W.oursA, "get_reserve_proof", { all: true, message: "m" })).signature);
       const raw = base58Decode(whole.slice(14));
       const trailing = "ReserveProofV2" + base58Encode(Uint8Array.from([...raw, 0, 1, 2, 3]));
-      const t = await rpc(W.oursB, "check_reserve_proof", { address: alice, message: "m", signature: trailing });
+      const t = await walletRpc(W.oursB, "check_reserve_proof", { address: alice, message: "m", signature: trailing });
       assert.equal(t.error?.code, -1);
       assert.match(String(t.error?.message), /^The given address isn't found in the proof: the proof does not decode \(reserve proof at offset \d+: 4 bytes after the proof\)/);
-      assert.equal((await call(W.realB, "check_reserve_proof", { address: alice, message: "m", signature: trailing })).good, true, "monero-wallet-rpc accepts trailing bytes");
+      assert.equal((await walletCall(W.realB, "check_reserve_proof", { address: alice, message: "m", signature: trailing })).good, true, "monero-wallet-rpc accepts trailing bytes");
       for (const u of [W.oursA, W.realA]) {
-        const e = await rpc(u, "get_reserve_proof", { all: false, account_index: 0, amount: balance + 1n });
+        const e = await walletRpc(u, "get_reserve_proof", { all: false, account_index: 0, amount: balance + 1n });
         assert.deepEqual([e.error?.code, String(e.error?.message).split(":")[0]], [-1, "Not enough balance in this account for the requested minimum reserve amount"]);
-        assert.equal((await rpc(u, "get_reserve_proof", { all: false, account_index: 7, amount: 1 })).error?.code, -1);
-        const sub = await rpc(u, "check_reserve_proof", { address: aliceSub, signature: "ReserveProofV2" });
+        assert.equal((await walletRpc(u, "get_reserve_proof", { all: false, account_index: 7, amount: 1 })).error?.code, -1);
+        const sub = await walletRpc(u, "check_reserve_proof", { address: aliceSub, signature: "ReserveProofV2" });
         assert.deepEqual([sub.error?.code, String(sub.error?.message).split(":")[0]], [-1, "Address must not be a subaddress"]);
       }
     });
 
     it("ReserveProofV1 (our V2 re-proved at version 1 with alice's view key) checks in both", async () => {
-      const sig = String((await call(W.oursA, "get_reserve_proof", { all: true, message: "old" })).signature);
-      const view = unhex(String((await call(W.oursA, "query_key", { key_type: "view_key" })).key));
+      const sig = String((await walletCall(W.oursA, "get_reserve_proof", { all: true, message: "old" })).signature);
+      const view = unhex(String((await walletCall(W.oursA, "query_key", { key_type: "view_key" })).key));
       const A = b.scalarMultBase(view);
       const a = decodeAddress(alice, "mainnet");
       const p = decodeReserveProof(sig);
@@ -476,33 +480,33 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         e.sharedSecretSig = generateTxProof(b, { prefixHash, R: A, A: R, B: null, D: e.sharedSecret }, view, undefined, 1);
       }
       const v1 = encodeReserveProof({ ...p, version: 1 });
-      const ans = await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_reserve_proof", { address: alice, message: "old", signature: v1 })));
+      const ans = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_reserve_proof", { address: alice, message: "old", signature: v1 })));
       assert.equal(ans[0].good, true);
       assert.deepEqual(ans[1], ans[0]);
-      const asV2 = await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_reserve_proof", { address: alice, message: "old", signature: v1.replace("ProofV1", "ProofV2") })));
+      const asV2 = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_reserve_proof", { address: alice, message: "old", signature: v1.replace("ProofV1", "ProofV2") })));
       assert.deepEqual(asV2.map((x) => x.good), [false, false]);
     });
 
     it("a pool tx: proofs say in_pool; a reserve proof whose outputs were spent since says how much", async () => {
-      const reserve = String((await call(W.oursA, "get_reserve_proof", { all: true, message: "before" })).signature);
-      const r = await call(W.oursA, "transfer", { destinations: [{ address: bob, amount: 123_000_000_000n }] });
+      const reserve = String((await walletCall(W.oursA, "get_reserve_proof", { all: true, message: "before" })).signature);
+      const r = await walletCall(W.oursA, "transfer", { destinations: [{ address: bob, amount: 123_000_000_000n }] });
       const txid = String(r.tx_hash);
-      const out = String((await call(W.oursA, "get_tx_proof", { txid, address: bob })).signature);
-      const ans = (await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_tx_proof", { txid, address: bob, signature: out })))).map(n);
+      const out = String((await walletCall(W.oursA, "get_tx_proof", { txid, address: bob })).signature);
+      const ans = (await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_tx_proof", { txid, address: bob, signature: out })))).map(n);
       assert.deepEqual(ans[0], { confirmations: 0n, good: true, in_pool: true, received: 123_000_000_000n });
       assert.deepEqual(ans[1], ans[0]);
-      const spent = await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_reserve_proof", { address: alice, message: "before", signature: reserve })));
+      const spent = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_reserve_proof", { address: alice, message: "before", signature: reserve })));
       assert.equal(spent[0].good, true);
       assert.ok(big(spent[0].spent) > 0n, "the pool tx's inputs count as spent");
       assert.deepEqual(spent[1], spent[0]);
       await mine(1);
-      const mined = await Promise.all([W.oursB, W.realB].map((u) => call(u, "check_reserve_proof", { address: alice, message: "before", signature: reserve })));
+      const mined = await Promise.all([W.oursB, W.realB].map((u) => walletCall(u, "check_reserve_proof", { address: alice, message: "before", signature: reserve })));
       assert.deepEqual(mined[1], mined[0]);
       assert.equal(mined[0].spent, spent[0].spent);
     });
 
     it("bad input is refused with a clear error and changes nothing; a view-only wallet refuses the spend key but proves receipts", async () => {
-      const before = await call(W.oursA, "get_balance");
+      const before = await walletCall(W.oursA, "get_balance");
       const garbage = ["", "O", "OutProofV2", "InProofV", "SpendProofV1", "ReserveProofV2", "ReserveProofV2" + "1".repeat(5000), "x".repeat(100_000), "OutProofV2" + "z".repeat(132), "\u0000\uffff"];
       for (const s of garbage) {
         for (const [m, p] of [
@@ -511,38 +515,38 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
           ["check_reserve_proof", { address: alice, signature: s }],
           ["verify", { data: "x", address: alice, signature: s }],
         ] as const) {
-          const a = await rpc(W.oursA, m, p);
+          const a = await walletRpc(W.oursA, m, p);
           if (a.error) {
             assert.equal(a.error.code, -1, `${m} ${s.slice(0, 20)}`);
             assert.ok(a.error.message.length > 10);
           } else assert.equal(a.result?.good, false);
         }
       }
-      assert.deepEqual(await call(W.oursA, "get_balance"), before);
+      assert.deepEqual(await walletCall(W.oursA, "get_balance"), before);
       // every error names what was wrong and what to do, after wallet2's words
-      const e = await rpc(W.oursA, "check_tx_proof", { txid: txs[0].txid, address: bob, signature: "OutProofV2abc" });
+      const e = await walletRpc(W.oursA, "check_tx_proof", { txid: txs[0].txid, address: bob, signature: "OutProofV2abc" });
       assert.match(String(e.error?.message), /^Wrong signature size: after OutProofV2 a tx proof has 132 characters per tx public key/);
 
       // a view-only bob (ours): the spend key is refused (monero-wallet-rpc aborts on this one), the view key signs, receipts are proved
-      const viewKey = String((await call(W.oursB, "query_key", { key_type: "view_key" })).key);
-      await call(W.oursB, "generate_from_keys", { filename: "bob-view", password: "", address: bob, viewkey: viewKey, restore_height: 0 });
-      await call(W.oursB, "refresh");
-      const spend = await rpc(W.oursB, "sign", { data: "d" });
+      const viewKey = String((await walletCall(W.oursB, "query_key", { key_type: "view_key" })).key);
+      await walletCall(W.oursB, "generate_from_keys", { filename: "bob-view", password: "", address: bob, viewkey: viewKey, restore_height: 0 });
+      await walletCall(W.oursB, "refresh");
+      const spend = await walletRpc(W.oursB, "sign", { data: "d" });
       assert.equal(spend.error?.code, -29);
       assert.match(String(spend.error?.message), /^command not supported by watch-only wallet: signing with the spend key needs the spend secret key/);
-      assert.equal((await rpc(W.oursB, "sign", { data: "d", signature_type: "view", address_index: 1 })).error?.code, -29);
-      const viewSig = String((await call(W.oursB, "sign", { data: "d", signature_type: "view" })).signature);
-      assert.deepEqual(await call(W.realA, "verify", { data: "d", address: bob, signature: viewSig }), { good: true, old: false, signature_type: "view", version: 2 });
-      const reserve = await rpc(W.oursB, "get_reserve_proof", { all: true });
+      assert.equal((await walletRpc(W.oursB, "sign", { data: "d", signature_type: "view", address_index: 1 })).error?.code, -29);
+      const viewSig = String((await walletCall(W.oursB, "sign", { data: "d", signature_type: "view" })).signature);
+      assert.deepEqual(await walletCall(W.realA, "verify", { data: "d", address: bob, signature: viewSig }), { good: true, old: false, signature_type: "view", version: 2 });
+      const reserve = await walletRpc(W.oursB, "get_reserve_proof", { all: true });
       assert.match(String(reserve.error?.message), /^Reserve proof can only be generated by a full wallet/);
-      const sp = await rpc(W.oursB, "get_spend_proof", { txid: txs[0].txid });
+      const sp = await walletRpc(W.oursB, "get_spend_proof", { txid: txs[0].txid });
       assert.match(String(sp.error?.message), /^get_spend_proof requires spend secret key and is not available for a watch-only wallet/);
-      const inProof = String((await call(W.oursB, "get_tx_proof", { txid: txs[0].txid, address: bob })).signature);
-      const ans = await call(W.realA, "check_tx_proof", { txid: txs[0].txid, address: bob, signature: inProof });
+      const inProof = String((await walletCall(W.oursB, "get_tx_proof", { txid: txs[0].txid, address: bob })).signature);
+      const ans = await walletCall(W.realA, "check_tx_proof", { txid: txs[0].txid, address: bob, signature: inProof });
       assert.equal(ans.good, true);
       assert.equal(big(ans.received), txs[0].paid.get(bob));
       // the service still answers
-      assert.equal((await call(W.oursB, "get_address")).address, bob);
+      assert.equal((await walletCall(W.oursB, "get_address")).address, bob);
       for (const p of procs) assert.equal(p.proc.exitCode, null, "no wallet process died");
     });
   });

@@ -13,17 +13,14 @@ import { after, before, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { nodeRpc } from "./helpers/node-rpc.js";
 import { freePort } from "./helpers/ports.js";
+import { walletRpc } from "./helpers/wallet-rpc.js";
 
 const BIN = new URL("../../bin/", import.meta.url).pathname;
 let daemon: Daemon;
 let wallet: Daemon;
 let dir = "";
-
-async function call(url: string, method: string, params: Record<string, unknown> = {}): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
-  const r = await fetch(`${url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  return (await r.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-}
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "tsmonero-short-chain-"));
@@ -34,7 +31,7 @@ before(async () => {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      await call(wallet.url, "get_version");
+      await walletRpc(wallet.url, "get_version");
       break;
     } catch (e) {
       if (Date.now() > deadline) throw e;
@@ -54,12 +51,12 @@ after(async () => {
 });
 
 it("transfers succeed at height 86 of a fresh regtest chain (76 outputs old enough for rings of 16)", async () => {
-  await call(wallet.url, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
-  const address = String((await call(wallet.url, "get_address")).result?.address);
-  await call(daemon.url, "generateblocks", { amount_of_blocks: 85, wallet_address: address });
-  await call(wallet.url, "refresh");
+  await walletRpc(wallet.url, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
+  const address = String((await walletRpc(wallet.url, "get_address")).result?.address);
+  await nodeRpc(daemon.url, "generateblocks", { amount_of_blocks: 85, wallet_address: address });
+  await walletRpc(wallet.url, "refresh");
   for (let i = 0; i < 3; i++) {
-    const r = await call(wallet.url, "transfer", { destinations: [{ address, amount: 1_000_000_000 }], ring_size: 16 });
+    const r = await walletRpc(wallet.url, "transfer", { destinations: [{ address, amount: 1_000_000_000 }], ring_size: 16 });
     assert.equal(r.error, undefined, `transfer ${i}: ${r.error?.message}`);
     assert.match(String(r.result?.tx_hash), /^[0-9a-f]{64}$/);
   }

@@ -13,43 +13,26 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
 import { parseTransaction } from "../src/protocol/tx.js";
-import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
+import type { JsonValue } from "../src/rpc/json.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { nodeCall } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
+import { CallError, walletCall } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/", import.meta.url).pathname;
 // alice: the sender (ours, and a real wallet restored from the same seed); bob: the receiver (real)
 
-type Answer = { result?: Record<string, JsonValue>; error?: { code: number; message: string } };
 type Obj = Record<string, JsonValue>;
-
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function call(url: string, method: string, params: JsonWritable = {}): Promise<Obj> {
-  const r = await fetch(`${url}/json_rpc`, { method: "POST", body: stringifyJson({ jsonrpc: "2.0", id: 1, method, params }) });
-  const v = parseJson(await r.text()) as unknown as Answer;
-  assert.ok(isJsonObject(v as unknown as JsonValue));
-  if (v.error) throw new RpcError(v.error.code, `${method}: ${v.error.code} ${v.error.message}`);
-  assert.ok(v.result);
-  return v.result;
-}
 
 async function waitWallet(p: Daemon, url: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (p.proc.exitCode !== null) throw new Error(`wallet exited ${p.proc.exitCode}: ${p.output.join("").slice(-2000)}`);
     try {
-      await call(url, "get_version");
+      await walletCall(url, "get_version");
       return;
     } catch (e) {
       if (Date.now() > deadline) throw e;
@@ -87,10 +70,10 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     let bobAddress = "";
     let alice = "";
 
-    const mine = (n: number) => node.jsonRpc("generateblocks", { amount_of_blocks: n, wallet_address: alice });
+    const mine = (n: number) => nodeCall(daemon.url, "generateblocks", { amount_of_blocks: n, wallet_address: alice });
     const refreshAll = async () => {
-      await call(oursUrl, "refresh");
-      await call(realUrl, "refresh");
+      await walletCall(oursUrl, "refresh");
+      await walletCall(realUrl, "refresh");
     };
 
     before(async () => {
@@ -116,14 +99,14 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       await waitWallet(ours, oursUrl);
       await waitWallet(real, realUrl);
       await waitWallet(twin, twinUrl);
-      await call(oursUrl, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
-      await call(oursUrl, "auto_refresh", { enable: false });
-      await call(realUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob });
-      await call(realUrl, "auto_refresh", { enable: false });
-      await call(twinUrl, "restore_deterministic_wallet", { filename: "alice-real", password: "", seed: WALLET_SEEDS.alice });
-      await call(twinUrl, "auto_refresh", { enable: false });
-      bobAddress = String((await call(realUrl, "get_address")).address);
-      alice = String((await call(oursUrl, "get_address")).address);
+      await walletCall(oursUrl, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
+      await walletCall(oursUrl, "auto_refresh", { enable: false });
+      await walletCall(realUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob });
+      await walletCall(realUrl, "auto_refresh", { enable: false });
+      await walletCall(twinUrl, "restore_deterministic_wallet", { filename: "alice-real", password: "", seed: WALLET_SEEDS.alice });
+      await walletCall(twinUrl, "auto_refresh", { enable: false });
+      bobAddress = String((await walletCall(realUrl, "get_address")).address);
+      alice = String((await walletCall(oursUrl, "get_address")).address);
       await mine(300);
       await refreshAll();
     });
@@ -141,10 +124,10 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     });
 
     it("pays 1 and several destinations, subaddresses and an integrated address; the fee is wallet2's", async () => {
-      const sub = String((await call(realUrl, "create_address", { account_index: 0 })).address);
-      const integrated = String((await call(realUrl, "make_integrated_address", { payment_id: "0123456789abcdef" })).integrated_address);
+      const sub = String((await walletCall(realUrl, "create_address", { account_index: 0 })).address);
+      const integrated = String((await walletCall(realUrl, "make_integrated_address", { payment_id: "0123456789abcdef" })).integrated_address);
       const est = await node.getFeeEstimate(10n);
-      const one = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1_500_000_000_000n }], get_tx_hex: true, get_tx_key: true });
+      const one = await walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1_500_000_000_000n }], get_tx_hex: true, get_tx_key: true });
       toBob.set(String(one.tx_hash), 1_500_000_000_000n);
       // wallet2's fee: its estimate for the shape (estimate_tx_weight; asked of the real wallet) unless
       // the built tx weighs more, each × the per-byte fee rounded up to the quantization mask
@@ -152,7 +135,7 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       const quant = (w: bigint) => ((est.fees[0] * w + q - 1n) / q) * q;
       const txIns = (await node.getTransactions([String(one.tx_hash)], { decodeAsJson: true })).txs[0];
       const nIns = (JSON.parse(txIns.as_json) as { vin: unknown[] }).vin.length;
-      const shape = await call(realUrl, "estimate_tx_size_and_weight", { n_inputs: nIns, n_outputs: 2, ring_size: 16, rct: true });
+      const shape = await walletCall(realUrl, "estimate_tx_size_and_weight", { n_inputs: nIns, n_outputs: 2, ring_size: 16, rct: true });
       // create_transactions_2 estimates with the caller's extra (empty here), the RPC with 44 bytes
       const estimated = big(shape.weight) - 44n;
       const w2fee = quant(estimated) > quant(big(one.weight)) ? quant(estimated) : quant(big(one.weight));
@@ -167,52 +150,52 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       assert.equal(json.extra[0], 1);
       assert.deepEqual(json.extra.slice(33, 36), [2, 9, 1]);
 
-      const many = await call(oursUrl, "transfer", {
+      const many = await walletCall(oursUrl, "transfer", {
         destinations: [
           { address: sub, amount: 700_000_000_000n },
           { address: bobAddress, amount: 300_000_000_000n },
         ],
       });
       toBob.set(String(many.tx_hash), 1_000_000_000_000n);
-      const integ = await call(oursUrl, "transfer", { destinations: [{ address: integrated, amount: 250_000_000_000n }] });
+      const integ = await walletCall(oursUrl, "transfer", { destinations: [{ address: integrated, amount: 250_000_000_000n }] });
       toBob.set(String(integ.tx_hash), 250_000_000_000n);
-      const locked = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 100_000_000_000n }], unlock_time: 1000n });
+      const locked = await walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 100_000_000_000n }], unlock_time: 1000n });
       toBob.set(String(locked.tx_hash), 100_000_000_000n);
 
       // pending at once in history and balance
-      const t = await call(oursUrl, "get_transfers", { pending: true });
+      const t = await walletCall(oursUrl, "get_transfers", { pending: true });
       assert.equal((t.pending as Obj[]).length, 4);
     });
 
     it("subtract_fee_from_outputs takes the fee from the destinations (later 0.18 releases)", async () => {
-      const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 2_000_000_000_000n }], subtract_fee_from_outputs: [0] });
+      const r = await walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 2_000_000_000_000n }], subtract_fee_from_outputs: [0] });
       assert.equal(big(r.amount) + big(r.fee), 2_000_000_000_000n);
       toBob.set(String(r.tx_hash), big(r.amount));
-      await assert.rejects(call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1n }], subtract_fee_from_outputs: [1] }), (e: RpcError) => e.code === -4 && /bad index: 1 \(indexes are 0-based\)/.test(e.message));
+      await assert.rejects(walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1n }], subtract_fee_from_outputs: [1] }), (e: CallError) => e.code === -4 && /bad index: 1 \(indexes are 0-based\)/.test(e.message));
     });
 
     it("spends from a second account: change returns to that account's subaddress 0", async () => {
-      const acct = await call(oursUrl, "create_account", { label: "second" });
+      const acct = await walletCall(oursUrl, "create_account", { label: "second" });
       const index = Number(acct.account_index);
-      const fund = await call(oursUrl, "transfer", { destinations: [{ address: String(acct.address), amount: 7_000_000_000_000n }] });
+      const fund = await walletCall(oursUrl, "transfer", { destinations: [{ address: String(acct.address), amount: 7_000_000_000_000n }] });
       assert.equal(big(fund.amount), 7_000_000_000_000n);
       await mine(10);
-      await call(oursUrl, "refresh");
-      const before = big((await call(oursUrl, "get_balance", { account_index: index })).unlocked_balance);
+      await walletCall(oursUrl, "refresh");
+      const before = big((await walletCall(oursUrl, "get_balance", { account_index: index })).unlocked_balance);
       assert.equal(before, 7_000_000_000_000n);
-      const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1_000_000_000_000n }], account_index: index });
+      const r = await walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 1_000_000_000_000n }], account_index: index });
       toBob.set(String(r.tx_hash), 1_000_000_000_000n);
-      const after = await call(oursUrl, "get_balance", { account_index: index });
+      const after = await walletCall(oursUrl, "get_balance", { account_index: index });
       // the spent output is gone and the change is pending in the same account
       assert.equal(big(after.balance), 7_000_000_000_000n - 1_000_000_000_000n - big(r.fee));
-      const out = await call(oursUrl, "get_transfers", { pending: true, account_index: index });
+      const out = await walletCall(oursUrl, "get_transfers", { pending: true, account_index: index });
       assert.ok((out.pending as Obj[]).some((e) => e.txid === r.tx_hash && (e.subaddr_index as Obj).major === index));
     });
 
     it("splits 16 destinations (transfer answers -18, transfer_split makes several txs)", async () => {
       const dests = Array.from({ length: 16 }, () => ({ address: bobAddress, amount: 10_000_000_000n }));
-      await assert.rejects(call(oursUrl, "transfer", { destinations: dests }), (e: RpcError) => e.code === -18);
-      const r = await call(oursUrl, "transfer_split", { destinations: dests });
+      await assert.rejects(walletCall(oursUrl, "transfer", { destinations: dests }), (e: CallError) => e.code === -18);
+      const r = await walletCall(oursUrl, "transfer_split", { destinations: dests });
       const hashes = r.tx_hash_list as string[];
       assert.ok(hashes.length >= 2);
       const amounts = (r.amount_list as JsonValue[]).map(big);
@@ -221,24 +204,24 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     });
 
     it("do_not_relay then relay_tx; get_tx_key and check_tx_key", async () => {
-      const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 200_000_000_000n }], do_not_relay: true, get_tx_metadata: true });
+      const r = await walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 200_000_000_000n }], do_not_relay: true, get_tx_metadata: true });
       const pool = await node.getTransactionPoolHashes();
       assert.ok(!pool.tx_hashes.includes(String(r.tx_hash)), "not relayed yet");
-      const relayed = await call(oursUrl, "relay_tx", { hex: r.tx_metadata as string });
+      const relayed = await walletCall(oursUrl, "relay_tx", { hex: r.tx_metadata as string });
       assert.equal(relayed.tx_hash, r.tx_hash);
       toBob.set(String(r.tx_hash), 200_000_000_000n);
-      const key = await call(oursUrl, "get_tx_key", { txid: r.tx_hash as string });
-      const check = await call(oursUrl, "check_tx_key", { txid: r.tx_hash as string, tx_key: key.tx_key as string, address: bobAddress });
+      const key = await walletCall(oursUrl, "get_tx_key", { txid: r.tx_hash as string });
+      const check = await walletCall(oursUrl, "check_tx_key", { txid: r.tx_hash as string, tx_key: key.tx_key as string, address: bobAddress });
       assert.equal(big(check.received), 200_000_000_000n);
       assert.equal(check.in_pool, true);
       // the real wallet verifies our tx key too
-      const checkReal = await call(realUrl, "check_tx_key", { txid: r.tx_hash as string, tx_key: key.tx_key as string, address: bobAddress });
+      const checkReal = await walletCall(realUrl, "check_tx_key", { txid: r.tx_hash as string, tx_key: key.tx_key as string, address: bobAddress });
       assert.equal(big(checkReal.received), 200_000_000_000n);
     });
 
     it("eight concurrent transfers never reuse an output", async () => {
       const rs = await Promise.all(
-        Array.from({ length: 8 }, () => call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 50_000_000_000n }], get_tx_hex: true })),
+        Array.from({ length: 8 }, () => walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 50_000_000_000n }], get_tx_hex: true })),
       );
       const kis = rs.flatMap((r) => ((r.spent_key_images as Obj).key_images as string[]));
       assert.equal(new Set(kis).size, kis.length);
@@ -248,10 +231,10 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     it("side by side with monero-wallet-rpc on the same wallet state: the same input and output counts", async () => {
       // everything sent so far mined and seen by both
       await mine(1);
-      await call(oursUrl, "refresh");
-      await call(twinUrl, "refresh");
+      await walletCall(oursUrl, "refresh");
+      await walletCall(twinUrl, "refresh");
       const shape = async (url: string, amount: bigint): Promise<string> => {
-        const r = await call(url, "transfer", { destinations: [{ address: bobAddress, amount }], do_not_relay: true, get_tx_hex: true });
+        const r = await walletCall(url, "transfer", { destinations: [{ address: bobAddress, amount }], do_not_relay: true, get_tx_hex: true });
         const blob = String(r.tx_blob);
         const tx = parseTransaction(Uint8Array.from(Buffer.from(blob, "hex")));
         return `${tx.vin.length} in / ${tx.vout.length} out`;
@@ -281,19 +264,19 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         while (Date.now() < end) {
           await new Promise((r) => setTimeout(r, 1500));
           await mine(1);
-          await call(oursUrl, "refresh");
+          await walletCall(oursUrl, "refresh");
         }
       })();
       await Promise.all(
         Array.from({ length: 8 }, async (_, k) => {
           for (let n = 0; n < perClient && Date.now() < end; n++) {
             try {
-              const r = await call(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 10_000_000_000n + BigInt(k) }] });
+              const r = await walletCall(oursUrl, "transfer", { destinations: [{ address: bobAddress, amount: 10_000_000_000n + BigInt(k) }] });
               toBob.set(String(r.tx_hash), 10_000_000_000n + BigInt(k));
               sent++;
             } catch (e) {
               // running out of unlocked outputs is fine (-37, or -16 when what is left cannot pay); the daemon refusing our tx is not
-              if (!(e instanceof RpcError) || (e.code !== -37 && e.code !== -16)) refused.push(String(e));
+              if (!(e instanceof CallError) || (e.code !== -37 && e.code !== -16)) refused.push(String(e));
               await new Promise((r) => setTimeout(r, 100));
             }
           }
@@ -303,20 +286,20 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       assert.deepEqual(refused, []);
       assert.ok(sent >= 8, `only ${sent} transfers went through`);
       const pool = await node.getTransactionPoolHashes();
-      const pending = await call(oursUrl, "get_transfers", { pending: true, failed: true });
+      const pending = await walletCall(oursUrl, "get_transfers", { pending: true, failed: true });
       assert.equal(((pending.failed as Obj[] | undefined) ?? []).length, 0, "no failed tx");
       for (const e of (pending.pending as Obj[] | undefined) ?? []) assert.ok(pool.tx_hashes.includes(String(e.txid)), `pending ${String(e.txid)} is in the pool`);
     });
 
     it("sweep_single and a sweep_all of 50+ inputs", async () => {
       await mine(1);
-      await call(oursUrl, "refresh");
-      const inc = await call(oursUrl, "incoming_transfers", { transfer_type: "available" });
+      await walletCall(oursUrl, "refresh");
+      const inc = await walletCall(oursUrl, "incoming_transfers", { transfer_type: "available" });
       const unlocked = (inc.transfers as Obj[]).filter((t) => t.unlocked === true && t.spent === false);
       const ki = String(unlocked[0].key_image);
-      const s = await call(oursUrl, "sweep_single", { address: bobAddress, key_image: ki });
+      const s = await walletCall(oursUrl, "sweep_single", { address: bobAddress, key_image: ki });
       toBob.set(String(s.tx_hash), big(s.amount));
-      const all = await call(oursUrl, "sweep_all", { address: bobAddress });
+      const all = await walletCall(oursUrl, "sweep_all", { address: bobAddress });
       const hashes = all.tx_hash_list as string[];
       const amounts = (all.amount_list as JsonValue[]).map(big);
       hashes.forEach((h, i) => toBob.set(h, amounts[i]));
@@ -327,19 +310,19 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
     it("a real monero-wallet-rpc sees exactly what was sent, and agrees with our sender's balance and history", async () => {
       await mine(12);
       await refreshAll();
-      const got = await call(realUrl, "get_transfers", { in: true });
+      const got = await walletCall(realUrl, "get_transfers", { in: true });
       const byTx = new Map<string, bigint>();
       for (const e of got.in as Obj[]) byTx.set(String(e.txid), (byTx.get(String(e.txid)) ?? 0n) + big(e.amount));
       for (const [txid, amount] of toBob) assert.equal(byTx.get(txid), amount, `bob's receipt of ${txid}`);
 
       // a real wallet restored from alice's seed reports the same as ours
-      await call(twinUrl, "refresh");
+      await walletCall(twinUrl, "refresh");
       for (const q of [{}, { account_index: 1 }, { all_accounts: true }]) {
-        const [ob, rb] = [await call(oursUrl, "get_balance", q), await call(twinUrl, "get_balance", q)];
+        const [ob, rb] = [await walletCall(oursUrl, "get_balance", q), await walletCall(twinUrl, "get_balance", q)];
         assert.equal(big(ob.balance), big(rb.balance), JSON.stringify(q));
         assert.equal(big(ob.unlocked_balance), big(rb.unlocked_balance), JSON.stringify(q));
       }
-      const [ot, rt] = [await call(oursUrl, "get_transfers", { out: true, all_accounts: true }), await call(twinUrl, "get_transfers", { out: true, all_accounts: true })];
+      const [ot, rt] = [await walletCall(oursUrl, "get_transfers", { out: true, all_accounts: true }), await walletCall(twinUrl, "get_transfers", { out: true, all_accounts: true })];
       const outs = (x: Obj) => new Map((x.out as Obj[]).map((e) => [String(e.txid), `${big(e.fee)}/${big(e.height)}`]));
       assert.deepEqual(outs(ot), outs(rt));
     });

@@ -1,7 +1,9 @@
 /**
  * tsmonerod's daemon: opens the node core (node/chain) and serves its RPC on the main port and, when
  * asked, a restricted port, with logging per --log-level/--log-file. `stop()` (SIGTERM, SIGINT or
- * /stop_daemon) closes the RPC servers, then the core (miner, workers, database).
+ * /stop_daemon) closes the RPC servers, then the core (miner, workers, database). Package subpath
+ * `tsmonero/node`, which also gives `nodeClient` (the typed client of any node: NodeRpcApi's and
+ * NodePathApi's params and results per method and path).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
 import { Checkpoints, defaultCheckpoints } from "../consensus/checkpoints.js";
@@ -27,6 +29,8 @@ import { P2pNode, type P2pOptions } from "./p2p/node.js";
 import { ipv4ToInt } from "./rpc/state.js";
 import { ZmqPublisher } from "./zmq/pub.js";
 import { ZmqRpcServer } from "./zmq/rpc-server.js";
+
+export { nodeClient, type NodePath, type NodePathApi, type NodeRpcApi, type NodeRpcMethod } from "./rpc/api.js";
 
 /** The P2P flags (node/p2p's options without what the daemon supplies), plus the ban list and rate limits. */
 export type P2pDaemonOptions = Omit<P2pOptions, "isAllowed" | "ban" | "log" | "stateDir" | "rpcPort"> & {

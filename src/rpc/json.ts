@@ -311,11 +311,13 @@ export interface JsonStringifyOptions {
 /**
  * A value rendered once per layout and then written as text: for answers served many times
  * unchanged (a block's answer at a given tip). The value must not change after construction.
+ * `T` is the value's type, so that a handler answering one still has a typed result (see
+ * `Unrendered`).
  */
-export class Prerendered {
+export class Prerendered<T extends JsonWritable = JsonWritable> {
   private readonly texts = new Map<number, string>();
 
-  constructor(readonly value: JsonWritable) {}
+  constructor(readonly value: T) {}
 
   /**
    * Renders the epee-style text for indentation `level` now rather than when the answer is
@@ -337,6 +339,9 @@ export class Prerendered {
     return t;
   }
 }
+
+/** What a value answers once written: a Prerendered value's own type, any other value's type. */
+export type Unrendered<T> = T extends Prerendered<infer V> ? V : T;
 
 /**
  * A value the stringifier accepts: JsonValue, plus `undefined` members (left out, as

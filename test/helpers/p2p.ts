@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Daemon, startProcess } from "./monerod.js";
-import { call, stopProcesses } from "./wallet-rpc.js";
+import { nodeCall, nodePath } from "./node-rpc.js";
+import { stopProcesses } from "./wallet-rpc.js";
 
 /** A mainnet address to mine to (regtest uses mainnet's address prefixes). */
 export const MINER_ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -65,11 +66,10 @@ export async function until<T>(what: string, f: () => Promise<T | undefined>, ms
   }
 }
 
-export const up = (d: Daemon): Promise<boolean> => until(`${d.url} up`, () => call(d.url, "get_info").then(() => true));
+export const up = (d: Daemon): Promise<boolean> => until(`${d.url} up`, () => nodeCall(d.url, "get_info").then(() => true));
 
 export async function top(url: string): Promise<{ height: number; hash: string }> {
-  const r = await call(url, "get_last_block_header");
-  const h = r.block_header as { height: number; hash: string };
+  const h = (await nodeCall(url, "get_last_block_header")).block_header;
   return { height: Number(h.height), hash: h.hash };
 }
 
@@ -78,6 +78,5 @@ export const hasTop = (url: string, hash: string, ms?: number): Promise<boolean>
   until(`${url} at ${hash.slice(0, 12)}`, async () => ((await top(url)).hash === hash ? true : undefined), ms);
 
 export async function pool(url: string): Promise<string[]> {
-  const r = await fetch(`${url}/get_transaction_pool_hashes`, { method: "POST", body: "{}" });
-  return ((await r.json()) as { tx_hashes?: string[] }).tx_hashes ?? [];
+  return (await nodePath(url, "/get_transaction_pool_hashes", {})).tx_hashes ?? [];
 }

@@ -1,15 +1,17 @@
 /**
  * What every node RPC handler shares: the dependencies (core, daemon state, clock), hex helpers,
- * monerod's 128-bit triplets, epee's habit of leaving empty arrays out, and block headers.
+ * monerod's 128-bit triplets, epee's habit of leaving empty arrays out, and block headers; and
+ * `defineJsonRpc` / `defineJsonPath`, which declare a method so that its name, params type and
+ * result type reach the typed client's map (NodeRpcApi / NodePathApi in api.ts).
  */
 import { nextBlockContext, type NextBlockContext } from "../../consensus/block-rules.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { type Block, blockHash, blockHashingBlob } from "../../protocol/block.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
-import { type JsonWritable, Prerendered } from "../../rpc/json.js";
+import { type JsonWritable, Prerendered, type Unrendered } from "../../rpc/json.js";
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
-import { RpcError } from "../../rpc/methods.js";
+import { type JsonPath, type JsonRpcMethod, type MethodTable, type RpcContext, RpcError } from "../../rpc/methods.js";
 import type { NetworkView, NodeCore } from "../core.js";
 import { BoundedCache, PerTip } from "./cache.js";
 import type { DaemonState } from "./state.js";
@@ -32,6 +34,39 @@ export interface NodeRpcDeps {
   network?(): NetworkView | undefined;
   /** Open connections of the unrestricted RPC server, for get_info (absent: 0). */
   rpcConnections?(): number;
+}
+
+/**
+ * A declared JSON-RPC method that keeps its name, its params type and its result type (the
+ * handler's, a Prerendered answer unwrapped) for the typed client (NodeRpcApi in api.ts); at run
+ * time it is the JsonRpcMethod itself.
+ */
+export type TypedJsonRpc<N extends string, P, R> = JsonRpcMethod<unknown> & { readonly name: N; readonly __types?: { readonly params: P; readonly result: R } };
+
+/** A declared JSON path (e.g. "/get_height"), as TypedJsonRpc (NodePathApi in api.ts). */
+export type TypedJsonPath<N extends string, P, R> = JsonPath<unknown> & { readonly path: N; readonly __types?: { readonly params: P; readonly result: R } };
+
+/** What the node's method modules declare: JSON-RPC methods and JSON paths. */
+export type NodeDef = TypedJsonRpc<string, unknown, unknown> | TypedJsonPath<string, unknown, unknown>;
+
+type Handler<P, R> = (params: P, ctx: RpcContext) => R | Promise<R>;
+
+/** Declares a JSON-RPC method (checks the handler against its params' type; keeps name, params and result types). */
+export function defineJsonRpc<const N extends string, P, R extends JsonWritable>(d: Omit<JsonRpcMethod<P>, "name" | "handler"> & { name: N; handler: Handler<P, R> }): TypedJsonRpc<N, P, Unrendered<R>> {
+  return d as unknown as TypedJsonRpc<N, P, Unrendered<R>>;
+}
+
+/** Declares a JSON path, as defineJsonRpc. */
+export function defineJsonPath<const N extends string, P, R extends JsonWritable>(d: Omit<JsonPath<P>, "path" | "handler"> & { path: N; handler: Handler<P, R> }): TypedJsonPath<N, P, Unrendered<R>> {
+  return d as unknown as TypedJsonPath<N, P, Unrendered<R>>;
+}
+
+/** Adds declared methods and paths to the table, in their order. */
+export function register(t: MethodTable, defs: readonly NodeDef[]): void {
+  for (const def of defs) {
+    if ("name" in def) t.addJsonRpc(def);
+    else t.addJsonPath(def);
+  }
 }
 
 export const OK = "OK";
@@ -60,8 +95,17 @@ export function access(status = OK): { status: string; untrusted: boolean; credi
   return { status, untrusted: false, credits: 0n, top_hash: "" };
 }
 
+/** What epeeShape makes of a `T`: every array member may be absent (it was empty), at every level. */
+export type EpeeShaped<T> = T extends Prerendered
+  ? T
+  : T extends readonly (infer U)[]
+    ? EpeeShaped<U>[]
+    : T extends object
+      ? { [K in keyof T as T[K] extends readonly unknown[] ? never : K]: EpeeShaped<T[K]> } & { [K in keyof T as T[K] extends readonly unknown[] ? K : never]?: EpeeShaped<T[K]> }
+      : T;
+
 /** epee never writes an empty STL container: drops empty arrays at every level. */
-export function epeeShape<T extends JsonWritable>(v: T): T {
+export function epeeShape<T extends JsonWritable>(v: T): EpeeShaped<T> {
   const walk = (x: JsonWritable): JsonWritable => {
     if (Array.isArray(x)) return (x as JsonWritable[]).map(walk);
     if (x instanceof Prerendered) return x; // shaped before it was rendered
@@ -75,7 +119,7 @@ export function epeeShape<T extends JsonWritable>(v: T): T {
     }
     return x;
   };
-  return walk(v) as T;
+  return walk(v) as EpeeShaped<T>;
 }
 
 /** The next block's context (weights, medians, difficulty), from the core's cache when it has one. */
@@ -238,7 +282,7 @@ export function blockRender(core: NodeCore, src: HeaderSource): BlockRender {
 }
 
 /** fill_block_header_response (core_rpc_server.cpp); pow_hash is filled by the caller when asked. */
-export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = ""): Record<string, JsonWritable> {
+export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = "") {
   const h = blockRender(core, src).header;
   return {
     block_size: h.weight,
@@ -265,6 +309,9 @@ export function blockHeaderJson(core: NodeCore, src: HeaderSource, powHash = "")
     wide_difficulty: h.diff.wide,
   };
 }
+
+/** block_header_response as fill_block_header_response writes it. */
+export type BlockHeaderJson = ReturnType<typeof blockHeaderJson>;
 
 /** A main-chain block by height as a header source. */
 export function mainBlock(core: NodeCore, height: number): HeaderSource {

@@ -8,14 +8,13 @@ import { defaultBackend } from "../../crypto/index.js";
 import { txToJson } from "../../protocol/json.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { type Bytes, parseTransaction, parseTransactionAsSanityCheck, pruneTransaction, type Transaction } from "../../protocol/tx.js";
-import type { JsonWritable } from "../../rpc/json.js";
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
-import { type MethodTable, RpcError } from "../../rpc/methods.js";
+import { RpcError } from "../../rpc/methods.js";
 import { array, bool, object, str, u64, withDefault } from "../../rpc/schema.js";
 import type { PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
-import { access, CACHE_CHARS, ChainDerived, coreCache, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
+import { access, CACHE_CHARS, ChainDerived, coreCache, defineJsonPath, defineJsonRpc, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
 
 const RESTRICTED_TRANSACTIONS_COUNT = 100;
 const RESTRICTED_SPENT_KEY_IMAGES_COUNT = 5000;
@@ -94,7 +93,7 @@ function prunedJson(r: TxRender): string {
 }
 
 /** tx_info of get_transaction_pool. */
-function poolTxJson(e: PoolEntry, sensitive: boolean): Record<string, JsonWritable> {
+function poolTxJson(e: PoolEntry, sensitive: boolean) {
   return {
     blob_size: e.blobSize,
     do_not_relay: e.doNotRelay,
@@ -141,7 +140,7 @@ export function visiblePool(d: NodeRpcDeps, restricted: boolean): readonly PoolE
 const relayedFlag = (e: PoolEntry): boolean => e.relayed || e.keptByBlock;
 
 /** tx_memory_pool::get_transaction_stats. */
-function poolStats(entries: readonly PoolEntry[], now: number): Record<string, JsonWritable> {
+function poolStats(entries: readonly PoolEntry[], now: number) {
   const weights = entries.map((e) => e.weight).sort((a, b) => a - b);
   let bytesTotal = 0n;
   let feeTotal = 0n;
@@ -266,260 +265,278 @@ function isSpendableNow(unlockTime: bigint, chainHeight: number, now: bigint): b
   return now + 120n >= unlockTime;
 }
 
-export function addTxMethods(t: MethodTable, d: NodeRpcDeps): void {
+/** One of get_transactions' txs (entry): where it is decides which of the optional fields it has. */
+type TxEntryJson = {
+  tx_hash: string;
+  prunable_hash: string;
+  as_hex: string;
+  pruned_as_hex: string;
+  prunable_as_hex: string;
+  as_json: string;
+  in_pool?: boolean;
+  double_spend_seen?: boolean;
+  relayed?: boolean;
+  received_timestamp?: bigint | number;
+  block_height?: number;
+  confirmations?: number;
+  block_timestamp?: bigint | number;
+  output_indices?: readonly (bigint | number)[];
+};
+
+export function txMethods(d: NodeRpcDeps) {
   const { core } = d;
   const store = core.store;
 
-  t.addJsonPath({
-    path: "/get_transactions",
-    aliases: ["/gettransactions"],
-    params: object({ txs_hashes: array(str), decode_as_json: bool, prune: bool, split: bool }),
-    handler: (p, ctx) => {
-      if (ctx.restricted && p.txs_hashes.length > RESTRICTED_TRANSACTIONS_COUNT) return { ...access("Too many transactions requested in restricted mode") };
-      const ids: Bytes[] = [];
-      for (const h of p.txs_hashes) {
-        const b = parseHexBuf(h);
-        if (!b) return { ...access("Failed to parse hex representation of transaction hash") };
-        if (b.length !== 32) return { ...access("Failed, size of data mismatch") };
-        ids.push(b);
-      }
-      const chainHeight = store.height();
-      let pool: readonly PoolEntry[] | undefined;
-      const txs: JsonWritable[] = [];
-      const txsAsHex: string[] = [];
-      const txsAsJson: string[] = [];
-      const missed: string[] = [];
-      for (let k = 0; k < ids.length; k++) {
-        const id = ids[k];
-        const loc = store.txLocation(id);
-        let poolEntry: PoolEntry | undefined;
-        let r: TxRender | undefined;
-        if (loc) r = chainTxRender(d, id, loc.pruned);
-        else {
-          pool ??= visiblePool(d, ctx.restricted);
-          poolEntry = pool.find((e) => Buffer.compare(e.id, id) === 0);
-          if (poolEntry) r = txRenders(d).getOr(toHex(id), () => renderTx(poolEntry!.blob, true));
+  return [
+    defineJsonPath({
+      path: "/get_transactions",
+      aliases: ["/gettransactions"],
+      params: object({ txs_hashes: array(str), decode_as_json: bool, prune: bool, split: bool }),
+      handler: (p, ctx) => {
+        if (ctx.restricted && p.txs_hashes.length > RESTRICTED_TRANSACTIONS_COUNT) return { ...access("Too many transactions requested in restricted mode") };
+        const ids: Bytes[] = [];
+        for (const h of p.txs_hashes) {
+          const b = parseHexBuf(h);
+          if (!b) return { ...access("Failed to parse hex representation of transaction hash") };
+          if (b.length !== 32) return { ...access("Failed, size of data mismatch") };
+          ids.push(b);
         }
-        if (!r) {
-          missed.push(toHex(id));
-          continue;
-        }
-        const e: Record<string, JsonWritable> = { tx_hash: p.txs_hashes[k], prunable_hash: r.prunableHash, as_hex: "", pruned_as_hex: "", prunable_as_hex: "", as_json: "" };
-        if (p.split || p.prune || r.prunableHex === "") {
-          e.pruned_as_hex = r.prunedHex;
-          if (!p.prune) e.prunable_as_hex = r.prunableHex;
-          if (p.decode_as_json) e.as_json = p.prune || r.prunableHex === "" ? prunedJson(r) : fullJson(r);
-        } else {
-          e.as_hex = r.hex;
-          if (p.decode_as_json) e.as_json = fullJson(r);
-        }
-        if (poolEntry) {
-          e.in_pool = true;
-          e.double_spend_seen = poolEntry.doubleSpendSeen;
-          e.relayed = relayedFlag(poolEntry);
-          e.received_timestamp = poolEntry.receiveTime;
-        } else if (loc) {
-          e.in_pool = false;
-          e.double_spend_seen = false;
-          e.block_height = loc.height;
-          e.confirmations = chainHeight - loc.height;
-          e.block_timestamp = store.meta(loc.height).timestamp;
-          e.output_indices = loc.outputIndices;
-        }
-        txs.push(e);
-        txsAsHex.push(e.as_hex as string);
-        if (p.decode_as_json) txsAsJson.push(e.as_json as string);
-      }
-      return epeeShape({ ...access(), missed_tx: missed, txs, txs_as_hex: txsAsHex, txs_as_json: txsAsJson });
-    },
-  });
-
-  t.addJsonPath({
-    path: "/is_key_image_spent",
-    params: object({ key_images: array(str) }),
-    handler: (p, ctx) => {
-      if (ctx.restricted && p.key_images.length > RESTRICTED_SPENT_KEY_IMAGES_COUNT) return { ...access("Too many key images queried in restricted mode") };
-      const kis: Bytes[] = [];
-      for (const h of p.key_images) {
-        const b = parseHexBuf(h);
-        if (!b) return { ...access("Failed to parse hex representation of key image") };
-        if (b.length !== 32) return { ...access("Failed, size of data mismatch") };
-        kis.push(b);
-      }
-      const pool = new Set(visiblePool(d, ctx.restricted).flatMap((e) => e.keyImages.map(toHex)));
-      const spent_status = kis.map((ki) => (store.keyImageHeight(ki) !== undefined ? 1 : pool.has(toHex(ki)) ? 2 : 0));
-      return epeeShape({ ...access(), spent_status });
-    },
-  });
-
-  t.addJsonPath({
-    path: "/send_raw_transaction",
-    mirrors: "cryptonote::core_rpc_server::on_send_raw_tx",
-    aliases: ["/sendrawtransaction"],
-    params: object({ tx_as_hex: str, do_not_relay: bool, do_sanity_checks: withDefault(bool, true) }),
-    handler: async (p) => {
-      const flagsOut = {
-        double_spend: false, fee_too_low: false, invalid_input: false, invalid_output: false, low_mixin: false,
-        not_relayed: false, overspend: false, sanity_check_failed: false, too_big: false, too_few_outputs: false,
-      };
-      const blob = parseHexBuf(p.tx_as_hex);
-      if (!blob) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is not a hex string of a transaction blob" };
-      if (p.do_sanity_checks) {
-        // on_send_raw_transaction runs tx_sanity_check (which starts by parsing the blob, with
-        // binary_archive's quirk of reading missing trailing varints as 0) before the pool sees
-        // it: a blob that does not parse gets monerod's flag and words; one that parses only that
-        // way ("0200") fails later in the pool, as there. Then its ring heuristics, over the
-        // mature RingCT outputs (get_num_mature_outputs(0): in blocks at least 10 below the top)
-        let parsed;
-        try {
-          parsed = parseTransactionAsSanityCheck(blob);
-        } catch {
-          return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
-        }
-        const height = store.height();
-        const mature = height > CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE ? BigInt(store.cumulativeRctOutputs(height - CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE, height - CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE)[0]) : 0n;
-        if (txSanityCheck(parsed, mature) !== undefined) return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
-      }
-      if (blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is empty: send a transaction blob as hex" };
-      const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
-      // a core error (the verify worker died twice): monerod's "Failed" with no flag, not a verdict
-      if (!r.ok && r.internalError !== undefined) return { ...access("Failed"), ...flagsOut, reason: `Internal error: ${r.reason ?? r.internalError}` };
-      if (!r.ok) {
-        const f = new Set(r.flags);
-        const reasons: string[] = [];
-        const set = (k: keyof typeof flagsOut, flag: string, text: string): void => {
-          if (f.has(flag as never)) {
-            flagsOut[k] = true;
-            reasons.push(text);
+        const chainHeight = store.height();
+        let pool: readonly PoolEntry[] | undefined;
+        const txs: TxEntryJson[] = [];
+        const txsAsHex: string[] = [];
+        const txsAsJson: string[] = [];
+        const missed: string[] = [];
+        for (let k = 0; k < ids.length; k++) {
+          const id = ids[k];
+          const loc = store.txLocation(id);
+          let poolEntry: PoolEntry | undefined;
+          let r: TxRender | undefined;
+          if (loc) r = chainTxRender(d, id, loc.pruned);
+          else {
+            pool ??= visiblePool(d, ctx.restricted);
+            poolEntry = pool.find((e) => Buffer.compare(e.id, id) === 0);
+            if (poolEntry) r = txRenders(d).getOr(toHex(id), () => renderTx(poolEntry!.blob, true));
           }
+          if (!r) {
+            missed.push(toHex(id));
+            continue;
+          }
+          const e: TxEntryJson = { tx_hash: p.txs_hashes[k], prunable_hash: r.prunableHash, as_hex: "", pruned_as_hex: "", prunable_as_hex: "", as_json: "" };
+          if (p.split || p.prune || r.prunableHex === "") {
+            e.pruned_as_hex = r.prunedHex;
+            if (!p.prune) e.prunable_as_hex = r.prunableHex;
+            if (p.decode_as_json) e.as_json = p.prune || r.prunableHex === "" ? prunedJson(r) : fullJson(r);
+          } else {
+            e.as_hex = r.hex;
+            if (p.decode_as_json) e.as_json = fullJson(r);
+          }
+          if (poolEntry) {
+            e.in_pool = true;
+            e.double_spend_seen = poolEntry.doubleSpendSeen;
+            e.relayed = relayedFlag(poolEntry);
+            e.received_timestamp = poolEntry.receiveTime;
+          } else if (loc) {
+            e.in_pool = false;
+            e.double_spend_seen = false;
+            e.block_height = loc.height;
+            e.confirmations = chainHeight - loc.height;
+            e.block_timestamp = store.meta(loc.height).timestamp;
+            e.output_indices = loc.outputIndices;
+          }
+          txs.push(e);
+          txsAsHex.push(e.as_hex);
+          if (p.decode_as_json) txsAsJson.push(e.as_json);
+        }
+        return epeeShape({ ...access(), missed_tx: missed, txs, txs_as_hex: txsAsHex, txs_as_json: txsAsJson });
+      },
+    }),
+
+    defineJsonPath({
+      path: "/is_key_image_spent",
+      params: object({ key_images: array(str) }),
+      handler: (p, ctx) => {
+        if (ctx.restricted && p.key_images.length > RESTRICTED_SPENT_KEY_IMAGES_COUNT) return { ...access("Too many key images queried in restricted mode") };
+        const kis: Bytes[] = [];
+        for (const h of p.key_images) {
+          const b = parseHexBuf(h);
+          if (!b) return { ...access("Failed to parse hex representation of key image") };
+          if (b.length !== 32) return { ...access("Failed, size of data mismatch") };
+          kis.push(b);
+        }
+        const pool = new Set(visiblePool(d, ctx.restricted).flatMap((e) => e.keyImages.map(toHex)));
+        const spent_status = kis.map((ki) => (store.keyImageHeight(ki) !== undefined ? 1 : pool.has(toHex(ki)) ? 2 : 0));
+        return epeeShape({ ...access(), spent_status });
+      },
+    }),
+
+    defineJsonPath({
+      path: "/send_raw_transaction",
+      mirrors: "cryptonote::core_rpc_server::on_send_raw_tx",
+      aliases: ["/sendrawtransaction"],
+      params: object({ tx_as_hex: str, do_not_relay: bool, do_sanity_checks: withDefault(bool, true) }),
+      handler: async (p) => {
+        const flagsOut = {
+          double_spend: false, fee_too_low: false, invalid_input: false, invalid_output: false, low_mixin: false,
+          not_relayed: false, overspend: false, sanity_check_failed: false, too_big: false, too_few_outputs: false,
         };
-        set("low_mixin", "low_mixin", "bad ring size");
-        set("double_spend", "double_spend", "double spend");
-        set("invalid_input", "invalid_input", "invalid input");
-        set("invalid_output", "invalid_output", "invalid output");
-        set("too_big", "too_big", "too big");
-        set("overspend", "overspend", "overspend");
-        set("fee_too_low", "fee_too_low", "fee too low");
-        set("too_few_outputs", "too_few_outputs", "too few outputs");
-        const detail = r.reason ?? r.error?.message ?? "";
-        return { ...access("Failed"), ...flagsOut, reason: [reasons.join(", "), detail].filter((s) => s !== "").join(": ") };
-      }
-      if (r.notRelayed || r.duplicate) return { ...access(), ...flagsOut, not_relayed: true, reason: "Not relayed" };
-      return { ...access(), ...flagsOut, reason: "" };
-    },
-  });
+        const blob = parseHexBuf(p.tx_as_hex);
+        if (!blob) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is not a hex string of a transaction blob" };
+        if (p.do_sanity_checks) {
+          // on_send_raw_transaction runs tx_sanity_check (which starts by parsing the blob, with
+          // binary_archive's quirk of reading missing trailing varints as 0) before the pool sees
+          // it: a blob that does not parse gets monerod's flag and words; one that parses only that
+          // way ("0200") fails later in the pool, as there. Then its ring heuristics, over the
+          // mature RingCT outputs (get_num_mature_outputs(0): in blocks at least 10 below the top)
+          let parsed;
+          try {
+            parsed = parseTransactionAsSanityCheck(blob);
+          } catch {
+            return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
+          }
+          const height = store.height();
+          const mature = height > CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE ? BigInt(store.cumulativeRctOutputs(height - CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE, height - CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE)[0]) : 0n;
+          if (txSanityCheck(parsed, mature) !== undefined) return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
+        }
+        if (blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is empty: send a transaction blob as hex" };
+        const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
+        // a core error (the verify worker died twice): monerod's "Failed" with no flag, not a verdict
+        if (!r.ok && r.internalError !== undefined) return { ...access("Failed"), ...flagsOut, reason: `Internal error: ${r.reason ?? r.internalError}` };
+        if (!r.ok) {
+          const f = new Set(r.flags);
+          const reasons: string[] = [];
+          const set = (k: keyof typeof flagsOut, flag: string, text: string): void => {
+            if (f.has(flag as never)) {
+              flagsOut[k] = true;
+              reasons.push(text);
+            }
+          };
+          set("low_mixin", "low_mixin", "bad ring size");
+          set("double_spend", "double_spend", "double spend");
+          set("invalid_input", "invalid_input", "invalid input");
+          set("invalid_output", "invalid_output", "invalid output");
+          set("too_big", "too_big", "too big");
+          set("overspend", "overspend", "overspend");
+          set("fee_too_low", "fee_too_low", "fee too low");
+          set("too_few_outputs", "too_few_outputs", "too few outputs");
+          const detail = r.reason ?? r.error?.message ?? "";
+          return { ...access("Failed"), ...flagsOut, reason: [reasons.join(", "), detail].filter((s) => s !== "").join(": ") };
+        }
+        if (r.notRelayed || r.duplicate) return { ...access(), ...flagsOut, not_relayed: true, reason: "Not relayed" };
+        return { ...access(), ...flagsOut, reason: "" };
+      },
+    }),
 
-  t.addJsonPath({
-    path: "/get_outs",
-    params: object({ outputs: array(object({ amount: u64, index: u64 })), get_txid: bool }),
-    handler: (p, ctx) => {
-      if (ctx.restricted && p.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested") };
-      const outs = getOuts(d, p.outputs);
-      if (!outs) return { ...access("Failed") };
-      const out: Record<string, JsonWritable> = access();
-      // epee leaves an empty array out
-      if (outs.length > 0) out.outs = outs.map((o) => ({ height: o.height, key: o.keyHex, mask: o.maskHex, txid: p.get_txid ? o.txidHex : "", unlocked: o.unlocked }));
-      return out;
-    },
-  });
+    defineJsonPath({
+      path: "/get_outs",
+      params: object({ outputs: array(object({ amount: u64, index: u64 })), get_txid: bool }),
+      handler: (p, ctx) => {
+        if (ctx.restricted && p.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested") };
+        const outs = getOuts(d, p.outputs);
+        if (!outs) return { ...access("Failed") };
+        // epee leaves an empty array out
+        return { ...access(), ...(outs.length > 0 ? { outs: outs.map((o) => ({ height: o.height, key: o.keyHex, mask: o.maskHex, txid: p.get_txid ? o.txidHex : "", unlocked: o.unlocked })) } : {}) };
+      },
+    }),
 
-  t.addJsonPath({
-    path: "/get_transaction_pool",
-    params: object({}),
-    handler: (_p, ctx) => {
-      const entries = visiblePool(d, ctx.restricted);
-      const visible = new Set(entries.map((e) => toHex(e.id)));
-      const spent: JsonWritable[] = [];
-      for (const [ki, ids] of core.pool.spentKeyImages()) {
-        const hs = ids.map(toHex).filter((h) => visible.has(h));
-        if (hs.length > 0) spent.push({ id_hash: ki, txs_hashes: hs });
-      }
-      return epeeShape({ ...access(), spent_key_images: spent, transactions: entries.map((e) => poolTxJson(e, !ctx.restricted)) });
-    },
-  });
+    defineJsonPath({
+      path: "/get_transaction_pool",
+      params: object({}),
+      handler: (_p, ctx) => {
+        const entries = visiblePool(d, ctx.restricted);
+        const visible = new Set(entries.map((e) => toHex(e.id)));
+        const spent: { id_hash: string; txs_hashes: string[] }[] = [];
+        for (const [ki, ids] of core.pool.spentKeyImages()) {
+          const hs = ids.map(toHex).filter((h) => visible.has(h));
+          if (hs.length > 0) spent.push({ id_hash: ki, txs_hashes: hs });
+        }
+        return epeeShape({ ...access(), spent_key_images: spent, transactions: entries.map((e) => poolTxJson(e, !ctx.restricted)) });
+      },
+    }),
 
-  t.addJsonPath({
-    path: "/get_transaction_pool_hashes",
-    summary: "Ids of the txs in the pool, as hex strings (tx_hashes)",
-    params: object({}),
-    handler: (_p, ctx) => epeeShape({ ...access(), tx_hashes: visiblePool(d, ctx.restricted).map((e) => toHex(e.id)) }),
-  });
+    defineJsonPath({
+      path: "/get_transaction_pool_hashes",
+      summary: "Ids of the txs in the pool, as hex strings (tx_hashes)",
+      params: object({}),
+      handler: (_p, ctx) => epeeShape({ ...access(), tx_hashes: visiblePool(d, ctx.restricted).map((e) => toHex(e.id)) }),
+    }),
 
-  // served as JSON by monerod despite the name: the ids packed in one string of raw bytes
-  t.addJsonPath({
-    path: "/get_transaction_pool_hashes.bin",
-    mirrors: "cryptonote::core_rpc_server::on_get_transaction_pool_hashes_bin",
-    rawBytes: true,
-    params: object({}),
-    handler: (_p, ctx) => {
-      const ids = visiblePool(d, ctx.restricted).map((e) => Buffer.from(e.id));
-      return ids.length === 0 ? { ...access() } : { ...access(), tx_hashes: Buffer.concat(ids).toString("latin1") };
-    },
-  });
+    // served as JSON by monerod despite the name: the ids packed in one string of raw bytes
+    defineJsonPath({
+      path: "/get_transaction_pool_hashes.bin",
+      mirrors: "cryptonote::core_rpc_server::on_get_transaction_pool_hashes_bin",
+      rawBytes: true,
+      params: object({}),
+      handler: (_p, ctx) => {
+        const ids = visiblePool(d, ctx.restricted).map((e) => Buffer.from(e.id));
+        return ids.length === 0 ? { ...access() } : { ...access(), tx_hashes: Buffer.concat(ids).toString("latin1") };
+      },
+    }),
 
-  t.addJsonPath({
-    path: "/get_transaction_pool_stats",
-    params: object({}),
-    handler: (_p, ctx) => epeeShape({ ...access(), pool_stats: poolStats(visiblePool(d, ctx.restricted), d.now()) }),
-  });
+    defineJsonPath({
+      path: "/get_transaction_pool_stats",
+      params: object({}),
+      handler: (_p, ctx) => epeeShape({ ...access(), pool_stats: poolStats(visiblePool(d, ctx.restricted), d.now()) }),
+    }),
 
-  t.addJsonRpc({
-    name: "get_txpool_backlog",
-    rawBytes: true,
-    params: object({}, { arrayIsEmpty: true }),
-    handler: () => {
-      const now = d.now();
-      const entries = core.pool.entries();
-      if (entries.length === 0) return { ...access() };
-      const buf = Buffer.alloc(24 * entries.length);
-      entries.forEach((e, k) => {
-        buf.writeBigUInt64LE(BigInt(e.weight), 24 * k);
-        buf.writeBigUInt64LE(e.fee, 24 * k + 8);
-        buf.writeBigUInt64LE(BigInt(Math.max(0, now - e.receiveTime)), 24 * k + 16);
-      });
-      return { ...access(), backlog: buf.toString("latin1") };
-    },
-  });
+    defineJsonRpc({
+      name: "get_txpool_backlog",
+      rawBytes: true,
+      params: object({}, { arrayIsEmpty: true }),
+      handler: () => {
+        const now = d.now();
+        const entries = core.pool.entries();
+        if (entries.length === 0) return { ...access() };
+        const buf = Buffer.alloc(24 * entries.length);
+        entries.forEach((e, k) => {
+          buf.writeBigUInt64LE(BigInt(e.weight), 24 * k);
+          buf.writeBigUInt64LE(e.fee, 24 * k + 8);
+          buf.writeBigUInt64LE(BigInt(Math.max(0, now - e.receiveTime)), 24 * k + 16);
+        });
+        return { ...access(), backlog: buf.toString("latin1") };
+      },
+    }),
 
-  t.addJsonRpc({
-    name: "relay_tx",
-    restricted: true,
-    params: object({ txids: array(str) }),
-    handler: async (p) => {
-      const problems: string[] = [];
-      const ids: Bytes[] = [];
-      for (const s of p.txids) {
-        const id = parseHash(s);
-        if (!id) problems.push(`invalid transaction id: ${s}`);
-        else ids.push(id);
-      }
-      const missing = new Set((await core.relayTransactions(ids)).map(toHex));
-      // core_rpc_server::on_relay_tx: the found ones go to the peers now
-      d.network?.()?.relayPoolTxs(ids.filter((id) => !missing.has(toHex(id))));
-      for (const s of p.txids) if (parseHash(s) && missing.has(s.toLowerCase())) problems.push(`transaction not found in pool: ${s}`);
-      if (problems.length > 0) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, problems.join(", "));
-      return { ...access() };
-    },
-  });
+    defineJsonRpc({
+      name: "relay_tx",
+      restricted: true,
+      params: object({ txids: array(str) }),
+      handler: async (p) => {
+        const problems: string[] = [];
+        const ids: Bytes[] = [];
+        for (const s of p.txids) {
+          const id = parseHash(s);
+          if (!id) problems.push(`invalid transaction id: ${s}`);
+          else ids.push(id);
+        }
+        const missing = new Set((await core.relayTransactions(ids)).map(toHex));
+        // core_rpc_server::on_relay_tx: the found ones go to the peers now
+        d.network?.()?.relayPoolTxs(ids.filter((id) => !missing.has(toHex(id))));
+        for (const s of p.txids) if (parseHash(s) && missing.has(s.toLowerCase())) problems.push(`transaction not found in pool: ${s}`);
+        if (problems.length > 0) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, problems.join(", "));
+        return { ...access() };
+      },
+    }),
 
-  t.addJsonRpc({
-    name: "flush_txpool",
-    restricted: true,
-    params: object({ txids: array(str) }, { arrayIsEmpty: true }),
-    handler: async (p) => {
-      let failed = false;
-      const ids: Bytes[] = [];
-      for (const s of p.txids) {
-        const id = parseHash(s);
-        if (id) ids.push(id);
-        else failed = true;
-      }
-      if (p.txids.length === 0) await core.flushPool([]);
-      else if (ids.length > 0) await core.flushPool(ids);
-      if (failed) return { status: ids.length === 0 ? "Failed to parse txid" : "Failed to parse some of the txids", untrusted: false };
-      return { status: OK, untrusted: false };
-    },
-  });
+    defineJsonRpc({
+      name: "flush_txpool",
+      restricted: true,
+      params: object({ txids: array(str) }, { arrayIsEmpty: true }),
+      handler: async (p) => {
+        let failed = false;
+        const ids: Bytes[] = [];
+        for (const s of p.txids) {
+          const id = parseHash(s);
+          if (id) ids.push(id);
+          else failed = true;
+        }
+        if (p.txids.length === 0) await core.flushPool([]);
+        else if (ids.length > 0) await core.flushPool(ids);
+        if (failed) return { status: ids.length === 0 ? "Failed to parse txid" : "Failed to parse some of the txids", untrusted: false };
+        return { status: OK, untrusted: false };
+      },
+    }),
+  ] as const;
 }
 
 export const U64_MAX_VALUE = U64_MAX;

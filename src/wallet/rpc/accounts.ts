@@ -4,7 +4,7 @@
  * account tags (is_multisig is in multisig.ts).
  */
 import { decodeAddress } from "../../protocol/address.js";
-import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
+import { bool, str, u32, withDefault } from "../../rpc/index.js";
 import { WalletRpcMessages } from "../keys/rpc.js";
 import { Ledger } from "../ledger/ledger.js";
 import { def, list, fail, now, obj, subaddrIndex, W, type WalletRpcDeps, withList } from "./common.js";
@@ -26,7 +26,7 @@ export function accountMethods(d: WalletRpcDeps) {
         // one pass over the transfers for every figure of the answer
         const report = ledger.balanceReport(accounts, t, p.strict);
         const total = Ledger.totalOf([]);
-        const per: JsonWritable[] = [];
+        const per: { account_index: number; address_index: number; address: string; balance: bigint; unlocked_balance: bigint; label: string; num_unspent_outputs: number; blocks_to_unlock: bigint; time_to_unlock: bigint }[] = [];
         for (const major of accounts) {
           const rep = report.get(major);
           const rowList = rep?.rows ?? [];
@@ -162,7 +162,7 @@ export function accountMethods(d: WalletRpcDeps) {
         const t = now();
         let totalBalance = 0n;
         let totalUnlocked = 0n;
-        const list: JsonWritable[] = [];
+        const list: { account_index: number; base_address: string; balance: bigint; unlocked_balance: bigint; label: string; tag: string }[] = [];
         for (let major = 0; major < wal.accountCount; major++) {
           const tag = tags[major];
           if (p.tag !== "" && (re ? !re.test(tag) : tag !== p.tag)) continue;

@@ -3,10 +3,10 @@
  * addresses, payment URIs and the address book.
  */
 import { decodeAddress, encodeAddress } from "../../protocol/address.js";
-import { bool, str, u64, type JsonWritable } from "../../rpc/index.js";
+import { bool, str, u64 } from "../../rpc/index.js";
 import { makeIntegratedAddress, makeUriRpc, parseUriRpc, splitIntegratedAddress, validateAddressRpc } from "../keys/rpc.js";
 import type { OpenWallet } from "../service/wallet.js";
-import { def, list, fail, obj, W, type WalletRpcDeps, withList } from "./common.js";
+import { def, list, fail, obj, plain, W, type WalletRpcDeps, withList } from "./common.js";
 
 /** An address book row's address as monero-wallet-rpc prints it (integrated when it has a payment id). */
 function bookAddress(wal: OpenWallet, row: { address: string; paymentId: string }): string {
@@ -61,7 +61,7 @@ export function addressMethods(d: WalletRpcDeps) {
     def({
       name: "parse_uri",
       params: obj({ uri: str }),
-      handler: (p) => parseUriRpc(w().network, p) as unknown as JsonWritable,
+      handler: (p) => plain(parseUriRpc(w().network, p)),
     }),
     def({
       name: "get_address_book",

@@ -5,7 +5,7 @@
  * transfer / sweep_all (unsigned_txset) is in send.ts. Each ColdError kind maps to the code
  * monero-wallet-rpc answers for it, here and nowhere else.
  */
-import { bool, type JsonWritable, str, u32, withDefault } from "../../rpc/index.js";
+import { bool, str, u32, withDefault } from "../../rpc/index.js";
 import {
   ColdError,
   describeTransfers,
@@ -75,7 +75,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
     handler: async (p) => {
       try {
         const r = await w().exclusive(false, async (ctx) => exportKeyImages(ctx, p.all));
-        return withList({ offset: BigInt(r.offset) } as Record<string, JsonWritable>, "signed_key_images", r.signed.map((s) => ({ key_image: hex(s.keyImage), signature: hex(s.signature) })));
+        return withList({ offset: BigInt(r.offset) }, "signed_key_images", r.signed.map((s) => ({ key_image: hex(s.keyImage), signature: hex(s.signature) })));
       } catch (e) {
         return coldToRpc(e, W.UNKNOWN_ERROR);
       }
@@ -177,11 +177,10 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
           }
           return signUnsignedSet(ctx, set);
         });
-        const out: Record<string, JsonWritable> = { signed_txset: hex(r.data) };
-        withList(out, "tx_hash_list", r.txs.map((t) => t.txid));
-        if (p.get_tx_keys) withList(out, "tx_key_list", r.txs.map((t) => hex(t.txKey) + t.additionalTxKeys.map(hex).join("")));
-        if (p.export_raw) withList(out, "tx_raw_list", r.txs.map((t) => hex(t.blob)));
-        return out;
+        const out = withList({ signed_txset: hex(r.data) }, "tx_hash_list", r.txs.map((t) => t.txid));
+        const keys = p.get_tx_keys ? r.txs.map((t) => hex(t.txKey) + t.additionalTxKeys.map(hex).join("")) : [];
+        const raws = p.export_raw ? r.txs.map((t) => hex(t.blob)) : [];
+        return withList(withList(out, "tx_key_list", keys), "tx_raw_list", raws);
       } catch (e) {
         if (e instanceof ColdError) fail(W.SIGN_UNSIGNED, `Failed to sign unsigned tx: ${e.message}`);
         throw e;
@@ -219,7 +218,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
         if (e instanceof Error && e.name === "NoDaemonError") fail(W.NO_DAEMON_CONNECTION, e.message);
         throw e;
       }
-      return withList({} as Record<string, JsonWritable>, "tx_hash_list", ids);
+      return withList({}, "tx_hash_list", ids);
     },
   }),
 

@@ -75,11 +75,20 @@ export const isHash = (s: string): boolean => s.length === 64 && isHex(s);
 /** Unix seconds, as bigint. */
 export const now = (): bigint => BigInt(Math.floor(Date.now() / 1000));
 
-/** epee leaves empty lists out of what it writes. */
-export function withList<T extends Record<string, JsonWritable>>(o: T, key: string, list: readonly JsonWritable[]): T {
-  if (list.length > 0) (o as Record<string, JsonWritable>)[key] = list as JsonWritable[];
-  return o;
+/** epee leaves empty lists out of what it writes: `o` with `key` set to `list` when it is not empty (its type says the list may be absent). */
+export function withList<T extends Record<string, JsonWritable>, K extends string, V extends JsonWritable>(o: T, key: K, list: readonly V[]): T & { [P in K]?: V[] } {
+  if (list.length > 0) (o as Record<string, JsonWritable>)[key] = list as V[];
+  return o as T & { [P in K]?: V[] };
 }
+
+/**
+ * An interface's fields as a plain object type (what the RPC writes of it): interfaces have no
+ * index signature, so a handler answering one says so with `plain()` and keeps its fields' types.
+ */
+export type Plain<T> = T extends bigint | string | number | boolean | null | undefined ? T : T extends readonly (infer U)[] ? Plain<U>[] : { [K in keyof T]: Plain<T[K]> };
+
+/** `v` as its Plain type (no change at run time). */
+export const plain = <T>(v: T): Plain<T> => v as unknown as Plain<T>;
 
 export const subaddrIndex = object<SubaddressIndex>({ major: u32, minor: u32 }, { nullIsAbsent: true });
 

@@ -13,8 +13,7 @@ import { firstKexMessage } from "../multisig/kex.js";
 import { type KexRequest, runKexStep } from "../multisig/kex-worker.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { OpenWallet } from "../service/wallet.js";
-import { def, fail, isHex, list, obj, W, type WalletRpcDeps } from "./common.js";
-import type { JsonWritable } from "../../rpc/index.js";
+import { def, fail, isHex, list, obj, W, type WalletRpcDeps, withList } from "./common.js";
 import { ColdError } from "../cold/errors.js";
 import { readMultisigSet, saveMultisigSet, signMultisigSet } from "../multisig/txset.js";
 import { commitTx, pendingOfRecord } from "../send/sender.js";
@@ -170,9 +169,7 @@ export function multisigMethods({ svc, w }: WalletRpcDeps) {
             throw e;
           }
         });
-        const out: Record<string, JsonWritable> = { tx_data_hex: bytesToHex(r.data) };
-        if (r.txids.length > 0) out.tx_hash_list = r.txids;
-        return out;
+        return withList({ tx_data_hex: bytesToHex(r.data) }, "tx_hash_list", r.txids);
       },
     }),
     def({

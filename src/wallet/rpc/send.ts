@@ -165,7 +165,7 @@ interface FillOpts {
 const txKeyString = (p: PendingTx) => hex(p.txKey) + p.additionalTxKeys.map(hex).join("");
 
 /** fill_response for the single-tx answers (transfer, sweep_single); a view-only wallet's answers no blob, key or metadata of its unsigned draft. */
-function single(p: PendingTx, o: FillOpts): JsonWritable {
+function single(p: PendingTx, o: FillOpts) {
   const ms = o.multisigTxset !== undefined;
   const signed = o.unsignedTxset === undefined && !ms;
   return {
@@ -184,7 +184,7 @@ function single(p: PendingTx, o: FillOpts): JsonWritable {
 }
 
 /** fill_response for the list answers (transfer_split, sweeps); epee leaves empty lists out. */
-function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
+function list(ps: readonly PendingTx[], o: FillOpts): ListAnswer {
   const ms = o.multisigTxset !== undefined;
   const signed = o.unsignedTxset === undefined && !ms;
   const out: Record<string, JsonWritable> = { multisig_txset: o.multisigTxset ?? "", unsigned_txset: o.unsignedTxset ?? "" };
@@ -200,8 +200,23 @@ function list(ps: readonly PendingTx[], o: FillOpts): JsonWritable {
   if ((signed || ms) && o.getTxKey) put("tx_key_list", ps.map(txKeyString));
   if (signed && o.getTxMetadata) put("tx_metadata_list", ps.map(toMetadata));
   put("weight_list", ps.map((p) => BigInt(p.weight)));
-  return out;
+  return out as ListAnswer;
 }
+
+/** fill_response's list answer (transfer_split, sweeps): each list may be absent (empty, or not asked for). */
+type ListAnswer = {
+  multisig_txset: string;
+  unsigned_txset: string;
+  amount_list?: bigint[];
+  amounts_by_dest_list?: { amounts: bigint[] }[];
+  fee_list?: bigint[];
+  spent_key_images_list?: { key_images: string[] }[];
+  tx_blob_list?: string[];
+  tx_hash_list?: string[];
+  tx_key_list?: string[];
+  tx_metadata_list?: string[];
+  weight_list?: bigint[];
+};
 
 const destinationSchema = object({ amount: u64, address: str });
 const common = {
@@ -436,7 +451,7 @@ function checkAccount(svc: WalletService, account: number): void {
 }
 
 /** wallet2::check_tx_key (check_tx_key_helper is ../proofs' receivedBy, shared with the tx proofs). */
-async function checkTxKey(svc: WalletService, txid: string, keys: readonly Bytes[], a: Address): Promise<JsonWritable> {
+async function checkTxKey(svc: WalletService, txid: string, keys: readonly Bytes[], a: Address): Promise<{ confirmations: bigint; in_pool: boolean; received: bigint }> {
   const wal = svc.wallet();
   const node = wal.nodeApi();
   if (!node) return fail(W.NO_DAEMON_CONNECTION, "no connection to daemon: check_tx_key reads the tx from the daemon");
