@@ -75,7 +75,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
     handler: async (p) => {
       try {
         const r = await w().exclusive(false, async (ctx) => exportKeyImages(ctx, p.all));
-        return withList({ offset: BigInt(r.offset) }, "signed_key_images", r.signed.map((s) => ({ key_image: hex(s.keyImage), signature: hex(s.signature) })));
+        return withList({ offset: r.offset }, "signed_key_images", r.signed.map((s) => ({ key_image: hex(s.keyImage), signature: hex(s.signature) })));
       } catch (e) {
         return coldToRpc(e, W.UNKNOWN_ERROR);
       }
