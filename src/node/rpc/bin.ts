@@ -13,12 +13,12 @@ import {
   blockCompleteEntry,
   blockOutputIndices,
   type GetBlocksBinRequest,
+  type GetBlocksBinResponse,
   getBlocksBinLaterFields,
   getBlocksBinRequest,
   getOutsBinRequest,
   outKey,
   POOL_INFO_EXTENT,
-  type PoolTxInfo,
   REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
@@ -188,22 +188,7 @@ function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
 const asIs: EpeeCodec<EpeeValue> = { encode: (v) => v, decode: (v) => v, empty: () => ({ kind: "object", value: new Map() }) };
 
 /** get_blocks.bin's answer with its blocks and output indices already encoded (same bytes as getBlocksBinResponse). */
-interface BlocksAnswer {
-  status: string;
-  untrusted: boolean;
-  credits: bigint;
-  top_hash: string;
-  blocks: EpeeValue[];
-  start_height: bigint;
-  current_height: bigint;
-  output_indices: EpeeValue[];
-  top_block_hash?: Uint8Array;
-  daemon_time?: bigint;
-  pool_info_extent?: number;
-  added_pool_txs?: PoolTxInfo[];
-  remaining_added_pool_txids?: Uint8Array[];
-  removed_pool_txids?: Uint8Array[];
-}
+type BlocksAnswer = Omit<GetBlocksBinResponse, "blocks" | "output_indices"> & { blocks: EpeeValue[]; output_indices: EpeeValue[] };
 const getBlocksBinAnswer = object<BlocksAnswer>({
   ...accessFields,
   blocks: array(asIs),
