@@ -15,12 +15,12 @@ import { defaultBackend } from "../src/crypto/index.js";
 import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import type { BlockSubmitResult } from "../src/node/core.js";
 import { decodeAddress } from "../src/protocol/address.js";
-import { type Block, blockHashingBlob, parseBlock, serializeBlock } from "../src/protocol/block.js";
+import { type Block, blockHashingBlob, serializeBlock } from "../src/protocol/block.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { blockOn, buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 import { needPackage } from "./helpers/packages.js";
-import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { fromHex, recordedByHeight, replayRecorded, toHex } from "./helpers/chain.js";
 
 const backend = defaultBackend();
 const dirs: string[] = [];
@@ -29,10 +29,7 @@ const tmp = (): string => {
   dirs.push(d);
   return d;
 };
-const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
-const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
-const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
-const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
+const { blocks, tsOf, blobOf } = recordedByHeight();
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
 const keys = decodeAddress(ALICE, "regtest");
 const BASE = 327;
@@ -59,11 +56,9 @@ before(async () => {
   baseDir = tmp();
   const n = await openNode(opts(baseDir));
   try {
-    for (let h = 1; h < BASE; h++) {
-      clock = tsOf(h) + 1;
-      for (const id of blocks[h].tx_hashes) assert.ok((await n.submitTransaction(blobOf(id))).ok);
-      assert.equal((await n.submitBlock(fromHex(blocks[h].blob))).status, "added");
-    }
+    await replayRecorded(n, 1, BASE, (t) => {
+      clock = t;
+    });
   } finally {
     await n.close();
   }

@@ -16,13 +16,12 @@ import { decodeEpee, encodeEpee } from "../src/codec/epee-map.js";
 import { parseEpee } from "../src/codec/epee.js";
 import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import { DaemonState, nodeMethods } from "../src/node/rpc/index.js";
-import { parseBlock } from "../src/protocol/block.js";
 import { getBlocksBinRequest, type GetBlocksBinRequest, getBlocksBinResponse, type GetBlocksBinResponse } from "../src/protocol/rpc-bin.js";
 import { parseTransaction, pruneTransaction, serializeTransaction } from "../src/protocol/tx.js";
 import { combineTxHashes, txHash, txHashesFromBlob } from "../src/protocol/tx-hash.js";
 import { defaultBackend } from "../src/crypto/index.js";
 import { RpcServer } from "../src/rpc/server.js";
-import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { fromHex, recordedByHeight, replayRecorded, toHex } from "./helpers/chain.js";
 
 const backend = defaultBackend();
 const PORT = 19700;
@@ -36,10 +35,7 @@ const tmp = (): string => {
   dirs.push(d);
   return d;
 };
-const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
-const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
-const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
-const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
+const { blocks, tsOf, blobOf } = recordedByHeight();
 
 let clock = 0;
 const pending: string[] = [];
@@ -52,11 +48,9 @@ before(async () => {
   const dir = tmp();
   const n = await openNode(opts(dir));
   try {
-    for (let h = 1; h < BASE; h++) {
-      clock = tsOf(h) + 1;
-      for (const id of blocks[h].tx_hashes) assert.ok((await n.submitTransaction(blobOf(id))).ok);
-      assert.equal((await n.submitBlock(fromHex(blocks[h].blob))).status, "added");
-    }
+    await replayRecorded(n, 1, BASE, (t) => {
+      clock = t;
+    });
     clock = tsOf(BASE - 1) + 30;
     for (const id of blocks.slice(BASE).flatMap((b) => b.tx_hashes)) if ((await n.submitTransaction(blobOf(id))).ok) pending.push(id);
     assert.ok(pending.length >= 6, `${pending.length} txs admissible at ${BASE}`);

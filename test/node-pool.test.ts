@@ -20,7 +20,7 @@ import { parseTxExtra } from "../src/protocol/extra.js";
 import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { defaultBackend } from "../src/crypto/index.js";
-import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { fromHex, recordedByHeight, replayRecorded, toHex } from "./helpers/chain.js";
 import { startMonerod, stopDaemon } from "./helpers/monerod.js";
 import { buildSpend, mineTo, newKeys, ownedCoinbase, type SpendOptions } from "./helpers/node-spend.js";
 import { needPackage } from "./helpers/packages.js";
@@ -38,16 +38,13 @@ const tmp = (): string => {
   return d;
 };
 
-const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
-const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
-const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
+const { blocks, tsOf, blobOf } = recordedByHeight();
 /**
  * The pool's txs under test: those of blocks 327..332 admissible at height 327 (ring members ≥ 10
  * deep and unlocked there; found in before()).
  */
 const BASE = 327;
 const pending: string[] = [];
-const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
 
 let clock = 0;
 let baseDir = "";
@@ -75,11 +72,9 @@ before(async () => {
   baseDir = tmp();
   const node = await openNode(opts(baseDir, { offline: true }));
   try {
-    for (let h = 1; h < BASE; h++) {
-      clock = tsOf(h) + 1;
-      for (const id of blocks[h].tx_hashes) assert.ok((await node.submitTransaction(blobOf(id))).ok);
-      assert.equal((await node.submitBlock(fromHex(blocks[h].blob))).status, "added");
-    }
+    await replayRecorded(node, 1, BASE, (t) => {
+      clock = t;
+    });
     assert.equal(node.pool.size(), 0);
     clock = tsOf(BASE - 1) + 30;
     for (const id of blocks.slice(BASE).flatMap((b) => b.tx_hashes)) {
@@ -108,11 +103,9 @@ test("monerod's send_raw_transaction flags on 14 one-rule-broken variants equal 
   // the pool, at chain height 332
   const node = await nodeAtBase();
   try {
-    for (let h = BASE; h < 332; h++) {
-      clock = tsOf(h) + 1;
-      for (const id of blocks[h].tx_hashes) assert.ok((await node.submitTransaction(blobOf(id))).ok);
-      assert.equal((await node.submitBlock(fromHex(blocks[h].blob))).status, "added");
-    }
+    await replayRecorded(node, BASE, 332, (t) => {
+      clock = t;
+    });
     clock = tsOf(331) + 60;
     const file = new URL("../../test/fixtures/consensus/chain-state.json", import.meta.url);
     const verdicts = (JSON.parse(readFileSync(file, "utf8")) as { tx_verdicts: { name: string; blob: string; response: Record<string, unknown> }[] }).tx_verdicts;

@@ -13,10 +13,10 @@ import { after, before, test } from "node:test";
 import { defaultBackend } from "../src/crypto/index.js";
 import { type Node, openNode, type OpenNodeOptions } from "../src/node/chain/index.js";
 import { decodeAddress } from "../src/protocol/address.js";
-import { parseBlock, serializeBlock } from "../src/protocol/block.js";
+import { serializeBlock } from "../src/protocol/block.js";
 import { type Bytes, parseTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
-import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { recordedByHeight, replayRecorded, toHex } from "./helpers/chain.js";
 import { startMonerod, stopDaemon } from "./helpers/monerod.js";
 import { blockOn, buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 import { needPackage } from "./helpers/packages.js";
@@ -31,10 +31,7 @@ const tmp = (): string => {
 after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
-const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
-const tsOf = (h: number): number => Number(parseBlock(fromHex(blocks[h].blob)).timestamp);
-const blobOf = (id: string): Uint8Array => fromHex(txById.get(id)?.as_hex ?? "");
+const { blocks, tsOf, blobOf } = recordedByHeight();
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
 const BOB = "484uskMavqB8o7ehUFn5Sq3Ze2Jew2Hq6LgsCZ3YzkqiZkSFcsSD5rwQshTNdRF4pJiUtUEzk4EegjCYiUGVWcsRD52LtH6";
 const BASE = 327;
@@ -56,11 +53,9 @@ before(async () => {
   baseDir = tmp();
   const n = await openNode(opts(baseDir));
   try {
-    for (let h = 1; h < BASE; h++) {
-      clock = tsOf(h) + 1;
-      for (const id of blocks[h].tx_hashes) assert.ok((await n.submitTransaction(blobOf(id))).ok);
-      assert.equal((await n.submitBlock(fromHex(blocks[h].blob))).status, "added");
-    }
+    await replayRecorded(n, 1, BASE, (t) => {
+      clock = t;
+    });
     clock = tsOf(BASE - 1) + 30;
     for (const id of blocks.slice(BASE).flatMap((b) => b.tx_hashes)) if ((await n.submitTransaction(blobOf(id))).ok) pending.push(id);
     assert.ok(pending.length >= 8);

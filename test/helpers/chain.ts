@@ -1,8 +1,10 @@
 /**
  * The regtest chain recorded from monerod by scripts/record-chain.mjs (test/fixtures/chain/).
  */
+import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { parseBlock } from "../../src/protocol/block.js";
 
 export const CHAIN_DIR = new URL("../../../test/fixtures/chain/", import.meta.url);
 
@@ -64,3 +66,32 @@ export const WALLET_SEEDS = {
   carol:
     "mystery demonstrate lush bevel exult often topic opus motherly aztec wolf vain voyage getting odometer voyage salads saga hybrid items upload husband kitchens love odometer",
 } as const;
+
+/** The recorded chain for replaying into a node: blocks by height, a block's timestamp, a tx's blob by id. */
+export function recordedByHeight(): { blocks: RecordedBlock[]; tsOf: (height: number) => number; blobOf: (txId: string) => Uint8Array } {
+  const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
+  const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t]));
+  return {
+    blocks,
+    tsOf: (h) => Number(parseBlock(fromHex(blocks[h].blob)).timestamp),
+    blobOf: (id) => fromHex(txById.get(id)?.as_hex ?? ""),
+  };
+}
+
+/**
+ * Replays recorded heights from..to−1 into a node: the clock set 1 s past each block's timestamp
+ * (`setClock`), its txs submitted (each must be accepted), then the block (it must be added).
+ */
+export async function replayRecorded(
+  node: { submitTransaction(blob: Uint8Array): Promise<{ ok: boolean }>; submitBlock(blob: Uint8Array): Promise<{ status: string }> },
+  from: number,
+  to: number,
+  setClock: (unixSeconds: number) => void,
+): Promise<void> {
+  const { blocks, tsOf, blobOf } = recordedByHeight();
+  for (let h = from; h < to; h++) {
+    setClock(tsOf(h) + 1);
+    for (const id of blocks[h].tx_hashes) assert.ok((await node.submitTransaction(blobOf(id))).ok, `tx ${id} of height ${h} accepted`);
+    assert.equal((await node.submitBlock(fromHex(blocks[h].blob))).status, "added", `block ${h} added`);
+  }
+}
