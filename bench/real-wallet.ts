@@ -25,6 +25,9 @@
  * and prints, per row, what the wallet asked and how long each answer took (from the request's last
  * byte to the answer's last byte), summed over the rounds. The wallet talks TLS (autodetect), so
  * exchanges are not named; --plain gives the wallets --daemon-ssl disabled, which names them.
+ * --replay N (with --trace --plain) then sends each daemon's recorded requests of the last round
+ * again N times, plain and over TLS, with no wallet and no proxy in the way: the daemon's share of
+ * each row, call by call. TSMONERO_BENCH_CPU_PROF=<dir> makes tsmonerod write a CPU profile there.
  * Results, causes found and what is left: docs/bench-real-wallet.md.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -37,6 +40,7 @@ import { formatRatio, median } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
+import { ReplayConnection } from "./lib/replay.js";
 import { byName, type Exchange, TraceProxy } from "./lib/trace-proxy.js";
 import { agents, launch, type Proc, replayRecordedChain, rpc, stop, waitAnswer } from "./wallet.js";
 
@@ -57,6 +61,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "quick", takesValue: false, help: "120 extra blocks, 3 rounds" },
   { name: "trace", takesValue: false, help: "Per-call table: a logging proxy between each wallet and its daemon (adds a hop to both)" },
   { name: "plain", takesValue: false, help: "With --trace: wallets get --daemon-ssl disabled, so calls are named" },
+  { name: "replay", takesValue: true, help: "With --trace --plain: send the recorded requests of the last round's refreshes, transfer and sweep again N times to each daemon (same bytes to both) and time each answer" },
 ];
 
 const ROWS = [
@@ -101,7 +106,13 @@ function startDaemon(which: Daemon, timingFile?: string): Proc {
   ];
   return which === "monerod"
     ? launch("monerod", "/usr/bin/monerod", flags, dir)
-    : launch("tsmonerod", process.execPath, [join(ROOT, "bin", "tsmonerod"), ...flags], dir, timingFile ? { TSMONERO_RPC_TIMING: timingFile } : undefined);
+    : launch("tsmonerod", process.execPath, [...profileFlags(), join(ROOT, "bin", "tsmonerod"), ...flags], dir, timingFile ? { TSMONERO_RPC_TIMING: timingFile } : undefined);
+}
+
+/** TSMONERO_BENCH_CPU_PROF=<dir>: tsmonerod writes a V8 CPU profile there when it stops (node --cpu-prof). */
+function profileFlags(): string[] {
+  const dir = process.env.TSMONERO_BENCH_CPU_PROF;
+  return dir ? ["--cpu-prof", "--cpu-prof-dir", dir] : [];
 }
 
 /** The real wallet with default flags: only where its files go, where the daemon is, and its own port. */
@@ -204,6 +215,9 @@ async function run(args: ParsedArgs): Promise<void> {
   const trace = flagSet(args, "trace");
   if (trace) rmSync(TIMING_FILE, { force: true });
   const plain = flagSet(args, "plain");
+  const replay = Number(flagString(args, "replay") ?? "0");
+  if (replay > 0 && !(trace && plain)) throw new Error("--replay needs --trace --plain (it replays the plain requests the trace proxy recorded)");
+  let replayed: string | undefined;
   for (const bin of ["/usr/bin/monerod", "/usr/bin/monero-wallet-rpc"]) {
     if (!existsSync(bin)) throw new Error(`bench real-wallet needs Debian package monero (apt-get install -y monero); missing ${bin}`);
   }
@@ -222,6 +236,7 @@ async function run(args: ParsedArgs): Promise<void> {
         await round(d, sides.get(d)!, i);
       }
     }
+    if (replay > 0) replayed = await replayCalls(sides, replay);
   } catch (e) {
     progress(`real-wallet: ${e instanceof Error ? e.message : String(e)}`);
     for (const p of procs) progress(`${p.name}: ${p.output.join("").slice(-600)}`);
@@ -283,6 +298,98 @@ async function run(args: ParsedArgs): Promise<void> {
     printTrace(ts, real, rounds);
     process.stdout.write(`\ntsmonerod's own per-call log (handler and encode times): ${TIMING_FILE}\n`);
   }
+  if (replayed) process.stdout.write(replayed);
+}
+
+/**
+ * --replay: the requests each daemon's real wallets sent during the last round's refreshes, transfer
+ * and sweep_all, sent again byte for byte `n` times to that daemon over one keep-alive connection,
+ * plain and TLS, the two daemons alternating. Each daemon gets its own wallets' requests: the two
+ * chains are the recorded chain plus blocks each daemon mined itself (their hashes differ), so a
+ * getblocks.bin's block ids only fit the chain they came from, and the decoys a wallet picks are
+ * its own draw of the same distribution (the answer bytes show the work is the same size). Times are
+ * from the request's first byte written to the answer's last byte read, with no proxy in between.
+ */
+async function replayCalls(sides: ReadonlyMap<Daemon, Side>, n: number): Promise<string> {
+  const modes = [false, true];
+  const conns = new Map<string, ReplayConnection>();
+  const conn = async (d: Daemon, tls: boolean): Promise<ReplayConnection> => {
+    let c = conns.get(`${d}:${tls}`);
+    if (!c || c.closed) conns.set(`${d}:${tls}`, (c = await ReplayConnection.open(PORTS[d].rpc, tls)));
+    return c;
+  };
+  /** The last round's exchanges of a row on a side, by name: the last `count / rounds` of each name, in order. */
+  const lastRound = (side: Side, row: Row): Map<string, Exchange[]> => {
+    const perName = new Map<string, Exchange[]>();
+    for (const e of (side.trace.get(row) ?? []).filter((x) => x.request)) perName.set(e.name, [...(perName.get(e.name) ?? []), e]);
+    const rounds = side.ms.get(row)?.length ?? 1;
+    for (const [name, list] of perName) perName.set(name, list.slice(list.length - Math.max(1, Math.round(list.length / rounds))));
+    return perName;
+  };
+  const lines: string[][] = [];
+  const totals = new Map<string, number>();
+  const add = (k: string, v: number) => totals.set(k, (totals.get(k) ?? 0) + v);
+  try {
+    for (const row of ROWS.slice(2)) {
+      const mine = new Map(DAEMONS.map((d) => [d, lastRound(sides.get(d)!, row)]));
+      const names = [...new Set(DAEMONS.flatMap((d) => [...mine.get(d)!.keys()]))];
+      for (const name of names) {
+        const reqs = new Map(DAEMONS.map((d) => [d, mine.get(d)!.get(name) ?? []]));
+        if (DAEMONS.some((d) => reqs.get(d)!.length === 0)) continue; // asked on one side only (the wallet's own caching): not comparable
+        const cells: string[] = [];
+        const bytes = new Map<Daemon, number>();
+        for (const tls of modes) {
+          const ms = new Map<Daemon, number[]>(DAEMONS.map((d) => [d, []]));
+          for (let i = 0; i < n; i++) {
+            const order = i % 2 === 0 ? DAEMONS : [...DAEMONS].reverse();
+            for (const d of order) {
+              let t = 0;
+              let b = 0;
+              for (const e of reqs.get(d)!) {
+                const c = await conn(d, tls);
+                const t0 = performance.now();
+                const a = await c.send(e.request!).catch((err: unknown) => {
+                  throw new Error(`replay: ${d} ${tls ? "TLS" : "plain"} ${name}: ${err instanceof Error ? err.message : String(err)}`);
+                });
+                t += performance.now() - t0;
+                b += a.bytes;
+                if (a.status !== 200) throw new Error(`replay: ${d} answered ${name} with HTTP ${a.status}`);
+              }
+              ms.get(d)!.push(t);
+              bytes.set(d, b);
+            }
+          }
+          const [a, b] = DAEMONS.map((d) => median(ms.get(d)!));
+          add(`tsmonerod:${tls}`, a);
+          add(`monerod:${tls}`, b);
+          cells.push(a.toFixed(2), b.toFixed(2), formatRatio(a / b));
+        }
+        const counts = DAEMONS.map((d) => reqs.get(d)!.length).join(" / ");
+        lines.push([`${row.split(" (")[0]}: ${name}`, counts, DAEMONS.map((d) => bytes.get(d)).join(" / "), ...cells]);
+      }
+    }
+  } finally {
+    for (const c of conns.values()) c.close();
+  }
+  const sum = modes.flatMap((tls) => {
+    const [a, b] = DAEMONS.map((d) => totals.get(`${d}:${tls}`) ?? 0);
+    return [a.toFixed(2), b.toFixed(2), formatRatio(a / b)];
+  });
+  lines.push(["all of the above", "", "", ...sum]);
+  return `\n### The daemon's share, replayed: each daemon's real wallets' requests of the last round, sent again ${n} times to it, plain HTTP and TLS\n\n${markdownTable(
+    [
+      { header: "row: call" },
+      { header: "requests ts / m", align: "right" },
+      { header: "answer bytes ts / m", align: "right" },
+      { header: "plain: tsmonerod ms", align: "right" },
+      { header: "monerod ms", align: "right" },
+      { header: "ratio", align: "right" },
+      { header: "TLS: tsmonerod ms", align: "right" },
+      { header: "monerod ms", align: "right" },
+      { header: "ratio", align: "right" },
+    ],
+    lines,
+  )}\n\nMedians over the ${n} repetitions. Each daemon gets the requests its own wallets sent (the chains' own block ids; each wallet's own decoy draw: the answer sizes show the same work). One keep-alive connection per daemon and mode, opened again only when the daemon closed it (no connect or handshake in the times).\n`;
 }
 
 function printTrace(ts: Side, real: Side, rounds: number): void {

@@ -20,6 +20,8 @@ export interface Exchange {
   resEnd: number;
   reqBytes: number;
   resBytes: number;
+  /** The request's bytes as sent (plain HTTP only, up to 4 MB): what --replay sends again */
+  request?: Buffer;
 }
 
 export interface ConnEvent {
@@ -87,9 +89,12 @@ export class TraceProxy {
       cur.reqBytes += d.length;
       // a TLS connection's first two exchanges are its handshake (TLS 1.3 may carry the first request in the second)
       if (tls) cur.name = index <= 2 ? `tls exchange ${index}` : "tls";
-      else if (reqText.length < 4096) {
-        reqText += d.toString("latin1", 0, Math.min(d.length, 4096));
-        cur.name = nameOf(reqText);
+      else {
+        if (reqText.length < 4096) {
+          reqText += d.toString("latin1", 0, Math.min(d.length, 4096));
+          cur.name = nameOf(reqText);
+        }
+        if (cur.reqBytes <= MAX_KEPT) cur.request = cur.request ? Buffer.concat([cur.request, d]) : Buffer.from(d);
       }
     };
     const onServer = (d: Buffer): void => {
@@ -127,6 +132,8 @@ export class TraceProxy {
     server.on("close", gone);
   }
 }
+
+const MAX_KEPT = 4 << 20;
 
 function nameOf(text: string): string {
   const line = text.slice(0, text.indexOf("\r\n") >>> 0);
