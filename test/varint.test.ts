@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeVarint, encodeVarint, encodeVarintNumber, VarintError, varintSize } from "../src/codec/varint.js";
+import { compressDistribution } from "../src/client/messages.js";
 
 const cases: [bigint, string][] = [
   [0n, "00"],
@@ -31,4 +32,18 @@ test("rejects truncated, overlong and overflowing encodings", () => {
   assert.throws(() => decodeVarint(Buffer.from("ffffffffffffffffffff01", "hex")), VarintError);
   assert.throws(() => encodeVarint(1n << 64n), RangeError);
   assert.throws(() => encodeVarint(-1), RangeError);
+});
+
+test("compressDistribution packs counts as monerod's compress_integer_array: varints one after another, past 2^53 too", () => {
+  const xs = [0n, 1n, 127n, 128n, 300n, 16_384n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
+  const packed = compressDistribution(xs);
+  assert.deepEqual(Buffer.from(packed), Buffer.concat(xs.map((x) => encodeVarint(x))));
+  const back: bigint[] = [];
+  for (let k = 0; k < packed.length; ) {
+    const { value, next } = decodeVarint(packed, k);
+    back.push(value);
+    k = next;
+  }
+  assert.deepEqual(back, xs);
+  assert.equal(compressDistribution([]).length, 0);
 });

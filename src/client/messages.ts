@@ -256,13 +256,24 @@ export const getOutputDistributionBinResponse = epeeObject<GetOutputDistribution
 });
 
 /** Varint-packs a distribution the way monerod's compress_integer_array does. */
-export function compressDistribution(xs: bigint[]): Uint8Array {
-  const parts = xs.map((x) => encodeVarint(x));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+export function compressDistribution(xs: readonly bigint[]): Uint8Array {
+  // one pass into a buffer of the largest size (10 bytes per u64); numbers while they are safe
+  const out = new Uint8Array(10 * xs.length);
   let k = 0;
-  for (const p of parts) {
-    out.set(p, k);
-    k += p.length;
+  for (const x of xs) {
+    if (x <= MAX_SAFE) {
+      let v = Number(x);
+      while (v >= 0x80) {
+        out[k++] = (v % 0x80) | 0x80;
+        v = Math.floor(v / 0x80);
+      }
+      out[k++] = v;
+    } else {
+      const p = encodeVarint(x);
+      out.set(p, k);
+      k += p.length;
+    }
   }
-  return out;
+  return out.slice(0, k);
 }
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

@@ -132,7 +132,21 @@ const distributionOut: EpeeObjectCodec<DistributionOut> = (() => {
   };
   return codec;
 })();
-const getOutputDistributionResponse = object<DistributionRes>({ ...accessFields, distributions: array(distributionOut) });
+
+/** An epee value passed through as it is (decoded as it came): entries the handler has already encoded. */
+const asIs: EpeeCodec<EpeeValue> = { encode: (v) => v, decode: (v) => v, empty: () => ({ kind: "object", value: new Map() }) };
+
+/** get_output_distribution.bin's answer with its distributions already encoded (same bytes as distributionOut's). */
+const getOutputDistributionAnswer = object<Omit<DistributionRes, "distributions"> & { distributions: EpeeValue[] }>({ ...accessFields, distributions: array(asIs) });
+
+/**
+ * Encoded distributions by (amount, from, resolved to, cumulative, compress), kept until a pop, as
+ * RpcHandler::get_output_distribution keeps them (its output_distribution_cache): a wallet asks for
+ * the same whole-chain RingCT distribution twice per transfer, and the counts up to a given height
+ * change only when a block at or below it is popped. At most 64 entries and 64 MiB.
+ */
+const keptDistributions = (d: NodeRpcDeps): ChainDerived<string, { value: EpeeValue; bytes: number }> =>
+  coreCache(d.core, "distributions", () => new ChainDerived<string, { value: EpeeValue; bytes: number }>(d.core, 64, 64 * 1024 * 1024, (e) => e.bytes));
 
 /** Blockchain::find_blockchain_supplement(qblock_ids): the height of the first listed id in the main chain. */
 export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
@@ -184,8 +198,6 @@ function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
   });
 }
 
-/** An epee value passed through as it is (decoded as it came): entries the handler has already encoded. */
-const asIs: EpeeCodec<EpeeValue> = { encode: (v) => v, decode: (v) => v, empty: () => ({ kind: "object", value: new Map() }) };
 
 /** get_blocks.bin's answer with its blocks and output indices already encoded (same bytes as getBlocksBinResponse). */
 type BlocksAnswer = Omit<GetBlocksBinResponse, "blocks" | "output_indices"> & { blocks: EpeeValue[]; output_indices: EpeeValue[] };
@@ -460,20 +472,27 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/get_output_distribution.bin",
     mirrors: "cryptonote::core_rpc_server::on_get_output_distribution_bin",
     request: getOutputDistributionBinRequest,
-    response: getOutputDistributionResponse,
+    response: getOutputDistributionAnswer,
     handler: async (req, ctx) => {
       if (ctx.restricted && !(req.amounts.length === 1 && req.amounts[0] === 0n))
         return { ...access("Restricted RPC can only get output distribution for rct outputs. Use your own node."), distributions: [] };
       if (!req.binary) return { ...access("Binary only call"), distributions: [] };
       const to = req.to_height > 0n ? req.to_height : BigInt(store.height() - 1);
-      const distributions = [];
+      const distributions: EpeeValue[] = [];
       const slice = new TimeSlice();
       for (const amount of req.amounts) {
         const y = slice.tick();
         if (y) await y;
-        const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
-        if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
-        distributions.push({ amount, ...r, compress: req.compress });
+        const key = `${amount}:${req.from_height}:${to}:${req.cumulative ? 1 : 0}${req.compress ? 1 : 0}`;
+        let kept = keptDistributions(d).get(key);
+        if (!kept) {
+          const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
+          if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
+          const value = distributionOut.encode({ amount, ...r, compress: req.compress })!;
+          if (value.kind === "object") serializeOnce(value.value);
+          kept = keptDistributions(d).set(key, { value, bytes: 8 * r.distribution.length + 64 });
+        }
+        distributions.push(kept.value);
       }
       return { ...access(), distributions };
     },
