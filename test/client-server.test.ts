@@ -118,6 +118,7 @@ describe("NodeClient ↔ RpcServer", () => {
         return true;
       });
       await assert.rejects(c.getVersion(), (e: unknown) => e instanceof NodeResponseError && /get_version\.version: expected an unsigned 32-bit integer, found the string "three"/.test(e.message));
+      // raw: a path this test server does not serve (its HTTP 404) is the point
       await assert.rejects(c.json("/stop_daemon"), (e: unknown) => e instanceof NodeHttpError && e.status === 404);
       // raw: an unknown method (in no map) is the point
       await assert.rejects(c.jsonRpc("nope"), (e: unknown) => e instanceof NodeRpcError && e.code === -32601);
