@@ -16,8 +16,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
+import type { WalletMethod } from "../src/wallet/rpc/api.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { nodePath } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
+import { walletCall, type WalletParams, walletRpc } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const TSMONEROD = fileURLToPath(new URL("../../bin/tsmonerod", import.meta.url));
@@ -26,12 +29,17 @@ const PORTS = { monerod: 29650, monerodP2p: 29651, tsmonerod: 29652, tsmonerodP2
 
 type Json = Record<string, unknown>;
 
+/**
+ * A raw POST: its HTTP status and body. For what the typed clients cannot say: the HTTP status of an
+ * answer, methods and paths that do not exist (any more), params neither node takes.
+ */
 async function post(url: string, body: unknown): Promise<{ status: number; json: Json | undefined }> {
   const r = await fetch(url, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" }, signal: AbortSignal.timeout(60_000) });
   const text = await r.text();
   return { status: r.status, json: text === "" ? undefined : (JSON.parse(text) as Json) };
 }
 
+/** A raw JSON-RPC call of any method name (here: the ones gone from 0.18), its whole answer. */
 async function jsonRpc(url: string, method: string, params: unknown = {}): Promise<Json> {
   const r = await post(`${url}/json_rpc`, { jsonrpc: "2.0", id: "0", method, params });
   assert.ok(r.json, `${method} on ${url}: HTTP ${r.status} without a body`);
@@ -60,7 +68,7 @@ async function waitWallet(w: Daemon): Promise<void> {
   for (const deadline = Date.now() + 60_000; ; ) {
     if (w.proc.exitCode !== null) throw new Error(`${w.proc.spawnfile} exited ${w.proc.exitCode}: ${w.output.join("").slice(-2000)}`);
     try {
-      await jsonRpc(w.url, "get_version");
+      await walletRpc(w.url, "get_version");
       return;
     } catch (e) {
       if (Date.now() > deadline) throw e;
@@ -92,14 +100,16 @@ describe("answers that differed from monerod / monero-wallet-rpc (issue 13), sid
   it("/set_bootstrap_daemon with unresolvable or unparsable addresses: the same status and get_info bootstrap_daemon_address", async () => {
     const addresses = ["no.such.host.invalid:18081", "no.such.host.invalid", "bad address", "host:abc", "http://x.invalid:1", "[::1]:18081", "256.1.1.1:5", "auto", ""];
     for (const address of addresses) {
+      // raw: the HTTP status is compared with the body, for addresses neither node can use
       const [a, b] = await Promise.all([post(`${monerod?.url}/set_bootstrap_daemon`, { address }), post(`${ours?.url}/set_bootstrap_daemon`, { address })]);
       assert.deepEqual({ http: b.status, ...b.json }, { http: a.status, ...a.json }, `set_bootstrap_daemon ${JSON.stringify(address)}: ours vs monerod`);
-      const [ia, ib] = await Promise.all([post(`${monerod?.url}/get_info`, {}), post(`${ours?.url}/get_info`, {})]);
-      assert.equal(ib.json?.bootstrap_daemon_address, ia.json?.bootstrap_daemon_address, `get_info's bootstrap_daemon_address after ${JSON.stringify(address)}`);
+      const [ia, ib] = await Promise.all([nodePath(monerod?.url ?? "", "/get_info"), nodePath(ours?.url ?? "", "/get_info")]);
+      assert.equal(ib.bootstrap_daemon_address, ia.bootstrap_daemon_address, `get_info's bootstrap_daemon_address after ${JSON.stringify(address)}`);
     }
   });
 
   it("/start_save_graph and /stop_save_graph: the same HTTP status, body and JSON-RPC error", async () => {
+    // raw: methods and paths gone from monerod 0.18 (in no map), their HTTP status and error compared
     for (const name of ["start_save_graph", "stop_save_graph"]) {
       const [a, b] = await Promise.all([post(`${monerod?.url}/${name}`, {}), post(`${ours?.url}/${name}`, {})]);
       assert.deepEqual([b.status, b.json], [a.status, a.json], `/${name}`);
@@ -109,14 +119,14 @@ describe("answers that differed from monerod / monero-wallet-rpc (issue 13), sid
   });
 
   it("open_wallet's errors (wrong password, missing, corrupt keys, corrupt cache, empty keys, no name, a path): the same code and message", async () => {
-    const both = async (method: string, params: unknown): Promise<[Json, Json]> =>
-      Promise.all([jsonRpc(realWallet?.url ?? "", method, params), jsonRpc(oursWallet?.url ?? "", method, params)]);
+    const both = async <M extends WalletMethod>(method: M, params: WalletParams<M>) =>
+      Promise.all([walletRpc(realWallet?.url ?? "", method, params), walletRpc(oursWallet?.url ?? "", method, params)]);
     // each makes its own w1 (the file formats differ); the broken copies are made the same way on both
     for (const w of [realWallet, oursWallet]) {
       const url = w?.url ?? "";
       const dir = w?.dir ?? "";
-      assert.ok(!("error" in (await jsonRpc(url, "create_wallet", { filename: "w1", password: "pw", language: "English" }))));
-      await jsonRpc(url, "close_wallet");
+      await walletCall(url, "create_wallet", { filename: "w1", password: "pw", language: "English" });
+      await walletCall(url, "close_wallet");
       copyFileSync(join(dir, "w1"), join(dir, "badkeys"));
       writeFileSync(join(dir, "badkeys.keys"), Buffer.alloc(100, 7));
       copyFileSync(join(dir, "w1.keys"), join(dir, "badcache.keys"));
@@ -124,7 +134,7 @@ describe("answers that differed from monerod / monero-wallet-rpc (issue 13), sid
       writeFileSync(join(dir, "emptykeys.keys"), "");
       copyFileSync(join(dir, "w1.keys"), join(dir, "keysonly.keys"));
     }
-    const cases: [string, { filename: string; password: string }][] = [
+    const cases: [string, WalletParams<"open_wallet">][] = [
       ["wrong password", { filename: "w1", password: "wrong" }],
       ["missing file", { filename: "nosuchwallet", password: "" }],
       ["corrupt keys file", { filename: "badkeys", password: "pw" }],

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { nodeCall } from "./helpers/node-rpc.js";
+import { walletCall } from "./helpers/wallet-rpc.js";
 
 const BIN = fileURLToPath(new URL("../../bin/tsmonero", import.meta.url));
 const NODE_PORT = 29660;
@@ -40,12 +42,8 @@ async function start(): Promise<{ proc: ChildProcess; out: string[]; exited: Pro
   return { proc, out, exited };
 }
 
-async function call<T>(port: number, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const r = await fetch(`http://127.0.0.1:${port}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }) });
-  const body = (await r.json()) as { result?: T; error?: { code: number; message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
-  return body.result as T;
-}
+const NODE_URL = `http://127.0.0.1:${NODE_PORT}`;
+const WALLET_URL = `http://127.0.0.1:${WALLET_PORT}`;
 
 test("tsmonero devnet: node + wallet RPC in one process, mined coinbase reaches the wallet, SIGTERM stores, restart keeps both", async () => {
   const first = await start();
@@ -53,19 +51,19 @@ test("tsmonero devnet: node + wallet RPC in one process, mined coinbase reaches 
   assert.match(printed, new RegExp(`node RPC .*http://127\\.0\\.0\\.1:${NODE_PORT}/json_rpc`));
   assert.match(printed, new RegExp(`wallet RPC .*http://127\\.0\\.0\\.1:${WALLET_PORT}/json_rpc`));
 
-  const info = await call<{ nettype: string; height: number }>(NODE_PORT, "get_info");
+  const info = await nodeCall(NODE_URL, "get_info");
   assert.equal(info.nettype, "fakechain");
   assert.equal(info.height, 1);
-  await call(WALLET_PORT, "create_wallet", { filename: "dev", password: "pw", language: "English" });
-  const { address } = await call<{ address: string }>(WALLET_PORT, "get_address");
-  const mined = await call<{ height: number; blocks: string[] }>(NODE_PORT, "generateblocks", { amount_of_blocks: 65, wallet_address: address });
+  await walletCall(WALLET_URL, "create_wallet", { filename: "dev", password: "pw", language: "English" });
+  const { address } = await walletCall(WALLET_URL, "get_address");
+  const mined = await nodeCall(NODE_URL, "generateblocks", { amount_of_blocks: 65, wallet_address: address });
   assert.equal(mined.blocks.length, 65);
-  const refreshed = await call<{ blocks_fetched: number; received_money: boolean }>(WALLET_PORT, "refresh");
+  const refreshed = await walletCall(WALLET_URL, "refresh");
   // the service's first auto refresh (the tick after the wallet opens) races generateblocks: when it
   // wins, it fetched the blocks and this refresh answers 0 / false; either way the wallet is synced
   assert.equal(refreshed.received_money, refreshed.blocks_fetched > 0);
-  assert.equal((await call<{ height: number }>(WALLET_PORT, "get_height")).height, 66);
-  const bal = await call<{ balance: number; unlocked_balance: number }>(WALLET_PORT, "get_balance");
+  assert.equal((await walletCall(WALLET_URL, "get_height")).height, 66);
+  const bal = await walletCall(WALLET_URL, "get_balance");
   assert.ok(bal.balance > 0, "the coinbase of 65 blocks is in the balance");
   // 65 blocks mined, coinbase unlocks after 60: the first few are spendable
   assert.ok(bal.unlocked_balance > 0 && bal.unlocked_balance < bal.balance);
@@ -78,12 +76,12 @@ test("tsmonero devnet: node + wallet RPC in one process, mined coinbase reaches 
 
   // restart: the chain is kept (--keep-fakechain) and the stored wallet opens with its balance
   const second = await start();
-  const info2 = await call<{ height: number }>(NODE_PORT, "get_info");
+  const info2 = await nodeCall(NODE_URL, "get_info");
   assert.equal(info2.height, 66);
-  await call(WALLET_PORT, "open_wallet", { filename: "dev", password: "pw" });
-  const bal2 = await call<{ balance: number }>(WALLET_PORT, "get_balance");
+  await walletCall(WALLET_URL, "open_wallet", { filename: "dev", password: "pw" });
+  const bal2 = await walletCall(WALLET_URL, "get_balance");
   assert.equal(bal2.balance, bal.balance);
-  await assert.rejects(call(WALLET_PORT, "open_wallet", { filename: "dev", password: "wrong" }), /-1 |password/i);
+  await assert.rejects(walletCall(WALLET_URL, "open_wallet", { filename: "dev", password: "wrong" }), /-1 |password/i);
   second.proc.kill("SIGTERM");
   assert.equal(await second.exited, 0);
 });

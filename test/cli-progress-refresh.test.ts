@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/index.js";
 import { type Daemon, startProcess, waitReady } from "./helpers/monerod.js";
-import { call, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
+import { stopProcesses, waitWallet, walletCall } from "./helpers/wallet-rpc.js";
 
 const PORTS = { node: 29901, w1: 29902, w2: 29903, w3: 29904 } as const;
 const BLOCKS = 10_000;
@@ -24,12 +25,12 @@ const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 /** Restores the seed as `name` from height 0, refreshes the whole chain and stops the wallet; ms taken by the refresh. */
 async function restoreRefreshStop(url: string, name: string): Promise<number> {
-  await call(url, "restore_deterministic_wallet", { filename: name, password: "", seed: SEED, restore_height: 0 });
+  await walletCall(url, "restore_deterministic_wallet", { filename: name, password: "", seed: SEED, restore_height: 0 });
   const t0 = Date.now();
-  const r = await call(url, "refresh");
+  const r = await walletCall(url, "refresh");
   const ms = Date.now() - t0;
   assert.ok(Number(r.blocks_fetched) >= BLOCKS, `the refresh fetched the chain (${String(r.blocks_fetched)} blocks)`);
-  await call(url, "stop_wallet");
+  await walletCall(url, "stop_wallet");
   return ms;
 }
 
@@ -47,7 +48,7 @@ describe("progress of a 10,000-block refresh (tsmonero-wallet-rpc on tsmonerod)"
     procs.push(node);
     await waitReady(node, new NodeClient({ url: node.url }));
     const address = "42ey1afDFnn4886T7196doS9GPMzexD9gXpsZJDwVjeRVdFCSoHnv7KPbBeGpzJBzHRCAs9UxqeoyFQMYbqSWYTfJJQAWDm"; // SEED's
-    await call(node.url, "generateblocks", { amount_of_blocks: BLOCKS, wallet_address: address });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: BLOCKS, wallet_address: address });
   });
 
   after(async () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { startProcess } from "./helpers/monerod.js";
 import { freePort } from "./helpers/ports.js";
-import { call, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { hubCall, stopProcesses, waitWallet, walletCall, walletRpc } from "./helpers/wallet-rpc.js";
 
 const BIN = new URL("../../bin/tsmonero-wallet-rpc", import.meta.url).pathname;
 
@@ -20,15 +20,14 @@ test("--wallet-hub: create and use named wallets over /wallets/…; the drop-in 
   const w = startProcess(BIN, ["--wallet-dir", dir, "--wallet-hub", "--offline", "--disable-rpc-login", "--rpc-bind-port", String(port)], dir, `http://127.0.0.1:${port}`);
   try {
     await waitWallet(w);
-    const hub = `${w.url}/wallets`;
-    const created = await call(hub, "create_wallet", { filename: "shop", password: "pw", language: "English" });
+    const created = await hubCall(w.url, "create_wallet", { filename: "shop", password: "pw", language: "English" });
     assert.equal(created.name, "shop");
-    const addr = await call(`${hub}/shop`, "get_address");
+    const addr = await walletCall(`${w.url}/wallets/shop`, "get_address");
     assert.match(String(addr.address), /^4/);
     assert.equal(addr.address, created.address, "the wallet's own route answers for it");
-    assert.deepEqual(((await call(hub, "list_wallets")).wallets as { name: string }[]).map((x) => x.name), ["shop"]);
+    assert.deepEqual((await hubCall(w.url, "list_wallets")).wallets.map((x) => x.name), ["shop"]);
     // the drop-in endpoint has no wallet open: monero-wallet-rpc's −13
-    const r = await (await fetch(`${w.url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_address" }) })).json() as { error?: { code: number } };
+    const r = await walletRpc(w.url, "get_address");
     assert.equal(r.error?.code, -13);
   } finally {
     await stopProcesses([w]);

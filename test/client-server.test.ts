@@ -118,7 +118,9 @@ describe("NodeClient ↔ RpcServer", () => {
         return true;
       });
       await assert.rejects(c.getVersion(), (e: unknown) => e instanceof NodeResponseError && /get_version\.version: expected an unsigned 32-bit integer, found the string "three"/.test(e.message));
+      // raw: a path this test server does not serve (its HTTP 404) is the point
       await assert.rejects(c.json("/stop_daemon"), (e: unknown) => e instanceof NodeHttpError && e.status === 404);
+      // raw: an unknown method (in no map) is the point
       await assert.rejects(c.jsonRpc("nope"), (e: unknown) => e instanceof NodeRpcError && e.code === -32601);
     } finally {
       c.close();
@@ -131,6 +133,7 @@ describe("NodeClient ↔ RpcServer", () => {
     const c = new NodeClient({ url, retries: 0 });
     try {
       const t0 = Date.now();
+      // raw: "sleep" is this test server's own method (in no map)
       await assert.rejects(c.jsonRpc("sleep", { ms: 5000 }, { timeoutMs: 150 }), (e: unknown) => e instanceof NoDaemonConnectionError && /within 150 ms/.test(e.message));
       assert.ok(Date.now() - t0 < 1000);
       assert.equal((await c.getBlockCount()).status, "OK");

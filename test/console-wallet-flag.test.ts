@@ -25,6 +25,8 @@ it("serves the console with the wallet RPC behind it; refused (exit 1, with the 
       assert.ok(Date.now() < deadline && p.exitCode === null, `no console: ${out.join("")}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    // raw: the console's own config file, and its /wallet/json_rpc pass-through, which wants the
+    // console's X-Tsmonero-Console header (no typed client sends it) and answers an HTTP status without it
     const cfg = (await (await fetch("http://127.0.0.1:29896/console.json")).json()) as Record<string, unknown>;
     assert.deepEqual([cfg.node, cfg.wallet, cfg.served], [false, true, "wallet"]);
     const v = await fetch("http://127.0.0.1:29896/wallet/json_rpc", {

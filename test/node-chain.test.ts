@@ -16,6 +16,7 @@ import { seedHeight } from "../src/node/mining/index.js";
 import { parseBlock, serializeBlock } from "../src/protocol/block.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 import { type Daemon, startProcess, stopDaemon } from "./helpers/monerod.js";
+import { nodeCall } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 
 // short RandomX epochs for the interop test (read once, at the first seed height asked for)
@@ -156,13 +157,6 @@ test("close waits for the queued writer work and refuses new work", async () => 
   await assert.rejects(node.submitTransaction(new Uint8Array([2])), /closed/);
 });
 
-async function rpc(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }), headers: { "content-type": "application/json" } });
-  const body = (await res.json()) as { result?: Record<string, unknown>; error?: { message: string } };
-  if (!body.result) throw new Error(`${method}: ${body.error?.message ?? res.status}`);
-  return body.result;
-}
-
 test("seed heights follow monerod's rx_seedheight with the env overrides", () => {
   assert.equal(seedHeight(12), 0);
   assert.equal(seedHeight(13), 8);
@@ -188,7 +182,7 @@ test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks p
     const url = d.url;
     for (let i = 0; ; i++) {
       try {
-        await rpc(url, "get_block_count", {});
+        await nodeCall(url, "get_block_count");
         break;
       } catch (e) {
         if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${d.output.join("").slice(-1000)}`, { cause: e });
@@ -202,23 +196,23 @@ test("interop with monerod at difficulty 2 over four RandomX seeds: our blocks p
     for (let h = 1; h < 31; h++) {
       const blob = node.store.blockBlob(h);
       assert.ok(blob);
-      const r = await rpc(url, "submit_block", [toHex(blob)]);
+      const r = await nodeCall(url, "submit_block", [toHex(blob)]);
       assert.equal(r.status, "OK", `monerod refused our block ${h}`);
     }
-    const head = (await rpc(url, "get_last_block_header", {})).block_header as { hash: string; height: number };
+    const head = (await nodeCall(url, "get_last_block_header")).block_header;
     assert.equal(head.height, 30);
     assert.equal(head.hash, toHex(node.store.topHash()));
     // monerod mines 6 blocks (its nonces, its seed for block 29+); we verify and add them
-    await rpc(url, "generateblocks", { amount_of_blocks: 6, wallet_address: ALICE });
+    await nodeCall(url, "generateblocks", { amount_of_blocks: 6, wallet_address: ALICE });
     for (let h = 31; h < 37; h++) {
-      const b = await rpc(url, "get_block", { height: h });
-      const r = await node.submitBlock(fromHex(b.blob as string));
+      const b = await nodeCall(url, "get_block", { height: h });
+      const r = await node.submitBlock(fromHex(b.blob));
       assert.equal(r.status, "added", `monerod's block ${h}: ${r.message}`);
     }
     // and one with its nonce changed until the hash misses difficulty 2 is refused
-    const last = await rpc(url, "get_block", { height: 36 });
+    const last = await nodeCall(url, "get_block", { height: 36 });
     await node.popBlocks(1);
-    const blk = parseBlock(fromHex(last.blob as string));
+    const blk = parseBlock(fromHex(last.blob));
     let rejected = false;
     for (let n = 1; n < 40 && !rejected; n++) {
       const r = await node.submitBlock(serializeBlock({ ...blk, nonce: (blk.nonce + n) >>> 0 }));

@@ -79,6 +79,7 @@ after(async () => {
 
 type Req = Partial<Omit<GetBlocksBinRequest, "client">>;
 
+/** Raw: the answer's epee bytes (which fields a request gets, decoded here), from the alias /getblocks.bin. */
 async function raw(req: Req, port = PORT): Promise<Uint8Array> {
   const full: GetBlocksBinRequest = { client: "", block_ids: [], start_height: 0n, prune: true, no_miner_tx: false, ...req };
   const res = await fetch(`http://127.0.0.1:${port}/getblocks.bin`, { method: "POST", body: encodeEpee(getBlocksBinRequest, full) });

@@ -16,7 +16,8 @@ import { blockStripe, keepsPrunable, makePruningSeed, PRUNING_TIP_BLOCKS, prunin
 import { recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
-import { big, call, type Obj, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
+import { big, startWallet, stopProcesses, waitWallet, walletCall, type WalletResult } from "./helpers/wallet-rpc.js";
 import type { Daemon as Proc } from "./helpers/monerod.js";
 
 describe("pruning seeds and stripes (common/pruning.cpp)", () => {
@@ -92,15 +93,15 @@ describe("a pruned tsmonerod (the recorded chain + 5,600 blocks, stripe 2)", { s
 
   it("prune_blockchain: check on an unpruned chain, then prune with stripe 2; check again", async () => {
     assert.ok(pruned && full);
-    const before = await call(pruned.rpcUrl, "prune_blockchain", { check: true });
+    const before = await nodeCall(pruned.rpcUrl, "prune_blockchain", { check: true });
     assert.deepEqual([before.pruned, before.pruning_seed], [false, 0]);
     const r = await pruned.core.pruneBlockchain(2);
     assert.equal(r.seed, makePruningSeed(2));
     assert.ok(r.txs >= ids.length, `every recorded tx is RingCT and below the tip: ${r.txs} pruned`);
-    const after = await call(pruned.rpcUrl, "prune_blockchain", { check: true });
+    const after = await nodeCall(pruned.rpcUrl, "prune_blockchain", { check: true });
     assert.deepEqual([after.pruned, after.pruning_seed], [true, 385]);
     // pruning again keeps the seed (prune_worker's update mode); nothing is left to prune
-    const again = await call(pruned.rpcUrl, "prune_blockchain", { check: false });
+    const again = await nodeCall(pruned.rpcUrl, "prune_blockchain", { check: false });
     assert.deepEqual([again.pruned, again.pruning_seed], [true, 385]);
     await assert.rejects(pruned.core.pruneBlockchain(3), /already pruned with different seed/);
   });
@@ -108,9 +109,13 @@ describe("a pruned tsmonerod (the recorded chain + 5,600 blocks, stripe 2)", { s
   it("get_transactions: the same pruned blob and prunable hash; the prunable part is gone", async () => {
     assert.ok(pruned && full);
     const q = { txs_hashes: ids.slice(0, 40), decode_as_json: true };
-    const post = async (url: string, body: Obj): Promise<Obj> => (await (await fetch(`${url}/get_transactions`, { method: "POST", body: JSON.stringify(body) })).json()) as Obj;
-    const a = (await post(full.rpcUrl, q)).txs as Obj[];
-    const b = (await post(pruned.rpcUrl, q)).txs as Obj[];
+    const txs = async (url: string, body: typeof q & { prune?: boolean }) => {
+      const r = await nodePath(url, "/get_transactions", body);
+      assert.ok(r.txs, `${url}: no txs`);
+      return r.txs;
+    };
+    const a = await txs(full.rpcUrl, q);
+    const b = await txs(pruned.rpcUrl, q);
     assert.equal(b.length, 40);
     for (let i = 0; i < a.length; i++) {
       assert.notEqual(a[i].as_hex, "", "the full node answers the whole blob");
@@ -122,31 +127,31 @@ describe("a pruned tsmonerod (the recorded chain + 5,600 blocks, stripe 2)", { s
       assert.ok(!String(b[i].as_json).includes("\"CLSAGs\""), "the JSON is the pruned form");
     }
     // the full node's pruned answer is the pruned node's answer
-    const ap = (await post(full.rpcUrl, { ...q, prune: true })).txs as Obj[];
-    const bp = (await post(pruned.rpcUrl, { ...q, prune: true })).txs as Obj[];
+    const ap = await txs(full.rpcUrl, { ...q, prune: true });
+    const bp = await txs(pruned.rpcUrl, { ...q, prune: true });
     assert.deepEqual(bp, ap);
   });
 
   it("a real monero-wallet-rpc restored on each reports the same balances and transfers", async () => {
     assert.ok(pruned && full);
-    const answers: Obj[][] = [];
+    const answers: { balances: WalletResult<"get_balance">[]; transfers: WalletResult<"get_transfers">[] }[] = [];
     for (const node of [full, pruned]) {
       const wdir = join(dir, `wallets-${answers.length}`);
       mkdirSync(wdir, { recursive: true });
       const w = startWallet("/usr/bin/monero-wallet-rpc", node.rpcUrl, await freePort(), wdir);
       wallets.push(w);
       await waitWallet(w);
-      const got: Obj[] = [];
+      const got: (typeof answers)[number] = { balances: [], transfers: [] };
       for (const [name, seed] of [["alice", WALLET_SEEDS.alice], ["bob", WALLET_SEEDS.bob]] as const) {
-        await call(w.url, "restore_deterministic_wallet", { filename: name, password: "", seed, restore_height: 0 });
-        await call(w.url, "refresh");
-        got.push(await call(w.url, "get_balance", { all_accounts: true }));
-        got.push(await call(w.url, "get_transfers", { in: true, out: true, all_accounts: true }));
-        await call(w.url, "close_wallet");
+        await walletCall(w.url, "restore_deterministic_wallet", { filename: name, password: "", seed, restore_height: 0 });
+        await walletCall(w.url, "refresh");
+        got.balances.push(await walletCall(w.url, "get_balance", { all_accounts: true }));
+        got.transfers.push(await walletCall(w.url, "get_transfers", { in: true, out: true, all_accounts: true }));
+        await walletCall(w.url, "close_wallet");
       }
       answers.push(got);
     }
-    assert.ok(big(answers[0][0].balance) > 0n, "alice has funds");
+    assert.ok(big(answers[0].balances[0].balance) > 0n, "alice has funds");
     assert.deepEqual(answers[1], answers[0]);
   });
 

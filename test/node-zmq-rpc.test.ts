@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Request } from "zeromq";
 import { recordedBlocks, recordedTxs } from "./helpers/chain.js";
 import { type Daemon, startProcess, stopDaemon } from "./helpers/monerod.js";
+import { nodePath, nodeRpc } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 
 const skip = needPackage("monero");
@@ -32,16 +33,13 @@ let ours: Daemon | undefined;
 let realSock: Request;
 let oursSock: Request;
 
-async function post(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", body: JSON.stringify(body) });
-  return (await r.json()) as Record<string, unknown>;
-}
+const urlOf = (port: number): string => `http://127.0.0.1:${port}`;
 async function waitRpc(d: Daemon, port: number): Promise<void> {
   const end = Date.now() + 60_000;
   for (;;) {
     if (d.proc.exitCode !== null) throw new Error(`${d.proc.spawnfile} exited: ${d.output.join("").slice(-2000)}`);
     try {
-      await post(port, "/get_height", {});
+      await nodePath(urlOf(port), "/get_height");
       return;
     } catch {
       if (Date.now() > end) throw new Error(`no RPC on ${port}: ${d.output.join("").slice(-2000)}`);
@@ -86,10 +84,10 @@ before(async () => {
   for (const b of blocks.slice(1, FEED_TO)) {
     for (const port of [REAL.rpc, OURS.rpc]) {
       for (const id of b.tx_hashes) {
-        const r = await post(port, "/send_raw_transaction", { tx_as_hex: txs.get(id)?.as_hex });
-        assert.equal(r.status, "OK", `${port}: tx ${id}: ${JSON.stringify(r)}`);
+        const r = await nodePath(urlOf(port), "/send_raw_transaction", { tx_as_hex: txs.get(id)?.as_hex });
+        assert.equal(r.status, "OK", `${port}: tx ${id}: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`);
       }
-      const r = await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [b.blob] });
+      const r = await nodeRpc(urlOf(port), "submit_block", [b.blob]);
       assert.equal(r.error, undefined, `${port}: block ${b.height}: ${JSON.stringify(r.error)}`);
     }
   }

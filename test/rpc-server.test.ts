@@ -106,6 +106,11 @@ function http(port: number, path: string, body: string | Uint8Array = "", o: { m
   });
 }
 
+/**
+ * One raw JSON-RPC exchange: the body as written (malformed envelopes, ids, params of this test's own
+ * table) and the whole envelope answered, HTTP status and content type checked; the server under
+ * test serves no service map a typed client could use.
+ */
 const rpc = async (port: number, body: string): Promise<Record<string, unknown>> => {
   const a = await http(port, "/json_rpc", body);
   assert.equal(a.status, 200);

@@ -15,8 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { WALLET_SEEDS } from "./helpers/chain.js";
+import { nodeCall } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
+import { walletCall } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const BIN = new URL("../../bin/tsmonerod", import.meta.url).pathname;
@@ -38,17 +40,6 @@ function run(bin: string, args: string[]): { proc: ChildProcess; out: string[] }
   return p;
 }
 
-async function call(port: number, method: string, params: unknown = {}, timeoutMs = 120_000): Promise<Record<string, unknown>> {
-  const res = await fetch(`http://127.0.0.1:${port}/json_rpc`, {
-    method: "POST",
-    body: JSON.stringify({ jsonrpc: "2.0", id: "0", method, params }),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const j = (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message} (${j.error.code})`);
-  return j.result ?? {};
-}
-
 async function until(what: string, p: { proc: ChildProcess; out: string[] }, probe: () => Promise<unknown>): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -64,13 +55,14 @@ async function until(what: string, p: { proc: ChildProcess; out: string[] }, pro
 
 let nodePort = 0;
 let walletPort = 0;
+const urlOf = (port: number): string => `http://127.0.0.1:${port}`;
 
 before(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "tsmonero-tls-interop-"));
   nodePort = await freePort();
   const node = run(process.execPath, [BIN, "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", join(dir, "node"), "--rpc-bind-port", String(nodePort), "--no-zmq", "--log-file", ""]);
-  await until("tsmonerod", node, () => call(nodePort, "get_info", {}, 2000));
+  await until("tsmonerod", node, () => nodeCall(urlOf(nodePort), "get_info"));
   walletPort = await freePort();
   mkdirSync(join(dir, "wallets"));
   // default ssl flags on purpose: no --daemon-ssl, no --rpc-ssl
@@ -78,7 +70,7 @@ before(async () => {
     "--wallet-dir", join(dir, "wallets"), "--disable-rpc-login", "--daemon-address", `127.0.0.1:${nodePort}`,
     "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(walletPort), "--log-file", join(dir, "wallet.log"), "--non-interactive",
   ]);
-  await until("monero-wallet-rpc", wallet, () => call(walletPort, "get_version", {}, 2000));
+  await until("monero-wallet-rpc", wallet, () => walletCall(urlOf(walletPort), "get_version"));
 });
 
 after(async () => {
@@ -95,23 +87,23 @@ after(async () => {
 
 test("a real monero-wallet-rpc with default ssl flags restores and refreshes on tsmonerod in seconds (no TLS stall)", { skip }, async (t) => {
   // a 70-block chain paying alice
-  await call(walletPort, "restore_deterministic_wallet", { filename: "alice", seed: WALLET_SEEDS.alice, password: "", restore_height: 0, language: "English" });
-  const { address } = (await call(walletPort, "get_address")) as { address: string };
-  await call(walletPort, "close_wallet");
-  const mined = (await call(nodePort, "generateblocks", { amount_of_blocks: 70, wallet_address: address })) as { height: number };
-  assert.ok(mined.height >= 70);
+  await walletCall(urlOf(walletPort), "restore_deterministic_wallet", { filename: "alice", seed: WALLET_SEEDS.alice, password: "", restore_height: 0, language: "English" });
+  const { address } = await walletCall(urlOf(walletPort), "get_address");
+  await walletCall(urlOf(walletPort), "close_wallet");
+  const mined = await nodeCall(urlOf(nodePort), "generateblocks", { amount_of_blocks: 70, wallet_address: address });
+  assert.ok(Number(mined.height) >= 70);
 
   const t0 = Date.now();
-  await call(walletPort, "restore_deterministic_wallet", { filename: "alice2", seed: WALLET_SEEDS.alice, password: "", restore_height: 0, language: "English" });
-  const r = (await call(walletPort, "refresh")) as { blocks_fetched?: number };
+  await walletCall(urlOf(walletPort), "restore_deterministic_wallet", { filename: "alice2", seed: WALLET_SEEDS.alice, password: "", restore_height: 0, language: "English" });
+  const r = await walletCall(urlOf(walletPort), "refresh");
   const restoreMs = Date.now() - t0;
-  const balance = (await call(walletPort, "get_balance")) as { balance: number };
+  const balance = await walletCall(urlOf(walletPort), "get_balance");
   assert.ok(balance.balance > 0, "the mined rewards are seen");
-  t.diagnostic(`restore + refresh of ${mined.height + 1} blocks: ${restoreMs} ms (${r.blocks_fetched ?? "?"} fetched)`);
+  t.diagnostic(`restore + refresh of ${Number(mined.height) + 1} blocks: ${restoreMs} ms (${r.blocks_fetched} fetched)`);
 
-  await call(nodePort, "generateblocks", { amount_of_blocks: 2, wallet_address: address });
+  await nodeCall(urlOf(nodePort), "generateblocks", { amount_of_blocks: 2, wallet_address: address });
   const t1 = Date.now();
-  await call(walletPort, "refresh");
+  await walletCall(urlOf(walletPort), "refresh");
   const refreshMs = Date.now() - t1;
   t.diagnostic(`a later refresh: ${refreshMs} ms`);
   // the stall was 30 s per connection; monerod takes 3-7 s for the restore (its TLS handshakes) on this machine

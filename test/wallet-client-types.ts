@@ -5,7 +5,7 @@
  * the build ("Unused '@ts-expect-error' directive"). Nothing here runs (no test file loads it).
  */
 import type { WalletClient } from "../src/client/wallet-client.js";
-import type { WalletApi, WalletMethod } from "../src/wallet/rpc/api.js";
+import type { HubApi, WalletApi, WalletMethod } from "../src/wallet/rpc/api.js";
 
 export async function typedWalletCalls(w: WalletClient<WalletApi>): Promise<void> {
   // checked params, typed results
@@ -40,4 +40,21 @@ export async function typedWalletCalls(w: WalletClient<WalletApi>): Promise<void
   // @ts-expect-error the name union has no such method
   const bad: WalletMethod = "open_walet";
   void bad;
+}
+
+export async function typedHubCalls(h: WalletClient<HubApi>): Promise<void> {
+  // the hub's own endpoint: its methods, their params (a wallet's own login) and results
+  const w = await h.call("create_wallet", { filename: "w0", password: "pw", rpc_username: "shop", rpc_password: "secret" });
+  const own: boolean = w.own_login;
+  const names: string[] = (await h.call("list_wallets")).wallets.map((x) => x.name);
+  const fetches: bigint | number = (await h.call("get_hub_stats")).blocks_fetches;
+  await h.call("close_wallet", { filename: "w0", autosave_current: false });
+  void [own, names, fetches];
+
+  // @ts-expect-error a wallet method is not on the hub's own endpoint
+  await h.call("get_balance");
+  // @ts-expect-error close_wallet names the wallet by filename
+  await h.call("close_wallet", { name: "w0" });
+  // @ts-expect-error a summary has no balance
+  void w.balance;
 }

@@ -3,15 +3,17 @@
  * tsmonero-wallet-rpc (WalletService + startWalletRpc, digest login, no node): checked params go
  * out as epee reads them, typed results come back, errors are NodeRpcError with the wallet's codes.
  * test/wallet-client-types.ts proves at compile time that misspelled methods and wrong param types
- * do not compile.
+ * do not compile. A hub's endpoints: hubClient (/wallets/json_rpc) and hubWalletClient
+ * (/wallets/NAME/json_rpc, with the wallet's own login).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { NodeRpcError } from "../src/client/node-client.js";
-import { walletClient } from "../src/wallet/rpc/api.js";
+import { NodeAuthError, NodeRpcError } from "../src/client/node-client.js";
+import { WalletHub } from "../src/wallet/hub/hub.js";
+import { hubClient, hubWalletClient, walletClient } from "../src/wallet/rpc/api.js";
 import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
 import { WalletService } from "../src/wallet/service/service.js";
 
@@ -70,6 +72,36 @@ describe("typed wallet client against tsmonero-wallet-rpc", () => {
       await assert.rejects(w.call("open_wallet", { filename: "no-such-wallet" }), (e: unknown) => e instanceof NodeRpcError && e.code === -1 && e.rpcMessage === "Failed to open wallet");
     } finally {
       w.close();
+    }
+  });
+
+  it("reaches a hub's own endpoint and a hub wallet's, with the wallet's own login", async () => {
+    const hubDir = mkdtempSync(join(tmpdir(), "tsmonero-wallet-client-hub-"));
+    const opts = { network: "mainnet" as const, walletDir: hubDir, node: null, kdf: { log2N: 10, r: 8, p: 1 }, autoRefreshPeriod: 0, log: () => undefined };
+    const hubSvc = new WalletService(opts);
+    const hub = new WalletHub(opts);
+    const server = await startWalletRpc({ service: hubSvc, hub, port: 19647, login, log: () => undefined });
+    const h = hubClient({ url: server.url, login });
+    const own = hubWalletClient({ url: server.url, wallet: "shop", login: { username: "shop", password: "secret" } });
+    const other = hubWalletClient({ url: server.url, wallet: "plain", login });
+    const wrong = hubWalletClient({ url: server.url, wallet: "shop", login });
+    try {
+      const s = await h.call("create_wallet", { filename: "shop", password: "pw", rpc_username: "shop", rpc_password: "secret" });
+      assert.equal(s.name, "shop");
+      assert.equal(s.own_login, true);
+      assert.equal((await h.call("create_wallet", { filename: "plain", password: "pw" })).own_login, false);
+      assert.equal((await own.call("get_address")).address, s.address);
+      assert.match((await other.call("get_address")).address, /^4/);
+      await assert.rejects(wrong.call("get_address"), NodeAuthError);
+      await assert.rejects(own.call("open_wallet", { filename: "plain", password: "pw" }), (e: unknown) => e instanceof NodeRpcError && e.code === -1);
+      assert.deepEqual((await h.call("list_wallets")).wallets.map((w) => w.name).sort(), ["plain", "shop"]);
+      assert.equal(Number((await h.call("get_hub_stats")).wallets), 2);
+    } finally {
+      for (const c of [h, own, other, wrong]) c.close();
+      await server.close();
+      await hub.stop();
+      await hubSvc.stop();
+      rmSync(hubDir, { recursive: true, force: true });
     }
   });
 });

@@ -34,13 +34,16 @@ import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, withoutMoneroTls } from "./helpers/monerod.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
+import { walletCall, walletRpc } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const DIR = new URL("../../test/fixtures/wallet-compare/", import.meta.url);
 const ROOT = new URL("../../", import.meta.url);
 const DAEMON_RPC = 29320;
 const DAEMON_P2P = 29321;
+const DAEMON_URL = `http://127.0.0.1:${DAEMON_RPC}`;
 const SUBJECT_PORT = { alice: 29331, bob: 29332, carol: 29333 } as const;
 const LIVE_PORT = { alice: 29341, bob: 29342, carol: 29343 } as const;
 type Name = keyof typeof WALLET_SEEDS;
@@ -78,11 +81,14 @@ interface Chain {
   continuation: { height: number; hash: string; blob: string; tx_hashes: string[] }[];
 }
 
+/** JSON of an answer for a message (its u64 values may be bigints). */
+const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+
 const chain = JSON.parse(gunzipSync(readFileSync(new URL("chain.json.gz", DIR))).toString("utf8")) as Chain;
 const recorded = (n: Name): Recorded => JSON.parse(gunzipSync(readFileSync(new URL(`${n}.json.gz`, DIR))).toString("utf8")) as Recorded;
 
 // ---------------------------------------------------------------------------------------------
-// JSON-RPC
+// JSON-RPC: the recorded queries (ask) go out raw; everything else through the typed clients
 
 /** Both wallets' JSON parsed alike: integers of 16 digits or more kept as their digit strings. */
 function parseExact(text: string): Json {
@@ -101,15 +107,14 @@ async function post(port: number, path: string, body: unknown, timeoutMs = 120_0
   return parseExact(text);
 }
 
-async function call(port: number, method: string, params: unknown = {}): Promise<Answer> {
+/**
+ * One recorded query, raw: the query list is the fixture's (method names and params as recorded, the
+ * bad-params cases among them), and its answers are compared with the recorded ones as parsed by
+ * parseExact, so they must be read the same way.
+ */
+async function recordedCall(port: number, method: string, params: unknown = {}): Promise<Answer> {
   const j = await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params });
   return j.error ? { error: { code: j.error.code, message: j.error.message } } : { result: j.result };
-}
-
-async function rpc(port: number, method: string, params: unknown = {}): Promise<Json> {
-  const a = await call(port, method, params);
-  if ("error" in a) throw new Error(`${method} on ${port}: ${a.error.message} (${a.error.code})`);
-  return a.result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -118,6 +123,7 @@ async function rpc(port: number, method: string, params: unknown = {}): Promise<
 interface WalletProc {
   name: string;
   port: number;
+  url: string;
   proc: ChildProcess;
   dir: string;
   output: string[];
@@ -141,7 +147,7 @@ function startWallet(kind: "real" | "tsmonero", label: string, port: number): Wa
   };
   proc.stdout?.on("data", keep);
   proc.stderr?.on("data", keep);
-  return { name: `${kind} wallet-rpc (${label})`, port, proc, dir, output };
+  return { name: `${kind} wallet-rpc (${label})`, port, url: `http://127.0.0.1:${port}`, proc, dir, output };
 }
 
 async function waitWallet(w: WalletProc, ms = 60_000): Promise<void> {
@@ -149,7 +155,7 @@ async function waitWallet(w: WalletProc, ms = 60_000): Promise<void> {
   for (;;) {
     if (w.proc.exitCode !== null) throw new Error(`${w.name} exited ${w.proc.exitCode}: ${w.output.join("").slice(-2000)}`);
     try {
-      await rpc(w.port, "get_version");
+      await walletCall(w.url, "get_version");
       return;
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`${w.name} did not answer in ${ms} ms: ${String(e)}; ${w.output.join("").slice(-1000)}`, { cause: e });
@@ -171,15 +177,15 @@ async function stopWallet(w: WalletProc | undefined): Promise<void> {
 }
 
 async function restore(w: WalletProc, name: Name, filename: string, restoreHeight = 0): Promise<void> {
-  await rpc(w.port, "restore_deterministic_wallet", {
+  await walletCall(w.url, "restore_deterministic_wallet", {
     filename, seed: WALLET_SEEDS[name], password: "", restore_height: restoreHeight, language: "English", autosave_current: true,
   });
-  await rpc(w.port, "refresh", {});
+  await walletCall(w.url, "refresh", {});
 }
 
 async function ask(w: WalletProc, qs: Query[]): Promise<{ answers: Answer[]; at: number }> {
   const answers: Answer[] = [];
-  for (const q of qs) answers.push(await call(w.port, q.method, q.params));
+  for (const q of qs) answers.push(await recordedCall(w.port, q.method, q.params));
   return { answers, at: Math.floor(Date.now() / 1000) };
 }
 
@@ -371,7 +377,7 @@ describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        await rpc(DAEMON_RPC, "get_info");
+        await nodeCall(DAEMON_URL, "get_info");
         break;
       } catch (e) {
         if (daemon.proc.exitCode !== null || Date.now() > deadline) throw new Error(`monerod: ${String(e)} ${daemon.output.join("").slice(-1000)}`, { cause: e });
@@ -386,18 +392,18 @@ describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (
     // the recorded chain, each block's txs first (as scripts/record-consensus-fixtures.mjs replays)
     for (const b of chain.blocks.slice(1)) {
       for (const h of b.tx_hashes) {
-        const r = await post(DAEMON_RPC, "/send_raw_transaction", { tx_as_hex: chain.txs[h], do_not_relay: false });
-        assert.equal(r.status, "OK", `send_raw_transaction ${h} at ${b.height}: ${JSON.stringify(r)}`);
+        const r = await nodePath(DAEMON_URL, "/send_raw_transaction", { tx_as_hex: chain.txs[h], do_not_relay: false });
+        assert.equal(r.status, "OK", `send_raw_transaction ${h} at ${b.height}: ${show(r)}`);
       }
-      const r = await rpc(DAEMON_RPC, "submit_block", [b.blob]);
+      const r = await nodeCall(DAEMON_URL, "submit_block", [b.blob]);
       assert.equal(r.status, "OK", `submit_block ${b.height}`);
     }
     poolClockA = { from: Math.floor(Date.now() / 1000), to: 0 };
     for (const t of chain.pool) {
-      const r = await post(DAEMON_RPC, "/send_raw_transaction", { tx_as_hex: t.as_hex, do_not_relay: false });
-      assert.equal(r.status, "OK", `pool tx ${t.tx_hash}: ${JSON.stringify(r)}`);
+      const r = await nodePath(DAEMON_URL, "/send_raw_transaction", { tx_as_hex: t.as_hex, do_not_relay: false });
+      assert.equal(r.status, "OK", `pool tx ${t.tx_hash}: ${show(r)}`);
     }
-    assert.equal((await rpc(DAEMON_RPC, "get_block_count")).count, chain.height);
+    assert.equal((await nodeCall(DAEMON_URL, "get_block_count")).count, chain.height);
     for (const n of NAMES) {
       await waitWallet(subject[n]);
       if (LIVE) await waitWallet(live[n]);
@@ -489,9 +495,9 @@ describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (
       } finally {
         // back to the wallet of state A (stored by autosave_current), for the reorg case
         for (const w of wallets) {
-          await call(w.port, "close_wallet", {});
-          await rpc(w.port, "open_wallet", { filename: `${n}-A`, password: "" });
-          await rpc(w.port, "refresh", {});
+          await walletRpc(w.url, "close_wallet", {});
+          await walletCall(w.url, "open_wallet", { filename: `${n}-A`, password: "" });
+          await walletCall(w.url, "refresh", {});
         }
       }
     });
@@ -499,26 +505,26 @@ describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (
 
   it("reorg: after pop_blocks and another continuation, every wallet equals a fresh restore", async (t) => {
     // pop, then the recorded continuation (its txs are the popped blocks' and the pool's, back in the pool)
-    await post(DAEMON_RPC, "/pop_blocks", { nblocks: chain.pop });
-    const inPool = new Set(((await post(DAEMON_RPC, "/get_transaction_pool_hashes", {})).tx_hashes ?? []) as string[]);
+    await nodePath(DAEMON_URL, "/pop_blocks", { nblocks: chain.pop });
+    const inPool = new Set((await nodePath(DAEMON_URL, "/get_transaction_pool_hashes")).tx_hashes ?? []);
     for (const b of chain.continuation) {
       for (const h of b.tx_hashes) {
         if (inPool.has(h)) continue;
         const hex = chain.txs[h] ?? chain.pool.find((t) => t.tx_hash === h)?.as_hex;
         assert.ok(hex, `continuation tx ${h} is neither in the pool nor recorded`);
-        const r = await post(DAEMON_RPC, "/send_raw_transaction", { tx_as_hex: hex, do_not_relay: false });
-        assert.equal(r.status, "OK", `re-sending ${h}: ${JSON.stringify(r)}`);
+        const r = await nodePath(DAEMON_URL, "/send_raw_transaction", { tx_as_hex: hex, do_not_relay: false });
+        assert.equal(r.status, "OK", `re-sending ${h}: ${show(r)}`);
       }
-      const r = await rpc(DAEMON_RPC, "submit_block", [b.blob]);
+      const r = await nodeCall(DAEMON_URL, "submit_block", [b.blob]);
       assert.equal(r.status, "OK", `submit_block continuation ${b.height}`);
     }
     const heightB = chain.height - chain.pop + chain.continuation.length;
-    assert.equal((await rpc(DAEMON_RPC, "get_block_count")).count, heightB);
+    assert.equal((await nodeCall(DAEMON_URL, "get_block_count")).count, heightB);
 
     const failures: string[] = [];
     const from = Math.floor(Date.now() / 1000);
     const poolClock = { from: poolClockA.from, to: from + 600 };
-    await Promise.all(NAMES.flatMap((n) => [rpc(subject[n].port, "refresh", {}), LIVE ? rpc(live[n].port, "refresh", {}) : undefined]));
+    await Promise.all(NAMES.flatMap((n) => [walletCall(subject[n].url, "refresh", {}), LIVE ? walletCall(live[n].url, "refresh", {}) : undefined]));
     for (const n of NAMES) {
       if (!stateA[n]) {
         failures.push(`${n}: state A was not reached (see the test above)`);
@@ -532,8 +538,8 @@ describe(`wallet answers on ${NODE}: ${SUBJECT === "real" ? "monero-wallet-rpc (
       // a wallet restored anew on the reorged chain, ours and (live) the real one
       const fromFresh = Math.floor(Date.now() / 1000);
       await Promise.all([
-        rpc(subject[n].port, "close_wallet", {}).then(() => restore(subject[n], n, `${n}-B`)),
-        l ? rpc(live[n].port, "close_wallet", {}).then(() => restore(live[n], n, `${n}-B`)) : undefined,
+        walletCall(subject[n].url, "close_wallet", {}).then(() => restore(subject[n], n, `${n}-B`)),
+        l ? walletCall(live[n].url, "close_wallet", {}).then(() => restore(live[n], n, `${n}-B`)) : undefined,
       ]);
       const [f, lf] = await Promise.all([ask(subject[n], qs), l ? ask(live[n], qs) : undefined]);
       const fresh: Side = { label: `${SUBJECT} restored after the reorg`, answers: f.answers, clock: { from: fromFresh, to: f.at }, poolClock };

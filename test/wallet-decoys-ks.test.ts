@@ -34,6 +34,7 @@ import { DistributionCache, pickRings, type RealOutput } from "../src/wallet/sen
 import { RandomDraw } from "../src/wallet/send/random-draw.js";
 import { fromHex, recordedBlocks, recordedTxs, toHex, WALLET_SEEDS } from "./helpers/chain.js";
 import { ksTwoSample } from "./helpers/ks.js";
+import { nodePath, nodeRpc } from "./helpers/node-rpc.js";
 
 const be = defaultBackend();
 const blocks = recordedBlocks();
@@ -75,11 +76,6 @@ function ownedByKeyImage(): Map<string, bigint> {
         for (const r of t.received) if (r.keyImage && r.globalIndex !== null) out.set(toHex(r.keyImage), r.globalIndex);
   }
   return out;
-}
-
-async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(daemon.rpcUrl + path, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
-  return (await res.json()) as Record<string, unknown>;
 }
 
 test("decoy ages: ours and wallet2's pass a two-sample KS test at 1% (≥ 2,000 ring members)", async () => {
@@ -143,11 +139,11 @@ test("decoy ages: ours and wallet2's pass a two-sample KS test at 1% (≥ 2,000 
       }
     }
     for (const h of b.tx_hashes) {
-      const r = await post("/send_raw_transaction", { tx_as_hex: txById.get(h)?.as_hex });
+      const r = await nodePath(daemon.rpcUrl, "/send_raw_transaction", { tx_as_hex: txById.get(h)?.as_hex });
       assert.equal(r.status, "OK", `send_raw_transaction ${h}: ${String(r.reason)}`);
     }
-    const r = await post("/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [b.blob] });
-    assert.equal((r.result as { status?: string } | undefined)?.status, "OK", `submit_block ${b.height}`);
+    const r = await nodeRpc(daemon.rpcUrl, "submit_block", [b.blob]);
+    assert.equal(r.result?.status, "OK", `submit_block ${b.height}`);
   }
 
   const byOutputs = ksTwoSample(theirs.outputs, ours.outputs, 0.01);

@@ -21,6 +21,7 @@ import { GAMMA_SCALE, GAMMA_SHAPE, GammaPicker, GammaPickerError } from "../src/
 import { RandomDraw } from "../src/wallet/send/random-draw.js";
 import { WalletError } from "../src/wallet/errors.js";
 import { WALLET_FAILURE_CODES } from "../src/wallet/rpc/errors.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
 
 const be = defaultBackend();
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -131,7 +132,7 @@ describe("pickRings on a tsmonerod regtest chain", () => {
   let daemon: Daemon;
   let dir: string;
   let client: NodeClient;
-  const mine = (n: number) => client.jsonRpc("generateblocks", { amount_of_blocks: BigInt(n), wallet_address: ALICE });
+  const mine = (n: number) => nodeCall(client.url, "generateblocks", { amount_of_blocks: BigInt(n), wallet_address: ALICE });
   const outs = async (idx: bigint[]) => (await client.getOutsBin(idx.map((index) => ({ amount: 0n, index })), false)).outs;
   const real = async (g: bigint): Promise<RealOutput> => {
     const [o] = await outs([g]);
@@ -254,7 +255,7 @@ describe("pickRings on a tsmonerod regtest chain", () => {
     assert.deepEqual(cache.stats, { full: 1, incremental: 0, blocksReceived: 200 });
     await cache.refresh(client);
     assert.deepEqual(cache.stats, { full: 1, incremental: 1, blocksReceived: 216 });
-    const popped = (await client.json("/pop_blocks", { nblocks: 30 })) as { status?: string };
+    const popped = await nodePath(client.url, "/pop_blocks", { nblocks: 30 });
     assert.equal(popped.status, "OK");
     const after = await cache.refresh(client);
     assert.equal(cache.stats.full, 2, "the chain is now below the overlap: downloaded again");

@@ -20,7 +20,8 @@ import { NodeClient } from "../src/client/node-client.js";
 import type { WalletEvent } from "../src/wallet/events/derive.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
-import { call, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
+import { startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall, walletRpc } from "./helpers/wallet-rpc.js";
 
 const BIN = new URL("../../bin/tsmonero-wallet-rpc", import.meta.url).pathname;
 const PORTS = { node: 19450, alice: 19451, recv: 19452, hook: 19453 } as const;
@@ -75,7 +76,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
   let aliceAddress = "";
   let recvAddress = "";
 
-  const mine = (n: number) => node.jsonRpc("generateblocks", { amount_of_blocks: n, wallet_address: aliceAddress });
+  const mine = (n: number) => nodeCall(node.url, "generateblocks", { amount_of_blocks: n, wallet_address: aliceAddress });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const has = (kind: string, txid: string) => got.some((g) => g.path === "/" && g.event.kind === kind && g.event.txid === txid);
   async function until(what: string, f: () => boolean, ms = 60_000): Promise<void> {
@@ -96,8 +97,8 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
   }
   async function reopenRecv(): Promise<void> {
     await startRecv();
-    await call(recv.url, "open_wallet", { filename: "recv", password: "pw" });
-    await call(recv.url, "auto_refresh", { enable: false });
+    await walletCall(recv.url, "open_wallet", { filename: "recv", password: "pw" });
+    await walletCall(recv.url, "auto_refresh", { enable: false });
   }
 
   before(async () => {
@@ -128,13 +129,13 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     alice = startWallet(BIN, daemon.url, PORTS.alice, aliceDir);
     await startRecv();
     await waitWallet(alice);
-    await call(alice.url, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
-    await call(recv.url, "create_wallet", { filename: "recv", password: "pw", language: "English" });
-    for (const u of [alice.url, recv.url]) await call(u, "auto_refresh", { enable: false });
-    aliceAddress = String((await call(alice.url, "get_address")).address);
-    recvAddress = String((await call(recv.url, "get_address")).address);
+    await walletCall(alice.url, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice });
+    await walletCall(recv.url, "create_wallet", { filename: "recv", password: "pw", language: "English" });
+    for (const u of [alice.url, recv.url]) await walletCall(u, "auto_refresh", { enable: false });
+    aliceAddress = String((await walletCall(alice.url, "get_address")).address);
+    recvAddress = String((await walletCall(recv.url, "get_address")).address);
     await mine(80);
-    await call(alice.url, "refresh");
+    await walletCall(alice.url, "refresh");
   });
 
   after(async () => {
@@ -145,32 +146,32 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
   });
 
   it("add_webhook checks its params; list_webhooks and remove_webhook manage the subscriptions", async () => {
-    const bad = await rpc(recv.url, "add_webhook", { url: "ftp://x", secret: SECRET });
+    const bad = await walletRpc(recv.url, "add_webhook", { url: "ftp://x", secret: SECRET });
     assert.match(bad.error?.message ?? "", /^add_webhook: url must be http/);
-    const short = await rpc(recv.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/`, secret: "short" });
+    const short = await walletRpc(recv.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/`, secret: "short" });
     assert.match(short.error?.message ?? "", /secret must be at least 16 characters/);
-    const other = String((await call(recv.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/other`, secret: SECRET, account_index: 1 })).id);
-    const id = String((await call(recv.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/`, secret: SECRET, confirmations: 2 })).id);
-    const listed = (await call(recv.url, "list_webhooks")).webhooks as { id: string; confirmations: number }[];
+    const other = String((await walletCall(recv.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/other`, secret: SECRET, account_index: 1 })).id);
+    const id = String((await walletCall(recv.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/`, secret: SECRET, confirmations: 2 })).id);
+    const listed = (await walletCall(recv.url, "list_webhooks")).webhooks as { id: string; confirmations: number }[];
     assert.deepEqual(listed.map((w) => [w.id, w.confirmations]).sort(), [[other, 1], [id, 2]].sort());
-    assert.deepEqual(await call(recv.url, "remove_webhook", { id: other }), {});
-    assert.match((await rpc(recv.url, "remove_webhook", { id: other })).error?.message ?? "", /no webhook/);
-    assert.equal(((await call(recv.url, "list_webhooks")).webhooks as unknown[]).length, 1);
+    assert.deepEqual(await walletCall(recv.url, "remove_webhook", { id: other }), {});
+    assert.match((await walletRpc(recv.url, "remove_webhook", { id: other })).error?.message ?? "", /no webhook/);
+    assert.equal(((await walletCall(recv.url, "list_webhooks")).webhooks as unknown[]).length, 1);
   });
 
   it("a payment arrives as tx_pool, tx_confirmed at 2 confirmations and tx_unlocked, each signed", async () => {
-    const tx1 = String((await call(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 1_000_000_000_000 }] })).tx_hash);
-    await call(recv.url, "refresh");
+    const tx1 = String((await walletCall(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 1_000_000_000_000 }] })).tx_hash);
+    await walletCall(recv.url, "refresh");
     await until("tx_pool", () => has("tx_pool", tx1));
     await mine(1);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await sleep(500);
     assert.equal(has("tx_confirmed", tx1), false, "1 confirmation is below the subscription's 2");
     await mine(1);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("tx_confirmed", () => has("tx_confirmed", tx1));
     await mine(8);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("tx_unlocked", () => has("tx_unlocked", tx1));
     const mine1 = got.filter((g) => g.event.txid === tx1);
     assert.deepEqual(mine1.map((g) => g.event.kind), ["tx_pool", "tx_confirmed", "tx_unlocked"]);
@@ -182,8 +183,8 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
 
   it("kill -9 before delivery and at random moments during refreshes: every event arrives, repeats only by id", async () => {
     accept = false;
-    const tx2 = String((await call(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 2_000_000_000_000 }] })).tx_hash);
-    await call(recv.url, "refresh"); // tx_pool of tx2 is in the outbox; the receiver refuses it
+    const tx2 = String((await walletCall(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 2_000_000_000_000 }] })).tx_hash);
+    await walletCall(recv.url, "refresh"); // tx_pool of tx2 is in the outbox; the receiver refuses it
     await until("a refused delivery", () => log.length > 0);
     await killRecv();
     accept = true;
@@ -191,13 +192,13 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     await until("tx_pool of tx2 after the restart", () => has("tx_pool", tx2));
     for (let i = 0; i < 4; i++) {
       await mine(3);
-      const r = rpc(recv.url, "refresh").catch(() => undefined); // killed under way, or not
+      const r = walletRpc(recv.url, "refresh").catch(() => undefined); // killed under way, or not
       await sleep(Math.floor(Math.random() * 400));
       await killRecv();
       await r;
       await reopenRecv();
     }
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("tx_confirmed and tx_unlocked of tx2", () => has("tx_confirmed", tx2) && has("tx_unlocked", tx2));
     await sleep(1500); // anything re-sent late would land now
 
@@ -242,41 +243,42 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     const live = sse(`${recv.url}/events`);
     assert.equal(await live.status, 200);
     await mine(1);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("a live wallet_synced", () => live.frames.some((f) => f.kind === "wallet_synced"));
     const synced = live.frames.find((f) => f.kind === "wallet_synced");
     await until("the same event by webhook", () => got.some((g) => g.id === synced?.id));
     assert.equal(replay.frames.at(-1)?.id, synced?.id, "the replaying stream continues live");
     replay.close();
     live.close();
+    // raw: the HTTP status of a POST to the event stream is the point
     const post = await fetch(`${recv.url}/events`, { method: "POST", body: "{}" });
     assert.equal(post.status, 405);
   });
 
   it("a reorg that takes a confirmed payment out is tx_reorged; mined again it is confirmed under a new id; the sender sees outgoing_sent / outgoing_confirmed", async () => {
-    await call(alice.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/alice`, secret: SECRET });
+    await walletCall(alice.url, "add_webhook", { url: `http://127.0.0.1:${PORTS.hook}/alice`, secret: SECRET });
     const at = (path: string, kind: string, txid: string) => got.filter((g) => g.path === path && g.event.kind === kind && g.event.txid === txid);
-    await call(alice.url, "refresh");
-    const tx3 = String((await call(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 3_000_000_000_000 }] })).tx_hash);
-    await call(alice.url, "refresh");
+    await walletCall(alice.url, "refresh");
+    const tx3 = String((await walletCall(alice.url, "transfer", { destinations: [{ address: recvAddress, amount: 3_000_000_000_000 }] })).tx_hash);
+    await walletCall(alice.url, "refresh");
     await until("outgoing_sent", () => at("/alice", "outgoing_sent", tx3).length > 0);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await mine(3);
-    for (const u of [alice.url, recv.url]) await call(u, "refresh");
+    for (const u of [alice.url, recv.url]) await walletCall(u, "refresh");
     await until("tx_confirmed of tx3", () => has("tx_confirmed", tx3) && at("/alice", "outgoing_confirmed", tx3).length > 0);
     const minedAt = at("/", "tx_confirmed", tx3)[0].event.height ?? 0;
     // the node drops the 3 blocks (tx3 goes back to its pool) and mines 3 others: the wallet, as
     // wallet2, sees the reorg when the new chain is longer... or as long, at its first differing block
-    await node.json("/pop_blocks", { nblocks: 3 });
+    await nodePath(node.url, "/pop_blocks", { nblocks: 3 });
     await mine(4);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("tx_reorged of tx3", () => has("tx_reorged", tx3));
     const reorg = at("/", "tx_reorged", tx3)[0].event;
     assert.equal(reorg.from_height, minedAt);
     assert.ok(reorg.status === "moved" || reorg.status === "pool", String(reorg.status));
     if (reorg.status === "pool") {
       await mine(3);
-      await call(recv.url, "refresh");
+      await walletCall(recv.url, "refresh");
     }
     await until("tx3 confirmed again", () => new Set(at("/", "tx_confirmed", tx3).map((g) => g.id)).size === 2);
     assert.ok(got.every((g) => g.signatureOk));
@@ -287,39 +289,40 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     // without relaying it; alice then sweeps the same output to recv (A, relayed). The twin's tx sent
     // to the node afterwards conflicts with A in the pool: the node refuses it and flags A
     // (tx_memory_pool::mark_double_spend), and recv's pool payment shows double_spend_seen
-    await call(alice.url, "refresh");
-    const outs = ((await call(alice.url, "incoming_transfers", { transfer_type: "available" })).transfers as { key_image: string; amount: number | bigint }[])
+    await walletCall(alice.url, "refresh");
+    const outs = ((await walletCall(alice.url, "incoming_transfers", { transfer_type: "available" })).transfers as { key_image: string; amount: number | bigint }[])
       .filter((o) => BigInt(o.amount) > 1_000_000_000_000n);
     assert.ok(outs.length > 0, "alice has an unlocked output");
     const ki = outs[0].key_image;
-    await call(alice.url, "close_wallet");
-    await call(alice.url, "restore_deterministic_wallet", { filename: "alice-twin", password: "", seed: WALLET_SEEDS.alice });
-    await call(alice.url, "auto_refresh", { enable: false });
-    await call(alice.url, "refresh");
-    const twin = await call(alice.url, "sweep_single", { key_image: ki, address: aliceAddress, do_not_relay: true, get_tx_hex: true });
+    await walletCall(alice.url, "close_wallet");
+    await walletCall(alice.url, "restore_deterministic_wallet", { filename: "alice-twin", password: "", seed: WALLET_SEEDS.alice });
+    await walletCall(alice.url, "auto_refresh", { enable: false });
+    await walletCall(alice.url, "refresh");
+    const twin = await walletCall(alice.url, "sweep_single", { key_image: ki, address: aliceAddress, do_not_relay: true, get_tx_hex: true });
     const conflict = String(twin.tx_hash);
-    await call(alice.url, "close_wallet");
-    await call(alice.url, "open_wallet", { filename: "alice", password: "" });
-    await call(alice.url, "auto_refresh", { enable: false });
-    const a = String((await call(alice.url, "sweep_single", { key_image: ki, address: recvAddress })).tx_hash);
+    await walletCall(alice.url, "close_wallet");
+    await walletCall(alice.url, "open_wallet", { filename: "alice", password: "" });
+    await walletCall(alice.url, "auto_refresh", { enable: false });
+    const a = String((await walletCall(alice.url, "sweep_single", { key_image: ki, address: recvAddress })).tx_hash);
     assert.notEqual(a, conflict);
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("tx_pool of the payment", () => has("tx_pool", a));
     await killRecv();
-    const sent = (await node.json("/send_raw_transaction", { tx_as_hex: String(twin.tx_blob) })) as { status: string; double_spend: boolean };
-    assert.equal(sent.double_spend, true, `the node refuses the conflicting tx as a double spend: ${JSON.stringify(sent)}`);
-    const flagged = (await node.json("/get_transactions", { txs_hashes: [a] })) as { txs: { in_pool: boolean; double_spend_seen: boolean }[] };
+    const sent = await nodePath(node.url, "/send_raw_transaction", { tx_as_hex: String(twin.tx_blob) });
+    assert.equal(sent.double_spend, true, `the node refuses the conflicting tx as a double spend: ${JSON.stringify(sent, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`);
+    const flagged = await nodePath(node.url, "/get_transactions", { txs_hashes: [a] });
+    assert.ok(flagged.txs, "the pool tx is answered");
     assert.deepEqual(flagged.txs.map((t) => [t.in_pool, t.double_spend_seen]), [[true, true]], "the pool tx is flagged");
     await reopenRecv();
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("double_spend_seen of the payment", () => has("double_spend_seen", a));
     await mine(2);
-    const r = rpc(recv.url, "refresh").catch(() => undefined);
+    const r = walletRpc(recv.url, "refresh").catch(() => undefined);
     await sleep(Math.floor(Math.random() * 300));
     await killRecv();
     await r;
     await reopenRecv();
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await until("tx_confirmed of the payment", () => has("tx_confirmed", a));
     await sleep(1000);
     const kinds = got.filter((g) => g.path === "/" && g.event.txid === a);
@@ -336,7 +339,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     unlinkSync(join(recvDir, ".recv.events-state"));
     const before = new Set(got.map((g) => g.id));
     await reopenRecv();
-    await call(recv.url, "refresh");
+    await walletCall(recv.url, "refresh");
     await sleep(1500);
     const fresh = got.filter((g) => !before.has(g.id) && g.path === "/");
     assert.ok(fresh.every((g) => g.event.kind === "wallet_synced"), fresh.map((g) => g.event.kind).join(", "));

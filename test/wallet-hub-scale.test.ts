@@ -17,7 +17,8 @@ import { WalletHub } from "../src/wallet/hub/hub.js";
 import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
 import { WalletService } from "../src/wallet/service/service.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
-import { big, call, startRegtestNode, startWallet, stopProcesses, waitWallet } from "./helpers/wallet-rpc.js";
+import { nodeCall } from "./helpers/node-rpc.js";
+import { big, hubCall, startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall } from "./helpers/wallet-rpc.js";
 
 const PORTS = { node: 19710, rpc: 19711, real: 19712 } as const;
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
@@ -40,8 +41,8 @@ describe(`${N} wallets in one hub: shared scan threads, every balance right`, { 
   const names = Array.from({ length: N }, (_, i) => `w${String(i).padStart(4, "0")}`);
   const addresses: string[] = [];
   const root = `http://127.0.0.1:${PORTS.rpc}`;
+  /** Wallet NAME's endpoint, /wallets/NAME/json_rpc: a wallet url for walletCall. */
   const url = (name: string) => `${root}/wallets/${name}`;
-  const hubUrl = `${root}/wallets`;
 
   before(async () => {
     const nodeDir = mkdtempSync(join(tmpdir(), "tsmonero-hubscale-node-"));
@@ -76,13 +77,13 @@ describe(`${N} wallets in one hub: shared scan threads, every balance right`, { 
     // 8 create_wallet calls at a time (their file writes overlap the scan threads' work)
     let next = 0;
     const creator = async () => {
-      for (let i = next++; i < N; i = next++) addresses[i] = String((await call(hubUrl, "create_wallet", { filename: names[i], password: "pw" })).address);
+      for (let i = next++; i < N; i = next++) addresses[i] = (await hubCall(root, "create_wallet", { filename: names[i], password: "pw" })).address;
     };
     await Promise.all(Array.from({ length: 8 }, creator));
     const createdMs = performance.now() - t0;
     // each wallet's scanner (its subaddress table) is built on the scan threads and its copy adopted here
     await hub.scanPool.idle();
-    for (const [i, n] of names.entries()) assert.deepEqual((await call(url(n), "get_address_index", { address: addresses[i] })).index, { major: 0, minor: 0 });
+    for (const [i, n] of names.entries()) assert.deepEqual((await walletCall(url(n), "get_address_index", { address: addresses[i] })).index, { major: 0, minor: 0 });
     const openMs = performance.now() - t0;
     const mem1 = process.memoryUsage();
     const threads1 = threadCount();
@@ -98,22 +99,22 @@ describe(`${N} wallets in one hub: shared scan threads, every balance right`, { 
   });
 
   it("pays every wallet on the chain; all refresh together; each balance is its payment; a sample matches a real monero-wallet-rpc", async () => {
-    const funder = await call(root, "create_wallet", { filename: "funder", password: "", language: "English" }).then(() => call(root, "get_address"));
-    const funderAddress = String(funder.address);
+    const funder = await walletCall(root, "create_wallet", { filename: "funder", password: "", language: "English" }).then(() => walletCall(root, "get_address"));
+    const funderAddress = funder.address;
     const txs = Math.ceil(N / PER_TX);
     // coinbase outputs unlock after 60 blocks: one spendable coinbase per transfer, and enough unlocked outputs for rings of 16
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 60 + txs + 30, wallet_address: funderAddress });
-    await call(root, "refresh");
+    await nodeCall(daemon.url, "generateblocks", { amount_of_blocks: 60 + txs + 30, wallet_address: funderAddress });
+    await walletCall(root, "refresh");
     for (let k = 0; k < N; k += PER_TX) {
       const destinations = names.slice(k, k + PER_TX).map((_, j) => ({ address: addresses[k + j], amount: amountOf(k + j) }));
-      await call(root, "transfer", { destinations });
+      await walletCall(root, "transfer", { destinations });
     }
     // mined, then 10 blocks for the outputs to unlock
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 11, wallet_address: funderAddress });
+    await nodeCall(daemon.url, "generateblocks", { amount_of_blocks: 11, wallet_address: funderAddress });
     const scan0 = hub.scanStats;
     const node0 = { ...hub.stats };
     const t0 = performance.now();
-    await Promise.all(names.map((n) => call(url(n), "refresh")));
+    await Promise.all(names.map((n) => walletCall(url(n), "refresh")));
     const ms = performance.now() - t0;
     const scan = hub.scanStats;
     const walletBlocks = scan.walletBlocks - scan0.walletBlocks;
@@ -129,7 +130,7 @@ describe(`${N} wallets in one hub: shared scan threads, every balance right`, { 
     assert.ok(fetches * 10 <= requests, `one fetch serves many wallets (${fetches} of ${requests})`);
 
     for (const [i, n] of names.entries()) {
-      const b = await call(url(n), "get_balance");
+      const b = await walletCall(url(n), "get_balance");
       assert.equal(big(b.balance), amountOf(i), `${n}: balance`);
       assert.equal(big(b.unlocked_balance), amountOf(i), `${n}: unlocked balance`);
     }
@@ -137,15 +138,15 @@ describe(`${N} wallets in one hub: shared scan threads, every balance right`, { 
     const sample = [...new Set([0, Math.floor(N / 2), N - 1])];
     for (const i of sample) {
       const n = names[i];
-      const viewkey = String((await call(url(n), "query_key", { key_type: "view_key" })).key);
-      const spendkey = String((await call(url(n), "query_key", { key_type: "spend_key" })).key);
-      await call(real.url, "generate_from_keys", { filename: `real-${n}`, address: addresses[i], viewkey, spendkey, password: "" });
-      await call(real.url, "refresh");
-      const theirs = await call(real.url, "get_balance");
-      const ours = await call(url(n), "get_balance");
+      const viewkey = String((await walletCall(url(n), "query_key", { key_type: "view_key" })).key);
+      const spendkey = String((await walletCall(url(n), "query_key", { key_type: "spend_key" })).key);
+      await walletCall(real.url, "generate_from_keys", { filename: `real-${n}`, address: addresses[i], viewkey, spendkey, password: "" });
+      await walletCall(real.url, "refresh");
+      const theirs = await walletCall(real.url, "get_balance");
+      const ours = await walletCall(url(n), "get_balance");
       assert.equal(big(ours.balance), big(theirs.balance), `${n}: balance as monero-wallet-rpc`);
       assert.equal(big(ours.unlocked_balance), big(theirs.unlocked_balance), `${n}: unlocked balance as monero-wallet-rpc`);
-      await call(real.url, "close_wallet");
+      await walletCall(real.url, "close_wallet");
     }
   });
 });

@@ -14,38 +14,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
+import type { WalletMethod } from "../src/wallet/rpc/api.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { withoutMoneroTls } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
+import { type WalletParams, walletRpc } from "./helpers/wallet-rpc.js";
 
 const BIN = fileURLToPath(new URL("../../bin/tsmonero-wallet-rpc", import.meta.url));
 const skip = needPackage("monero");
 
-type Answer = { result?: JsonValue; error?: { code: number; message: string } };
-
 interface Wallet {
   name: string;
-  port: number;
+  url: string;
   proc: ChildProcess;
   dir: string;
   logDir: string;
   output: string[];
   exited: Promise<number | null>;
-}
-
-async function call(w: Wallet, method: string, params: JsonWritable = {}): Promise<Answer> {
-  const r = await fetch(`http://127.0.0.1:${w.port}/json_rpc`, {
-    method: "POST",
-    body: stringifyJson({ jsonrpc: "2.0", id: "0", method, params }),
-    headers: { "Content-Type": "application/json" },
-    signal: AbortSignal.timeout(60_000),
-  });
-  const v = parseJson(await r.text());
-  assert.ok(isJsonObject(v), `${w.name} ${method}: not a JSON object`);
-  const a = v as Record<string, JsonValue>;
-  return a.error ? { error: a.error as unknown as Answer["error"] } : { result: a.result };
 }
 
 async function start(kind: "real" | "ours"): Promise<Wallet> {
@@ -66,12 +52,12 @@ async function start(kind: "real" | "ours"): Promise<Wallet> {
   proc.stdout?.on("data", keep);
   proc.stderr?.on("data", keep);
   const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
-  const w: Wallet = { name: kind === "real" ? "monero-wallet-rpc" : "tsmonero-wallet-rpc", port, proc, dir, logDir, output, exited };
+  const w: Wallet = { name: kind === "real" ? "monero-wallet-rpc" : "tsmonero-wallet-rpc", url: `http://127.0.0.1:${port}`, proc, dir, logDir, output, exited };
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${w.name} exited ${proc.exitCode}: ${output.join("").slice(-2000)}`);
     try {
-      await call(w, "get_version");
+      await walletRpc(w.url, "get_version");
       return w;
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`${w.name} did not answer: ${String(e)}`, { cause: e });
@@ -100,9 +86,9 @@ describe("wallets with an empty filename and open_wallet failures: tsmonero-wall
   let aliceAddress = "";
   let aliceView = "";
 
-  /** The same call to both; asserts the answers are equal and returns them. */
-  async function same(method: string, params: JsonWritable = {}): Promise<Answer> {
-    const [a, b] = await Promise.all([call(real as Wallet, method, params), call(ours as Wallet, method, params)]);
+  /** The same call to both; asserts the answers (result or error) are equal and returns them. */
+  async function same<M extends WalletMethod>(method: M, params?: WalletParams<M>) {
+    const [a, b] = await Promise.all([walletRpc((real as Wallet).url, method, params), walletRpc((ours as Wallet).url, method, params)]);
     assert.deepEqual(b, a, `${method} ${show(params)}: ours ${show(b)}, monero-wallet-rpc ${show(a)}`);
     return a;
   }
@@ -117,19 +103,19 @@ describe("wallets with an empty filename and open_wallet failures: tsmonero-wall
 
   it("restore, create and generate_from_keys with an empty filename write nothing; store and close succeed; a password change fails with code 0", async () => {
     const r = await same("restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, restore_height: 0, language: "English" });
-    assert.equal((r.result as Record<string, JsonValue>).info, "Wallet has been restored successfully.");
+    assert.equal(r.result?.info, "Wallet has been restored successfully.");
     await same("get_address", { account_index: 0 });
     await same("query_key", { key_type: "mnemonic" });
-    aliceView = ((await same("query_key", { key_type: "view_key" })).result as Record<string, JsonValue>).key as string;
-    aliceAddress = ((await same("get_address")).result as Record<string, JsonValue>).address as string;
+    aliceView = (await same("query_key", { key_type: "view_key" })).result?.key as string;
+    aliceAddress = (await same("get_address")).result?.address as string;
     await same("store");
     assert.deepEqual(files(real), []);
     assert.deepEqual(files(ours), []);
 
     // wallet2::verify_password throws out of the handler: epee answers code 0 (its message is empty; ours says why)
     const [a, b] = await Promise.all([
-      call(real as Wallet, "change_wallet_password", { old_password: "", new_password: "x" }),
-      call(ours as Wallet, "change_wallet_password", { old_password: "", new_password: "x" }),
+      walletRpc((real as Wallet).url, "change_wallet_password", { old_password: "", new_password: "x" }),
+      walletRpc((ours as Wallet).url, "change_wallet_password", { old_password: "", new_password: "x" }),
     ]);
     assert.equal(a.error?.code, 0, show(a));
     assert.equal(b.error?.code, 0, show(b));
@@ -139,7 +125,7 @@ describe("wallets with an empty filename and open_wallet failures: tsmonero-wall
     await same("get_balance");
     await same("create_wallet", { filename: "", password: "", language: "English" });
     const g = await same("generate_from_keys", { filename: "", address: aliceAddress, viewkey: aliceView, password: "" });
-    assert.equal((g.result as Record<string, JsonValue>).info, "Watch-only wallet has been generated successfully.");
+    assert.equal(g.result?.info, "Watch-only wallet has been generated successfully.");
     await same("get_balance");
     await same("close_wallet");
     assert.deepEqual(files(real), []);

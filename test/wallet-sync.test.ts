@@ -19,6 +19,7 @@ import { ScanWorker } from "../src/wallet/scan/pool.js";
 import { OutputIndexer, type ScanBlockInput, Scanner } from "../src/wallet/scan/scan.js";
 import { ReorgDepthError, shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
 import { fromHex, recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 import { type Daemon, startMonerod, stopDaemon, waitReady } from "./helpers/monerod.js";
 
@@ -73,8 +74,8 @@ describe("WalletSync against monerod", { skip }, () => {
         const r = await node.sendRawTransaction(txById.get(h)?.as_hex ?? "", { doNotRelay: false });
         assert.equal(r.status, "OK", `send_raw_transaction ${h} at ${b.height}: ${r.reason}`);
       }
-      const r = await node.jsonRpc("submit_block", [b.blob]);
-      assert.ok(r && typeof r === "object" && !Array.isArray(r) && r.status === "OK", `submit_block ${b.height}`);
+      const r = await nodeCall(node.url, "submit_block", [b.blob]);
+      assert.equal(r.status, "OK", `submit_block ${b.height}`);
     }
   });
 
@@ -162,9 +163,9 @@ describe("WalletSync against monerod", { skip }, () => {
   it("after pop_blocks 5 and 7 other blocks, the refreshed ledger equals a fresh wallet's", async () => {
     const height = recordedBlocks().length;
     const paidBefore = Object.fromEntries(NAMES.map((n) => [n, synced[n].ledger.state.payments.map((p) => ({ ...p }))])) as Record<Name, PaymentDetails[]>;
-    const popped = await node.json("/pop_blocks", { nblocks: 5n });
-    assert.ok(popped && typeof popped === "object" && !Array.isArray(popped) && popped.status === "OK");
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 7n, wallet_address: ADDRESS });
+    const popped = await nodePath(node.url, "/pop_blocks", { nblocks: 5n });
+    assert.equal(popped.status, "OK");
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 7n, wallet_address: ADDRESS });
     assert.equal(Number((await node.getHeight()).height), height + 2);
     const newHash = (await node.getBlockHeaderByHeight(height - 5)).block_header.hash;
     assert.notEqual(newHash, recordedBlocks()[height - 5].hash, "the node's block at the fork differs");
@@ -221,9 +222,9 @@ describe("WalletSync against monerod", { skip }, () => {
   it("a reorg deeper than maxReorgDepth throws ReorgDepthError and leaves the ledger as it was", async () => {
     const w = synced.alice;
     const height = w.ledger.height;
-    const popped = await node.json("/pop_blocks", { nblocks: 4n });
-    assert.ok(popped && typeof popped === "object" && !Array.isArray(popped) && popped.status === "OK");
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 5n, wallet_address: ADDRESS });
+    const popped = await nodePath(node.url, "/pop_blocks", { nblocks: 4n });
+    assert.equal(popped.status, "OK");
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 5n, wallet_address: ADDRESS });
     const before = structuredClone(w.ledger.state);
     const strict = new WalletSync({ node, ledger: w.ledger, scanner: new Scanner(account("alice"), be), maxReorgDepth: 3, now: () => CLOCK });
     await assert.rejects(strict.refresh(), (e: unknown) => e instanceof ReorgDepthError && e.depth === 4 && e.max === 3);

@@ -5,4 +5,4 @@
  */
 export { WalletService, type WalletServiceOptions } from "./service/service.js";
 export { startWalletRpc, type WalletRpc, type WalletRpcOptions } from "./rpc/index.js";
-export { walletClient, type WalletApi, type WalletMethod } from "./rpc/api.js";
+export { hubClient, type HubApi, type HubMethod, hubWalletClient, walletClient, type WalletApi, type WalletMethod } from "./rpc/api.js";

@@ -3,14 +3,15 @@
  * daemon. `walletCall` / `walletRpc` go through the typed wallet client (walletClient: WalletApi's
  * checked params and typed results), as any caller of the package would; `call` / `rpc` are the raw
  * calls (fetch, any method name, any params: answers as plain objects) for what the map does not
- * hold — hostile inputs, the hub's endpoints, deliberately wrong params — and for the tests not yet
- * converted. Both read 64-bit integers exactly.
+ * hold: hostile inputs, unknown methods, deliberately wrong params. `hubCall` / `hubRpc` are the
+ * typed calls of a hub's own endpoint (/wallets/json_rpc); a hub wallet's endpoint
+ * (/wallets/NAME/json_rpc) is a wallet url for walletCall. All read 64-bit integers exactly.
  */
 import assert from "node:assert/strict";
 import { NodeRpcError } from "../../src/client/node-client.js";
 import type { WireIn, WireOut } from "../../src/client/rpc-client.js";
 import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../../src/rpc/json.js";
-import { walletClient, type WalletApi, type WalletMethod } from "../../src/wallet/rpc/api.js";
+import { hubClient, type HubApi, type HubMethod, walletClient, type WalletApi, type WalletMethod } from "../../src/wallet/rpc/api.js";
 import { type Daemon, startMonerod, startProcess } from "./monerod.js";
 
 export type Obj = Record<string, JsonValue>;
@@ -53,24 +54,47 @@ export type WalletParams<M extends WalletMethod> = WireIn<WalletApi[M]["params"]
 /** What a wallet method answers, as a caller reads it. */
 export type WalletResult<M extends WalletMethod> = WireOut<WalletApi[M]["result"]>;
 
-const walletClients = new Map<string, ReturnType<typeof walletClient>>();
+/** The params a hub method (/wallets/json_rpc) takes, and what it answers. */
+export type HubParams<M extends HubMethod> = WireIn<HubApi[M]["params"]>;
+export type HubResult<M extends HubMethod> = WireOut<HubApi[M]["result"]>;
+
+type Answered<R> = { result?: R; error?: { code: number; message: string } };
 
 /**
- * One call through the client of `url`, kept per url as fetch kept its connections: calls reuse
- * keep-alive connections (monerod, for one, refuses new connections from a host it has just
- * blocked, and the P2P tests read its RPC then over a connection opened before); idle ones do not
- * keep the process alive. A JSON-RPC error comes back as `error`, as `rpc` gives it. `params`
- * default to {}, as the raw calls sent. The calls name canonical methods of the map.
+ * One call through the client `make` gives for `url`, kept per url as fetch kept its connections:
+ * calls reuse keep-alive connections (monerod, for one, refuses new connections from a host it has
+ * just blocked, and the P2P tests read its RPC then over a connection opened before); idle ones do
+ * not keep the process alive. A JSON-RPC error comes back as `error`, as `rpc` gives it.
  */
-async function typedCall<R>(url: string, f: (c: ReturnType<typeof walletClient>) => Promise<R>): Promise<{ result?: R; error?: { code: number; message: string } }> {
-  let c = walletClients.get(url);
-  if (!c) walletClients.set(url, (c = walletClient({ url, timeoutMs: CALL_TIMEOUT_MS })));
+async function answered<C, R>(clients: Map<string, C>, make: (url: string) => C, url: string, f: (c: C) => Promise<R>): Promise<Answered<R>> {
+  let c = clients.get(url);
+  if (!c) clients.set(url, (c = make(url)));
   try {
     return { result: await f(c) };
   } catch (e) {
     if (e instanceof NodeRpcError) return { error: { code: e.code, message: e.rpcMessage } };
     throw e;
   }
+}
+
+const walletClients = new Map<string, ReturnType<typeof walletClient>>();
+const hubClients = new Map<string, ReturnType<typeof hubClient>>();
+
+/** One call through the wallet client of `url` (see `answered`). `params` default to {}, as the raw calls sent. The calls name canonical methods of the map. */
+const typedCall = <R>(url: string, f: (c: ReturnType<typeof walletClient>) => Promise<R>): Promise<Answered<R>> =>
+  answered(walletClients, (u) => walletClient({ url: u, timeoutMs: CALL_TIMEOUT_MS }), url, f);
+
+/** One typed call to a hub's own endpoint (/wallets/json_rpc of the server at `url`); the whole answer (result or error). */
+export function hubRpc<M extends HubMethod>(url: string, method: M, params?: HubParams<M>): Promise<Answered<HubResult<M>>> {
+  return answered(hubClients, (u) => hubClient({ url: u, timeoutMs: CALL_TIMEOUT_MS }), url, (c) => c.call(method, params ?? ({} as HubParams<M>)));
+}
+
+/** One typed call to a hub's own endpoint that must succeed; its result (CallError on an error answer). */
+export async function hubCall<M extends HubMethod>(url: string, method: M, params?: HubParams<M>): Promise<HubResult<M>> {
+  const a = await hubRpc(url, method, params);
+  if (a.error) throw new CallError(a.error.code, `${url}/wallets ${method}: ${a.error.code} ${a.error.message}`);
+  assert.ok(a.result !== undefined);
+  return a.result;
 }
 
 /** One typed wallet JSON-RPC call; the whole answer (result or error). A real wallet's transport failure (above) is retried once. */

@@ -7,7 +7,7 @@
  *                            that would open, create or close another wallet there answer −1.
  * The drop-in /json_rpc is the server's own table, unchanged.
  */
-import { DigestAuthenticator, MethodTable, type RpcRoute, str, withDefault, bool, WALLET_RESTRICTED } from "../../rpc/index.js";
+import { bool, DigestAuthenticator, type JsonRpcMethod, type JsonWritable, MethodTable, type RpcRoute, type Schema, str, withDefault, WALLET_RESTRICTED } from "../../rpc/index.js";
 import type { HubWallet, WalletHub } from "../hub/hub.js";
 import { fail, obj, toRpcError, W, WALLET_ERRORS, type WalletDef, type WalletMethodsOptions, type WalletRpcDeps } from "./common.js";
 import { walletMethods } from "./methods.js";
@@ -19,46 +19,76 @@ const loginOf = (p: { rpc_username: string; rpc_password: string }) => {
   return { username: p.rpc_username, password: p.rpc_password };
 };
 
-/** /wallets/json_rpc: the hub's own methods. */
-function hubTable(hub: WalletHub): MethodTable {
-  const t = new MethodTable({ errors: WALLET_ERRORS, restricted: WALLET_RESTRICTED });
-  const wrap =
-    <P>(f: (p: P) => Promise<Record<string, unknown>> | Record<string, unknown>) =>
-    async (p: P) => {
+/** What open_wallet, create_wallet and list_wallets say of a hub wallet. */
+export type HubWalletSummary = {
+  name: string;
+  address: string;
+  /** The wallet's height (blocks scanned); 0 before it is loaded. */
+  height: number;
+  /** Whether it answers with its own login (rpc_username/rpc_password at open) rather than the server's. */
+  own_login: boolean;
+};
+
+/**
+ * A hub method that keeps its name, params type and result type for the typed client (HubApi in
+ * api.ts); at run time it is the JsonRpcMethod itself.
+ */
+export type TypedHubMethod<N extends string, P, R> = JsonRpcMethod<unknown> & { readonly name: N; readonly __types?: { readonly params: P; readonly result: R } };
+
+/** Declares a hub method: its failures answered as the wallet's errors (toRpcError). */
+function hubDef<const N extends string, P, R extends JsonWritable>(d: { name: N; params: Schema<P>; handler(p: P): R | Promise<R> }): TypedHubMethod<N, P, R> {
+  const m: JsonRpcMethod<P> = {
+    name: d.name,
+    params: d.params,
+    handler: async (p) => {
       try {
-        return (await f(p)) as never;
+        return await d.handler(p);
       } catch (e) {
         throw toRpcError(e);
       }
-    };
+    },
+  };
+  return m as unknown as TypedHubMethod<N, P, R>;
+}
+
+/** /wallets/json_rpc's methods, declared with their types (HubApi in api.ts is derived from them). */
+export function hubMethods(hub: WalletHub) {
   const open = obj({ filename: str, password: str, language: withDefault(str, "English"), rpc_username: str, rpc_password: str });
-  t.addJsonRpc({ name: "open_wallet", params: open, handler: wrap(async (p) => summary(await hub.open(p.filename, { password: p.password, login: loginOf(p) }))) });
-  t.addJsonRpc({
-    name: "create_wallet",
-    params: open,
-    handler: wrap(async (p) => summary(await hub.open(p.filename, { password: p.password, login: loginOf(p), create: { language: p.language } }))),
-  });
-  t.addJsonRpc({
-    name: "close_wallet",
-    params: obj({ filename: str, autosave_current: withDefault(bool, true) }),
-    handler: wrap(async (p) => {
-      await hub.close(p.filename, p.autosave_current);
-      return {};
+  return [
+    hubDef({ name: "open_wallet", params: open, handler: async (p) => summary(await hub.open(p.filename, { password: p.password, login: loginOf(p) })) }),
+    hubDef({
+      name: "create_wallet",
+      params: open,
+      handler: async (p) => summary(await hub.open(p.filename, { password: p.password, login: loginOf(p), create: { language: p.language } })),
     }),
-  });
-  t.addJsonRpc({ name: "list_wallets", params: obj({}), handler: wrap(() => ({ wallets: hub.list().map(summary) })) });
-  t.addJsonRpc({
-    name: "get_hub_stats",
-    params: obj({}),
-    handler: wrap(() => {
-      const s = hub.stats;
-      return { wallets: hub.list().length, blocks_requests: s?.requests ?? 0, blocks_fetches: s?.fetches ?? 0, height_requests: s?.heightRequests ?? 0, height_fetches: s?.heightFetches ?? 0 };
+    hubDef({
+      name: "close_wallet",
+      params: obj({ filename: str, autosave_current: withDefault(bool, true) }),
+      handler: async (p) => {
+        await hub.close(p.filename, p.autosave_current);
+        return {};
+      },
     }),
-  });
+    hubDef({ name: "list_wallets", params: obj({}), handler: () => ({ wallets: hub.list().map(summary) }) }),
+    hubDef({
+      name: "get_hub_stats",
+      params: obj({}),
+      handler: () => {
+        const s = hub.stats;
+        return { wallets: hub.list().length, blocks_requests: s?.requests ?? 0, blocks_fetches: s?.fetches ?? 0, height_requests: s?.heightRequests ?? 0, height_fetches: s?.heightFetches ?? 0 };
+      },
+    }),
+  ] as const;
+}
+
+/** /wallets/json_rpc: the hub's own methods. */
+function hubTable(hub: WalletHub): MethodTable {
+  const t = new MethodTable({ errors: WALLET_ERRORS, restricted: WALLET_RESTRICTED });
+  for (const m of hubMethods(hub)) t.addJsonRpc(m);
   return t;
 }
 
-function summary(w: HubWallet): Record<string, unknown> {
+function summary(w: HubWallet): HubWalletSummary {
   const wal = w.service.hasWallet ? w.service.wallet() : null;
   return { name: w.name, address: wal ? wal.address({ major: 0, minor: 0 }) : "", height: wal ? wal.ledger.height : 0, own_login: w.login !== null };
 }
