@@ -27,6 +27,8 @@ let M2: Daemon;
 let chainTop: { height: number; hash: string };
 let txCount = 0;
 const T_ARGS = ["--add-exclusive-node", "127.0.0.1:19211"];
+/** Every Dandelion++ epoch of tsmonerod a stem epoch (monerod's draw is 80 %), so the stem path is tested every run. */
+const T_ENV = { TSMONERO_TEST_DANDELION_FLUFF_PERCENT: "0" };
 let tDir = "";
 
 before(async () => {
@@ -49,7 +51,7 @@ before(async () => {
   A = monerod(19210, 19211, mDir, ["--keep-fakechain", "--max-connections-per-ip", "4", "--seed-node", "127.0.0.1:19398"]);
   await until("monerod online", () => nodeCall(A.url, "get_info").then(() => true));
   tDir = tmp();
-  T = tsmonerod(19212, 19213, tDir, T_ARGS);
+  T = tsmonerod(19212, 19213, tDir, T_ARGS, T_ENV);
   await until("tsmonerod synced from monerod", async () => ((await top(T.url)).hash === chainTop.hash ? true : undefined), 120_000);
   // monerod counts itself synchronized only once a peer it handshakes with is at least as high as it
   // (process_payload_sync_data → on_connection_synchronized) or a sync of its own ends; until then it
@@ -58,7 +60,7 @@ before(async () => {
   assert.equal((await nodeCall(A.url, "get_info")).synchronized, false);
   // tsmonerod restarts on its chain and handshakes A again, now as high as A: A is synchronized
   await stopProcesses([T]);
-  T = tsmonerod(19212, 19213, tDir, [...T_ARGS, "--keep-fakechain"]);
+  T = tsmonerod(19212, 19213, tDir, [...T_ARGS, "--keep-fakechain"], T_ENV);
   await until("monerod synchronized by tsmonerod's handshake", async () => ((await nodeCall(A.url, "get_info")).synchronized === true ? true : undefined));
   assert.equal((await top(T.url)).hash, chainTop.hash);
 });
@@ -119,10 +121,21 @@ test("a tx sent to tsmonerod reaches both monerods' pools, one sent to a monerod
   };
   const inPool = (url: string, hash: string) => async (): Promise<true | undefined> => ((await pool(url)).includes(hash) ? true : undefined);
 
-  // to tsmonerod: fluffed to its outgoing peer (A) and its incoming peer (M2)
+  // to tsmonerod: Dandelion++, in a stem epoch (T_ENV). It goes along tsmonerod's one stem, its
+  // outgoing peer A, as NOTIFY_NEW_TRANSACTIONS with dandelionpp_fluff false, and tsmonerod keeps it
+  // embargoed (last_relayed_time 0, as monerod reports a stem tx) for ~39 s on average; A has it at
+  // once, which only the stem message can have brought. A stem must be an outgoing peer as high as
+  // the chain as last announced (monerod 0.18 learns a peer's height at the handshake and at each
+  // timed sync, every 60 s): first wait until tsmonerod knows A's height.
+  const height = (await top(T.url)).height + 1;
+  await until("tsmonerod knows its outgoing peer's height (a timed sync)", async () => ((await nodeCall(T.url, "get_connections")).connections ?? []).some((c) => !c.incoming && c.height >= height) || undefined, 90_000);
   await send(T.url, alice.blob);
-  await until("tsmonerod's tx in its outgoing peer's pool", inPool(A.url, alice.hash));
-  await until("tsmonerod's tx in its incoming peer's pool", inPool(M2.url, alice.hash));
+  const held = async () => ((await nodePath(T.url, "/get_transaction_pool")).transactions ?? []).find((t) => t.id_hash === alice.hash);
+  const mine = await held();
+  assert.ok(mine, "in tsmonerod's own pool");
+  assert.equal(mine.last_relayed_time, 0, "tsmonerod holds it in its stem, embargoed");
+  await until("tsmonerod's stem tx in its stem's (A's) pool, long before its embargo ends", inPool(A.url, alice.hash), 10_000);
+  await until("tsmonerod's tx in its incoming peer's pool", inPool(M2.url, alice.hash), 90_000);
   // to monerod M2: Dandelion++ stems it to its one outgoing peer (tsmonerod) or fluffs it; either way it reaches us, and we fluff it on
   await send(M2.url, bob.blob);
   await until("monerod's tx in tsmonerod's pool", inPool(T.url, bob.hash));

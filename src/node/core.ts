@@ -30,6 +30,12 @@ export interface PoolEntry {
   lastRelayedTime: number;
   relayed: boolean;
   doNotRelay: boolean;
+  /**
+   * Dandelion++ stem state (monerod's dandelionpp_stem): the Unix second its embargo ends, when the
+   * tx was sent or received along a stem and nobody has fluffed it since; absent once fluffed. A
+   * stem tx is not public (restricted RPC, pool complement and ZMQ leave it out) until then.
+   */
+  stemEmbargo?: number;
   /** Came back from a popped/reorganised block (kept 3 days instead of 1). */
   keptByBlock: boolean;
   /** Set when another pool or chain tx spends one of its key images. */
@@ -40,6 +46,11 @@ export interface PoolEntry {
   maxUsedBlockId: Bytes;
 }
 
+/** Whether a pool tx is public: relayed in the open (not do_not_relay, not in a Dandelion++ stem). */
+export function isBroadcast(e: PoolEntry): boolean {
+  return !e.doNotRelay && e.stemEmbargo === undefined;
+}
+
 /** The pool as the RPC layer sees it (read side). */
 export interface PoolView {
   size(): number;
@@ -47,6 +58,8 @@ export interface PoolView {
   entries(): readonly PoolEntry[];
   get(id: Bytes): PoolEntry | undefined;
   has(id: Bytes): boolean;
+  /** Stem txs whose Dandelion++ embargo has ended by `now` (Unix seconds; default the pool's clock). */
+  embargoEnded(now?: number): PoolEntry[];
   /** The pool tx that spends `keyImage`, if any. */
   spenderOf(keyImage: Bytes): Bytes | undefined;
   /** Key image → the pool txs spending it (get_transaction_pool's spent_key_images). */
@@ -180,7 +193,8 @@ export interface NodeCore {
   readonly offline: boolean;
 
   /** Pool admission with every rule (semantics, fee, chain inputs, RingCT in a worker). */
-  submitTransaction(blob: Bytes, opts?: { doNotRelay?: boolean }): Promise<TxSubmitResult>;
+  /** `stemEmbargo`: received along a Dandelion++ stem, embargoed until then (Unix seconds). */
+  submitTransaction(blob: Bytes, opts?: { doNotRelay?: boolean; stemEmbargo?: number }): Promise<TxSubmitResult>;
   /**
    * A mined block blob (submit_block, P2P): checked, then applied, stored as alternative or rejected.
    * Its txs come from the pool, else from `txBlobs` (P2P's block_complete_entry carries them).
@@ -214,6 +228,8 @@ export interface NodeCore {
   flushPool(ids?: readonly Bytes[]): Promise<void>;
   /** Marks pool txs for relay (relay_tx); returns the ids not found. */
   relayTransactions(ids: readonly Bytes[]): Promise<Bytes[]>;
+  /** Dandelion++: these pool txs went along a stem; hidden until `embargo` (Unix seconds), see TxPool.markStem. */
+  stemTransactions(ids: readonly Bytes[], embargo: number): Promise<void>;
   altChains(): AltChainInfo[];
   altBlockHashes(): Bytes[];
   altBlockCount(): number;

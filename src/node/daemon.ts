@@ -466,6 +466,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     if (opts.p2p.outPeers !== undefined) state.outPeers = opts.p2p.outPeers;
     if (opts.p2p.inPeers !== undefined) state.inPeers = opts.p2p.inPeers;
     p2p = new P2pNode(core, {
+      // TSMONERO_TEST_DANDELION_FLUFF_PERCENT: tests pin the epoch's draw (0: always stem, 100: always fluff)
+      ...(process.env.TSMONERO_TEST_DANDELION_FLUFF_PERCENT ? { dandelionFluffPercent: Number(process.env.TSMONERO_TEST_DANDELION_FLUFF_PERCENT) } : {}),
       ...opts.p2p,
       stateDir: dirname(lmdbDir),
       isAllowed: (host) => state.isAllowed(host, now()),

@@ -32,8 +32,8 @@ export function withoutMoneroTls(bin: string, args: readonly string[]): string[]
 }
 
 /** Spawns a Monero binary (withoutMoneroTls), keeping the last 200 chunks of its output for error messages. */
-export function startProcess(bin: string, args: string[], dir: string, url: string): Daemon {
-  const proc = spawn(bin, withoutMoneroTls(bin, args), { stdio: ["ignore", "pipe", "pipe"] });
+export function startProcess(bin: string, args: string[], dir: string, url: string, env?: NodeJS.ProcessEnv): Daemon {
+  const proc = spawn(bin, withoutMoneroTls(bin, args), { stdio: ["ignore", "pipe", "pipe"], ...(env ? { env: { ...process.env, ...env } } : {}) });
   const output: string[] = [];
   const keep = (b: Buffer): void => {
     output.push(b.toString());

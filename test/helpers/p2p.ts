@@ -37,9 +37,10 @@ export class Net {
     return d;
   }
 
-  tsmonerod(rpc: number, p2p: number, dir: string, extra: string[]): Daemon {
+  /** tsmonerod; `env` adds to the environment (e.g. TSMONERO_TEST_DANDELION_FLUFF_PERCENT). */
+  tsmonerod(rpc: number, p2p: number, dir: string, extra: string[], env?: NodeJS.ProcessEnv): Daemon {
     const args = ["--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", String(rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p), "--no-zmq", "--non-interactive", ...extra];
-    const d = startProcess(TS, args, dir, `http://127.0.0.1:${rpc}`);
+    const d = startProcess(TS, args, dir, `http://127.0.0.1:${rpc}`, env);
     this.procs.push(d);
     return d;
   }

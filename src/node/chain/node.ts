@@ -177,6 +177,8 @@ export class Node extends EventEmitter implements NodeCore {
       verifier: this.verifier,
       now: this.clock,
       context: () => this.mainContext(),
+      // tx_memory_pool's m_mine_stem_txes: only a fake chain (regtest) mines txs still in a Dandelion++ stem
+      mineStemTxs: opts.network === "regtest",
       ...(opts.maxTxpoolWeight === undefined ? {} : { maxWeight: opts.maxTxpoolWeight }),
       backend: this.backend,
     });
@@ -205,7 +207,7 @@ export class Node extends EventEmitter implements NodeCore {
 
   // ---- transactions ----
 
-  submitTransaction(blob: Bytes, opts: { doNotRelay?: boolean } = {}): Promise<TxSubmitResult> {
+  submitTransaction(blob: Bytes, opts: { doNotRelay?: boolean; stemEmbargo?: number } = {}): Promise<TxSubmitResult> {
     return this.serial(async () => {
       this.pool.evictStale();
       const r = await this.pool.submit(blob, opts);
@@ -222,6 +224,12 @@ export class Node extends EventEmitter implements NodeCore {
 
   relayTransactions(ids: readonly Bytes[]): Promise<Bytes[]> {
     return this.serial(async () => this.pool.relay(ids));
+  }
+
+  stemTransactions(ids: readonly Bytes[], embargo: number): Promise<void> {
+    return this.serial(async () => {
+      for (const id of ids) this.pool.markStem(id, embargo);
+    });
   }
 
   // ---- PoW ----

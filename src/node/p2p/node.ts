@@ -14,14 +14,17 @@ import { EPEE_LEVIN_LIMITS } from "../../codec/epee.js";
 import { blockHashesFromBlob, parseBlock } from "../../protocol/block.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
-import type { BlockSubmitResult, NetworkView, NodeCore, PeerConnectionInfo, PeerListInfo } from "../core.js";
+import { type BlockSubmitResult, isBroadcast, type NetworkView, type NodeCore, type PeerConnectionInfo, type PeerListInfo } from "../core.js";
 import { LevinConnection, type LevinReply } from "./connection.js";
 import * as M from "./messages.js";
 import { type Peer, PeerList } from "./peerlist.js";
 import { Syncer } from "./sync.js";
+import { Dandelion, type DandelionPeer, embargoSeconds } from "./dandelion.js";
 import { bytesToHex as hex } from "../../base/bytes.js";
 
 export interface P2pOptions {
+  /** Percent chance an epoch fluffs (monerod: CRYPTONOTE_DANDELIONPP_FLUFF_PROBABILITY, 20); tests pin it. */
+  dandelionFluffPercent?: number;
   /** Mutable: out_peers / in_peers over RPC change them. */
   bindIp: string;
   bindPort: number;
@@ -159,8 +162,10 @@ export class P2pNode extends EventEmitter implements NetworkView {
   readonly syncer: Syncer;
   /** Block ids being applied, and where they came from (to relay only what should be). */
   readonly blockSources = new Map<string, { kind: "sync" | "relay"; from?: PeerConn }>();
-  /** Tx ids received from a peer, so its relay skips that peer. */
-  private readonly txSources = new Map<string, PeerConn>();
+  /** Tx ids received from a peer, so its relay skips that peer, and whether they came along a stem. */
+  private readonly txSources = new Map<string, { peer: PeerConn; stem: boolean }>();
+  /** Dandelion++ relay of txs (stems, fluff delays); the pool keeps the embargoes. */
+  readonly dandelion: Dandelion;
   private readonly unhook: (() => void)[] = [];
   /** Totals for get_net_stats, counting closed connections too. */
   private closedIn = 0;
@@ -174,6 +179,12 @@ export class P2pNode extends EventEmitter implements NetworkView {
     super();
     this.peerlist = new PeerList(opts.stateDir ? join(opts.stateDir, "p2pstate.json") : undefined);
     this.syncer = new Syncer(this);
+    this.dandelion = new Dandelion({
+      peers: () => this.normalPeers().map((p) => this.dandelionPeer(p)),
+      chainHeight: () => this.stemHeight(),
+      log: (m) => this.log(m),
+      ...(opts.dandelionFluffPercent !== undefined ? { fluffPercent: opts.dandelionFluffPercent } : {}),
+    });
     const onBlock = (b: { height: number; id: Bytes; block: unknown }): void => this.onCoreBlock(b.id);
     const onPoolAdd = (e: { id: Bytes; blob: Bytes; doNotRelay: boolean }): void => this.onPoolAdd(e.id, e.blob, e.doNotRelay);
     core.on("block", onBlock);
@@ -234,6 +245,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     for (const u of this.unhook) u();
+    this.dandelion.stop();
     this.syncer.stop();
     for (const p of this.peers) {
       if (!p.inbound && p.dialled && p.state !== "before_handshake")
@@ -343,6 +355,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       this.closedIn += conn.bytesIn;
       this.closedOut += conn.bytesOut;
       this.syncer.onPeerClosed(peer);
+      this.dandelion.dropPeer(peer.connectionId);
       this.emit("peer-closed", peer);
     });
     // monerod drops a connection that never handshakes
@@ -488,6 +501,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
   private lastSave = Date.now();
   private housekeeping(): void {
     for (const p of this.peers) if (!this.opts.isAllowed(p.host)) p.conn.close("banned");
+    this.endEmbargoes();
     // a dial that was under way when out_peers went down
     this.setPeerLimits(this.opts.outPeers ?? 12, this.opts.inPeers ?? Infinity);
     if (Date.now() - this.lastSave > 60_000) {
@@ -874,9 +888,15 @@ export class P2pNode extends EventEmitter implements NetworkView {
     peer.conn.notify(M.NOTIFY_NEW_FLUFFY_BLOCK, encodeEpee(M.newBlock, rsp));
   }
 
-  /** handle_notify_new_transactions: stem or fluff, each goes to our pool and is fluffed on. */
+  /**
+   * handle_notify_new_transactions: each new tx goes to our pool, then on by Dandelion++ (a stem tx
+   * along our stem, embargoed; a fluffed one fluffed on). A tx we hold in a stem that comes again
+   * ends its stem: along a stem it is a loop (tx_memory_pool::add_tx turns it to fluff), fluffed it
+   * is public already; either way we fluff it on.
+   */
   private async onNewTransactions(peer: PeerConn, req: M.NewTransactions): Promise<void> {
     if (this.syncer.busy) return;
+    const stem = !req.dandelionpp_fluff;
     for (const blob of req.txs) {
       let id: Bytes;
       try {
@@ -885,9 +905,17 @@ export class P2pNode extends EventEmitter implements NetworkView {
         this.drop(peer, 0, `unparsable tx: ${(e as Error).message}`);
         return;
       }
-      if (this.core.pool.has(id) || this.core.store.txLocation(id)) continue;
-      this.txSources.set(hex(id), peer);
-      const r = await this.core.submitTransaction(blob);
+      const held = this.core.pool.get(id);
+      if (held) {
+        if (held.stemEmbargo !== undefined) {
+          await this.core.relayTransactions([id]);
+          this.dandelion.fluff([held.blob], peer.connectionId);
+        }
+        continue;
+      }
+      if (this.core.store.txLocation(id)) continue;
+      this.txSources.set(hex(id), { peer, stem });
+      const r = await this.core.submitTransaction(blob, stem ? { stemEmbargo: Math.floor(Date.now() / 1000) + embargoSeconds() } : {});
       this.txSources.delete(hex(id));
       if (!r.ok && !r.internalError) {
         this.drop(peer, 0, `invalid tx ${hex(id)}: ${r.reason ?? r.error ?? "rejected"}`);
@@ -900,7 +928,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const theirs = new Set(req.hashes.map(hex));
     const txs = this.core.pool
       .entries()
-      .filter((e) => !theirs.has(hex(e.id)) && !e.doNotRelay)
+      .filter((e) => !theirs.has(hex(e.id)) && isBroadcast(e))
       .map((e) => e.blob);
     if (txs.length > 0) peer.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, encodeEpee(M.newTransactions, { txs, _: new Uint8Array(0), dandelionpp_fluff: true }));
   }
@@ -927,21 +955,68 @@ export class P2pNode extends EventEmitter implements NetworkView {
     }
   }
 
+  /**
+   * A tx entered our pool: relayed by Dandelion++ (notify::send_txs). Ours (from RPC) and those
+   * that came along a stem go along our stem (stemmed: hidden and embargoed in the pool), unless
+   * this epoch fluffs or no stem takes them; fluffed ones are fluffed on to every peer but their
+   * source, after each connection's Poisson delay.
+   */
   private onPoolAdd(id: Bytes, blob: Bytes, doNotRelay: boolean): void {
     if (doNotRelay || this.core.offline) return;
-    const from = this.txSources.get(hex(id));
-    this.relayTxs([blob], from);
+    const src = this.txSources.get(hex(id));
+    const source = src?.peer.connectionId ?? "";
+    if (!src || src.stem) {
+      if (this.dandelion.stem([blob], source)) {
+        // set_relayed(stem): an embargo from now (a stem tx received has had one since it was added)
+        if (!src) void this.core.stemTransactions([id], Math.floor(Date.now() / 1000) + embargoSeconds()).catch((e: unknown) => this.log(`cannot mark ${hex(id)} stemmed: ${(e as Error).message}`));
+        return;
+      }
+      // fluffed: public from now (dandelionpp_notify's on_transactions_relayed(fluff))
+      if (src) void this.core.relayTransactions([id]).catch((e: unknown) => this.log(`cannot mark ${hex(id)} fluffed: ${(e as Error).message}`));
+    }
+    this.dandelion.fluff([blob], source);
   }
 
+  /** core::relay_txpool_transactions for stem txs: an embargo that ended without a fluff reaching us, we fluff them. */
+  private endEmbargoes(): void {
+    const due = this.core.pool.embargoEnded();
+    if (due.length === 0) return;
+    const ids = due.map((e) => e.id);
+    void this.core
+      .relayTransactions(ids)
+      .then(() => this.dandelion.fluff(due.map((e) => e.blob)))
+      .catch((e: unknown) => this.log(`cannot fluff txs past their embargo: ${(e as Error).message}`));
+  }
+
+  /** relay_tx: sent on as Dandelion++ fluff. */
   relayPoolTxs(ids: readonly Bytes[]): void {
-    this.relayTxs(ids.map((id) => this.core.pool.get(id)?.blob).filter((b): b is Bytes => b !== undefined));
+    this.dandelion.fluff(ids.map((id) => this.core.pool.get(id)?.blob).filter((b): b is Bytes => b !== undefined));
   }
 
-  /** Fluffs txs to every peer but `except` (relay_transactions in fluff mode). */
-  relayTxs(blobs: Bytes[], except?: PeerConn): void {
-    if (blobs.length === 0) return;
-    const body = encodeEpee(M.newTransactions, { txs: blobs, _: new Uint8Array(0), dandelionpp_fluff: true });
-    for (const p of this.normalPeers(except)) p.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, body);
+  private dandelionPeer(p: PeerConn): DandelionPeer {
+    return {
+      id: p.connectionId,
+      inbound: p.inbound,
+      height: p.remoteHeight,
+      send: (txs, fluff) => {
+        if (p.conn.isClosed) return false;
+        p.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, encodeEpee(M.newTransactions, { txs: [...txs], _: new Uint8Array(0), dandelionpp_fluff: fluff }));
+        return true;
+      },
+    };
+  }
+
+  /** levin_notify's get_blockchain_height: ours when synchronized, else also the median height of our outgoing peers. */
+  private stemHeight(): bigint {
+    const ours = BigInt(this.core.store.height());
+    if (!this.syncer.busy) return ours;
+    const outs = this.normalPeers()
+      .filter((p) => !p.inbound)
+      .map((p) => p.remoteHeight)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (outs.length === 0) return ours;
+    const median = outs[outs.length % 2 !== 0 ? (outs.length - 1) / 2 : outs.length / 2 - 1];
+    return median > ours ? median : ours;
   }
 }
 

@@ -16,7 +16,7 @@ import type { Bytes, Transaction } from "../../protocol/tx.js";
 import { serializeTransaction } from "../../protocol/tx.js";
 import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { txWeight } from "../../protocol/weight.js";
-import type { PoolChanges, PoolEntry, PoolView, TxSubmitResult } from "../core.js";
+import { isBroadcast, type PoolChanges, type PoolEntry, type PoolView, type TxSubmitResult } from "../core.js";
 import type { ChainStore } from "../store/chain-store.js";
 import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
 import { PoolChangeLog } from "./changes.js";
@@ -40,10 +40,14 @@ export interface TxPoolOptions {
   backend?: CryptoBackend;
   /** The next block's context (the node's cached one); default: computed from the store per tip. */
   context?: () => NextBlockContext;
+  /** Templates take txs still in a Dandelion++ stem (monerod: on a fake chain only). Default true. */
+  mineStemTxs?: boolean;
 }
 
 export interface SubmitOptions {
   doNotRelay?: boolean;
+  /** Received along a Dandelion++ stem: the Unix second its embargo ends (PoolEntry.stemEmbargo). */
+  stemEmbargo?: number;
   /** The tx comes back from a popped block: no fee rule, no pool double-spend rule, kept 3 days. */
   keptByBlock?: boolean;
   /**
@@ -81,6 +85,8 @@ interface StoredMeta {
   lastFailedId: string;
   maxUsedBlockHeight: number;
   maxUsedBlockId: string;
+  /** PoolEntry.stemEmbargo (absent: not in a stem). */
+  stemEmbargo?: number;
   /** Arrival order (receive times tie at one-second resolution). */
   seq: number;
 }
@@ -97,6 +103,7 @@ function encodeEntry(e: PoolEntry, seq: number): Buffer {
     lastFailedId: hex(e.lastFailedId),
     maxUsedBlockHeight: e.maxUsedBlockHeight,
     maxUsedBlockId: hex(e.maxUsedBlockId),
+    ...(e.stemEmbargo !== undefined ? { stemEmbargo: e.stemEmbargo } : {}),
     seq,
   };
   const j = Buffer.from(JSON.stringify(meta), "utf8");
@@ -124,6 +131,7 @@ export class TxPool implements PoolView {
   private readonly backend: CryptoBackend;
   private readonly db: Database<Buffer, Buffer>;
   private readonly context: (() => NextBlockContext) | undefined;
+  private readonly mineStemTxs: boolean;
   /** Receive order. */
   private readonly byId = new Map<string, PoolEntry>();
   /** key image hex → ids (hex) of pool txs spending it. */
@@ -148,6 +156,7 @@ export class TxPool implements PoolView {
     this.backend = opts.backend ?? defaultBackend();
     this.db = this.store.auxDb("txpool");
     this.context = opts.context;
+    this.mineStemTxs = opts.mineStemTxs ?? true;
     this.changes = new PoolChangeLog(this.now);
   }
 
@@ -177,6 +186,7 @@ export class TxPool implements PoolView {
           lastFailedId: unhex(meta.lastFailedId),
           maxUsedBlockHeight: meta.maxUsedBlockHeight,
           maxUsedBlockId: unhex(meta.maxUsedBlockId),
+          ...(typeof meta.stemEmbargo === "number" ? { stemEmbargo: meta.stemEmbargo } : {}),
         } });
       } catch (e) {
         p.droppedAtOpen.push({ id: Buffer.from(key).toString("hex"), reason: e instanceof Error ? e.message : String(e) });
@@ -368,6 +378,7 @@ export class TxPool implements PoolView {
       lastRelayedTime: relay ? now : 0,
       relayed: relay,
       doNotRelay: opts.doNotRelay ?? false,
+      ...(opts.stemEmbargo !== undefined && !opts.doNotRelay ? { stemEmbargo: opts.stemEmbargo, lastRelayedTime: 0 } : {}),
       keptByBlock,
       ...(inputs.ok
         ? { maxUsedBlockHeight: inputs.value.maxUsedHeight, maxUsedBlockId: this.store.meta(inputs.value.maxUsedHeight).hash }
@@ -390,7 +401,7 @@ export class TxPool implements PoolView {
     if (this.byId.has(k)) return;
     this.byId.set(k, e);
     // add_tx_to_transient_lists (also for the txs read back at open, as tx_memory_pool::init)
-    this.changes.noteAdded(k, e.doNotRelay);
+    this.changes.noteAdded(k, !isBroadcast(e));
     this.weight += e.weight;
     for (const ki of e.keyImages) {
       const kk = hex(ki);
@@ -413,7 +424,7 @@ export class TxPool implements PoolView {
     const e = this.byId.get(k);
     if (!e) return false;
     this.byId.delete(k);
-    this.changes.noteRemoved(k, e.doNotRelay);
+    this.changes.noteRemoved(k, !isBroadcast(e));
     this.verified.delete(k);
     this.seqs.delete(k);
     this.weight -= e.weight;
@@ -482,7 +493,8 @@ export class TxPool implements PoolView {
   }
 
   /**
-   * Pool txs for a block template (fill_block_template): highest fee per weight first, each whose
+   * Pool txs for a block template (fill_block_template): highest fee per weight first (no stem tx
+   * unless mineStemTxs), each whose
    * key images do not conflict with one already chosen, whose inputs are still unspent, while the
    * total weight stays within `maxWeight`.
    */
@@ -492,6 +504,7 @@ export class TxPool implements PoolView {
     let total = 0;
     for (const e of [...this.byId.values()].sort(compareForTemplate)) {
       if (!this.verified.has(hex(e.id))) continue;
+      if (e.stemEmbargo !== undefined && !this.mineStemTxs) continue;
       if (total + e.weight > maxWeight) continue;
       const kis = e.keyImages.map(hex);
       if (kis.some((k) => used.has(k))) continue;
@@ -599,13 +612,44 @@ export class TxPool implements PoolView {
         missing.push(id);
         continue;
       }
-      // on_transactions_relayed: a tx broadcast for the first time is added again with a new time, no longer sensitive
-      if (e.doNotRelay) this.changes.noteAdded(hex(e.id), false);
-      e.doNotRelay = false;
-      e.relayed = true;
-      e.lastRelayedTime = now;
-      this.persist(e);
+      this.markFluffed(e, now);
     }
     return missing;
+  }
+
+  /**
+   * tx_memory_pool::set_relayed(…, stem) for a tx we sent along a Dandelion++ stem: it stays out
+   * of public view until `embargo` (Unix seconds), when the node fluffs it itself unless someone
+   * else did. Called on a local tx right after it was added; no effect on a do_not_relay tx or a
+   * tx already in a stem.
+   */
+  markStem(id: Bytes, embargo: number): void {
+    const e = this.get(id);
+    if (!e || e.doNotRelay || e.stemEmbargo !== undefined) return;
+    // no longer public: kept for sensitive readers only (monerod never shows a local or stem tx to others)
+    this.changes.noteAdded(hex(e.id), true);
+    e.stemEmbargo = embargo;
+    e.relayed = true;
+    e.lastRelayedTime = 0;
+    this.persist(e);
+  }
+
+  /**
+   * set_relayed(…, fluff): the tx is public from now on (relayed now, its stem and its embargo
+   * over). A tx that was not public (do_not_relay, stem) is added again to the change log, as
+   * on_transactions_relayed adds a tx broadcast for the first time again with a new time.
+   */
+  markFluffed(e: PoolEntry, now = this.now()): void {
+    if (!isBroadcast(e)) this.changes.noteAdded(hex(e.id), false);
+    e.doNotRelay = false;
+    delete e.stemEmbargo;
+    e.relayed = true;
+    e.lastRelayedTime = now;
+    this.persist(e);
+  }
+
+  /** The stem txs whose embargo has ended (get_relayable_transactions' stem case): the node fluffs them. */
+  embargoEnded(now = this.now()): PoolEntry[] {
+    return [...this.byId.values()].filter((e) => e.stemEmbargo !== undefined && e.stemEmbargo <= now);
   }
 }

@@ -11,7 +11,7 @@ import { type Bytes, parseTransaction, parseTransactionAsSanityCheck, pruneTrans
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { RpcError } from "../../rpc/methods.js";
 import { array, bool, object, str, u64, withDefault } from "../../rpc/schema.js";
-import type { PoolEntry } from "../core.js";
+import { isBroadcast, type PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
 import { access, CACHE_CHARS, ChainDerived, coreCache, defineJsonPath, defineJsonRpc, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
@@ -103,8 +103,9 @@ function poolTxJson(e: PoolEntry, sensitive: boolean) {
     kept_by_block: e.keptByBlock,
     last_failed_height: e.lastFailedHeight,
     last_failed_id_hash: toHex(e.lastFailedId),
-    // never relayed (do_not_relay, or back from a block): monerod keeps time_t's max there (tx_memory_pool::add_tx)
-    last_relayed_time: sensitive ? (e.lastRelayedTime === 0 ? U64_MAX : e.lastRelayedTime) : 0,
+    // never relayed (do_not_relay, or back from a block): monerod keeps time_t's max there
+    // (tx_memory_pool::add_tx); a Dandelion++ stem tx's is its embargo, shown as 0 (get_transactions_info)
+    last_relayed_time: sensitive && e.stemEmbargo === undefined ? (e.lastRelayedTime === 0 ? U64_MAX : e.lastRelayedTime) : 0,
     max_used_block_height: e.maxUsedBlockHeight,
     max_used_block_id_hash: toHex(e.maxUsedBlockId),
     receive_time: sensitive ? e.receiveTime : 0,
@@ -130,10 +131,10 @@ export function compareHash32(a: Bytes, b: Bytes): number {
   return 0;
 }
 
-/** Pool entries a caller may see, in monerod's txpool table order; a restricted server hides do_not_relay txs. */
+/** Pool entries a caller may see, in monerod's txpool table order; a restricted server hides txs not broadcast (do_not_relay, Dandelion++ stem). */
 export function visiblePool(d: NodeRpcDeps, restricted: boolean): readonly PoolEntry[] {
   const all = [...d.core.pool.entries()].sort((x, y) => compareHash32(x.id, y.id));
-  return restricted ? all.filter((e) => !e.doNotRelay) : all;
+  return restricted ? all.filter(isBroadcast) : all;
 }
 
 /** monerod marks a tx relayed when it came back from a popped block (relay_method::block). */

@@ -9,7 +9,7 @@
  * - each submission that added a tx to the pool: txpool_add (core::handle_incoming_txs). A tx the
  *   pool already had, or one returned to the pool by a popped block, is not published.
  */
-import type { NodeCore, PoolEntry } from "../core.js";
+import { isBroadcast, type NodeCore, type PoolEntry } from "../core.js";
 import type { Block } from "../../protocol/block.js";
 import type { Bytes } from "../../protocol/rct.js";
 import type { ZmqPublisher } from "./pub.js";
@@ -36,10 +36,10 @@ export function minerData(core: NodeCore): MinerData {
   const ctx = core.mainContext();
   const tipVersion = height > 0 ? store.hardForkVersion(height - 1) : ctx.hfVersion;
   // tx_pool::get_block_template_backlog: txs that may be mined, in the pool's (txid) order; monerod
-  // leaves out txs not broadcast (do_not_relay)
+  // leaves out txs not broadcast (do_not_relay, Dandelion++ stem)
   const backlog = core.pool
     .entries()
-    .filter((e) => !e.doNotRelay)
+    .filter(isBroadcast)
     .map((e) => ({ id: e.id, weight: e.weight, fee: e.fee }))
     .sort((a, b) => compareHash32(a.id, b.id));
   return {

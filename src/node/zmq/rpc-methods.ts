@@ -12,6 +12,7 @@ import { hash32Key, UnorderedOrder } from "../../protocol/std-order.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import { type Bytes, parseTransaction, type Transaction } from "../../protocol/tx.js";
 import type { JsonObject, JsonValue, JsonWritable } from "../../rpc/json.js";
+import { isBroadcast } from "../core.js";
 import { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT, splitHeight, supplementFull, supplementStart } from "../rpc/bin.js";
 import { feeEstimate, getInfo, hardForkInfoOf, outputDistribution, outputHistogram } from "../rpc/chain.js";
 import { blockById, blockRender, type HeaderSource, mainBlock, type NodeRpcDeps, parseHexBuf, toHex } from "../rpc/common.js";
@@ -214,7 +215,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
         target: i.target,
         tx_count: i.tx_count,
         // get_pool_transactions_count(): without the do_not_relay ones (the HTTP get_info counts them)
-        tx_pool_size: core.pool.entries().filter((e) => !e.doNotRelay).length,
+        tx_pool_size: core.pool.entries().filter(isBroadcast).length,
         alt_blocks_count: i.alt_blocks_count,
         outgoing_connections_count: i.outgoing_connections_count,
         incoming_connections_count: i.incoming_connections_count,
@@ -293,7 +294,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
     // tx_memory_pool::get_pool_for_rpc: broadcastable txs in the txpool table's order
     const entries = core.pool
       .entries()
-      .filter((e) => !e.doNotRelay)
+      .filter(isBroadcast)
       .sort((a, b) => compareHash32(a.id, b.id));
     const transactions = entries.map((e) => ({
       tx: txJson(e.tx),
@@ -307,7 +308,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
       last_failed_block_hash: hex(e.lastFailedId),
       last_failed_block_height: e.lastFailedHeight,
       receive_time: e.receiveTime,
-      last_relayed_time: e.lastRelayedTime,
+      last_relayed_time: e.stemEmbargo === undefined ? e.lastRelayedTime : 0,
       relayed: e.relayed || e.keptByBlock,
       do_not_relay: e.doNotRelay,
       double_spend_seen: e.doubleSpendSeen,
@@ -322,7 +323,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
       for (const ki of e.keyImages) {
         const k = hex(ki);
         const s = spenders.get(k) ?? { ki, txs: [] };
-        if (!e.doNotRelay) s.txs.push(hex(e.id));
+        if (isBroadcast(e)) s.txs.push(hex(e.id));
         spenders.set(k, s);
       }
     }
@@ -352,7 +353,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
       else missed.push(id);
     }
     if (missed.length > 0) {
-      for (const e of core.pool.entries().filter((x) => !x.doNotRelay).sort((a, b) => compareHash32(a.id, b.id))) {
+      for (const e of core.pool.entries().filter(isBroadcast).sort((a, b) => compareHash32(a.id, b.id))) {
         const at = missed.findIndex((x) => Buffer.compare(x, e.id) === 0);
         if (at < 0) continue;
         found.push({ id: e.id, height: U64_MAX, inPool: true, tx: e.tx });
@@ -406,7 +407,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
     const pool = new Set(
       core.pool
         .entries()
-        .filter((e) => !e.doNotRelay)
+        .filter(isBroadcast)
         .flatMap((e) => e.keyImages.map(hex)),
     );
     return { spent_status: kis.map((ki) => (store.keyImageHeight(ki) !== undefined ? 1 : pool.has(hex(ki)) ? 2 : 0)) };
