@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { stringifyJson } from "../src/rpc/json.js";
+import { nodeCall, nodePath, nodeRpc } from "./helpers/node-rpc.js";
 
 const BIN = fileURLToPath(new URL("../../bin/tsmonerod", import.meta.url));
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -57,10 +59,7 @@ async function start(args: string[], port: number): Promise<Started> {
   return { proc, out, exited };
 }
 
-async function rpc(port: number, method: string, params: unknown = {}): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
-  const res = await fetch(`http://127.0.0.1:${port}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method, params }) });
-  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-}
+const url = (port: number): string => `http://127.0.0.1:${port}`;
 
 async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout | undefined;
@@ -121,9 +120,9 @@ test("SIGTERM stops within seconds with the database closed; the chain reopens w
   let d = await start(args, 29030);
   const all = d.out.join("");
   assert.match(all, /RPC listening on http:\/\/127\.0\.0\.1:29030/);
-  const g = await rpc(29030, "generateblocks", { amount_of_blocks: 5, wallet_address: ALICE });
-  assert.equal(g.result?.status, "OK", JSON.stringify(g));
-  const top = (await rpc(29030, "get_last_block_header")).result?.block_header as { hash: string; height: number };
+  const g = await nodeRpc(url(29030), "generateblocks", { amount_of_blocks: 5, wallet_address: ALICE });
+  assert.equal(g.result?.status, "OK", stringifyJson(g));
+  const top = (await nodeCall(url(29030), "get_last_block_header")).block_header;
   assert.equal(top.height, 5);
   const t0 = Date.now();
   d.proc.kill("SIGTERM");
@@ -138,7 +137,7 @@ test("SIGTERM stops within seconds with the database closed; the chain reopens w
   assert.ok(existsSync(join(dir, "fake", "lmdb")), "regtest data under <data-dir>/fake/lmdb as monerod");
 
   d = await start(args, 29030);
-  const again = (await rpc(29030, "get_last_block_header")).result?.block_header as { hash: string; height: number };
+  const again = (await nodeCall(url(29030), "get_last_block_header")).block_header;
   assert.deepEqual(again, top, "same chain after reopening");
   d.proc.kill("SIGINT");
   assert.equal((await within(d.exited, 8000, "SIGINT shutdown")).code, 0);
@@ -152,23 +151,22 @@ test("SIGTERM stops within seconds with the database closed; the chain reopens w
   d.proc.kill("SIGKILL");
   await d.exited;
   d = await start(args, 29030);
-  assert.deepEqual((await rpc(29030, "get_last_block_header")).result?.block_header, top, "same chain after SIGKILL");
+  assert.deepEqual((await nodeCall(url(29030), "get_last_block_header")).block_header, top, "same chain after SIGKILL");
   d.proc.kill("SIGTERM");
   assert.equal((await within(d.exited, 8000, "SIGTERM shutdown")).code, 0);
 
   d = await start(args.filter((a) => a !== "--keep-fakechain"), 29030);
-  assert.equal((await rpc(29030, "get_block_count")).result?.count, 1, "without --keep-fakechain a regtest chain starts fresh, as monerod's");
+  assert.equal((await nodeCall(url(29030), "get_block_count")).count, 1, "without --keep-fakechain a regtest chain starts fresh, as monerod's");
   // /stop_daemon
-  const res = await fetch("http://127.0.0.1:29030/stop_daemon", { method: "POST", body: "{}" });
-  assert.deepEqual(await res.json(), { status: "OK", untrusted: false });
+  assert.deepEqual(await nodePath(url(29030), "/stop_daemon", {}), { status: "OK", untrusted: false });
   assert.equal((await within(d.exited, 8000, "/stop_daemon shutdown")).code, 0);
 });
 
 test("--restricted-rpc hides the restricted methods; --rpc-restricted-bind-port serves a second, restricted server", async () => {
   const dir = tmp();
   const d = await start(["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--restricted-rpc", "--log-file", ""], 29035);
-  assert.equal((await rpc(29035, "generateblocks", { amount_of_blocks: 1, wallet_address: ALICE })).error?.code, -32601);
-  assert.equal((await rpc(29035, "get_info")).result?.restricted, true);
+  assert.equal((await nodeRpc(url(29035), "generateblocks", { amount_of_blocks: 1, wallet_address: ALICE })).error?.code, -32601);
+  assert.equal((await nodeCall(url(29035), "get_info")).restricted, true);
   d.proc.kill("SIGTERM");
   assert.equal((await within(d.exited, 8000, "shutdown")).code, 0);
   const d2 = await start(["--regtest", "--offline", "--data-dir", tmp(), "--rpc-restricted-bind-port", "29037", "--log-file", ""], 29036);
@@ -178,8 +176,8 @@ test("--restricted-rpc hides the restricted methods; --rpc-restricted-bind-port 
   assert.match(busy.err, /cannot serve RPC on 127\.0\.0\.1:29036 \(EADDRINUSE\)/);
   assert.doesNotMatch(busy.err, /\n\s+at /, "no stack trace");
   assert.match(d2.out.join(""), /restricted RPC on http:\/\/127\.0\.0\.1:29037/);
-  assert.equal((await rpc(29037, "get_bans")).error?.code, -32601);
-  assert.equal((await rpc(29036, "get_bans")).result?.status, "OK");
+  assert.equal((await nodeRpc(url(29037), "get_bans")).error?.code, -32601);
+  assert.equal((await nodeCall(url(29036), "get_bans")).status, "OK");
   d2.proc.kill("SIGTERM");
   assert.equal((await within(d2.exited, 8000, "shutdown")).code, 0);
 });
@@ -194,6 +192,7 @@ test("--web-console-port serves the explorer console next to the node RPC; with 
     const page = await fetch("http://127.0.0.1:29892/");
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    // raw: the console's own proxy path (its X-Tsmonero-Console header), not a node RPC url
     const count = await fetch("http://127.0.0.1:29892/node/json_rpc", {
       method: "POST",
       headers: { "X-Tsmonero-Console": "1", "Content-Type": "application/json" },

@@ -11,8 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { nodeCall } from "./helpers/node-rpc.js";
 import { freePort } from "./helpers/ports.js";
-import { call } from "./helpers/wallet-rpc.js";
 
 const BIN = new URL("../../bin/tsmonerod", import.meta.url).pathname;
 const ADDRESS = "42ey1afDFnn4886T7196doS9GPMzexD9gXpsZJDwVjeRVdFCSoHnv7KPbBeGpzJBzHRCAs9UxqeoyFQMYbqSWYTfJJQAWDm";
@@ -35,7 +35,7 @@ async function run(dir: string, port: number, extra: string[]): Promise<{ stop: 
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
-      await call(url, "get_version");
+      await nodeCall(url, "get_version");
       break;
     } catch (e) {
       if (p.exitCode !== null || i > 100) throw new Error(`tsmonerod did not start (exit ${p.exitCode})`, { cause: e });
@@ -51,8 +51,8 @@ test("a damaged newest meta page: refused with the advice; --db-salvage opens th
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     let d = await run(dir, port, []);
-    await call(url, "generateblocks", { amount_of_blocks: 5, wallet_address: ADDRESS });
-    const before = Number((await call(url, "get_block_count")).count);
+    await nodeCall(url, "generateblocks", { amount_of_blocks: 5, wallet_address: ADDRESS });
+    const before = Number((await nodeCall(url, "get_block_count")).count);
     assert.equal(before, 6);
     await d.stop();
     const lmdb = readdirSync(dir, { recursive: true }).map(String).find((f) => f.endsWith("data.mdb"));
@@ -65,14 +65,14 @@ test("a damaged newest meta page: refused with the advice; --db-salvage opens th
     assert.doesNotMatch(refused.stdout + refused.stderr, /\n\s+at /, "no stack trace");
 
     d = await run(dir, port, ["--db-salvage"]);
-    const after = Number((await call(url, "get_block_count")).count);
+    const after = Number((await nodeCall(url, "get_block_count")).count);
     assert.ok(after < before && after >= 1, `the previous commit's chain (${after} blocks, was ${before})`);
-    await call(url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
-    assert.equal(Number((await call(url, "get_block_count")).count), after + 1, "and it grows again");
+    await nodeCall(url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDRESS });
+    assert.equal(Number((await nodeCall(url, "get_block_count")).count), after + 1, "and it grows again");
     await d.stop();
     // later starts need no flag: the salvaged state was committed
     d = await run(dir, port, []);
-    assert.equal(Number((await call(url, "get_block_count")).count), after + 1);
+    assert.equal(Number((await nodeCall(url, "get_block_count")).count), after + 1);
     await d.stop();
   } finally {
     rmSync(dir, { recursive: true, force: true });

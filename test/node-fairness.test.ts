@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { nodeCall } from "./helpers/node-rpc.js";
 
 const BIN = fileURLToPath(new URL("../../bin/tsmonerod", import.meta.url));
 const ADDRESS = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -51,13 +52,6 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, params: unknown = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method, params }) });
-  const j = (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result as Record<string, unknown>;
-}
-
 /** Runs `work` while another client asks get_block_count in a loop; the slowest answer, ms. */
 async function worstLatencyDuring(work: () => Promise<unknown>): Promise<{ worst: number; asked: number }> {
   let done = false;
@@ -67,7 +61,7 @@ async function worstLatencyDuring(work: () => Promise<unknown>): Promise<{ worst
   await new Promise((r) => setTimeout(r, 20));
   while (!done) {
     const t0 = performance.now();
-    await call("get_block_count");
+    await nodeCall(url, "get_block_count");
     worst = Math.max(worst, performance.now() - t0);
     asked++;
     await new Promise((r) => setTimeout(r, 10));
@@ -78,10 +72,10 @@ async function worstLatencyDuring(work: () => Promise<unknown>): Promise<{ worst
 
 describe("node: long requests do not hold up other clients", () => {
   it("get_block_count during a 200-block generateblocks answers in < 200 ms", async (t) => {
-    const h0 = Number((await call("get_block_count")).count);
-    const { worst, asked } = await worstLatencyDuring(() => call("generateblocks", { amount_of_blocks: 200, wallet_address: ADDRESS }));
+    const h0 = Number((await nodeCall(url, "get_block_count")).count);
+    const { worst, asked } = await worstLatencyDuring(() => nodeCall(url, "generateblocks", { amount_of_blocks: 200, wallet_address: ADDRESS }));
     t.diagnostic(`${asked} get_block_count during generateblocks, slowest ${worst.toFixed(1)} ms`);
-    assert.equal(Number((await call("get_block_count")).count), h0 + 200);
+    assert.equal(Number((await nodeCall(url, "get_block_count")).count), h0 + 200);
     assert.ok(asked >= 3, `only ${asked} answers during the whole generateblocks`);
     // before: the whole generateblocks ran without yielding (issue 14: 8.8 s)
     assert.ok(worst < 200, `get_block_count waited ${worst.toFixed(0)} ms`);
@@ -91,7 +85,7 @@ describe("node: long requests do not hold up other clients", () => {
     const amounts = Array.from({ length: 20_000 }, (_, k) => k + 1);
     let body = Buffer.alloc(0);
     const { worst, asked } = await worstLatencyDuring(async () => {
-      // the answer is tens of MB: not parsed here, where it would block this test's own loop
+      // raw: the answer is tens of MB: not parsed here, where it would block this test's own loop
       const res = await fetch(`${url}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_output_distribution", params: { amounts: [0, ...amounts], cumulative: true, compress: true } }) });
       body = Buffer.from(await res.arrayBuffer());
     });

@@ -20,9 +20,11 @@ import { parseTxExtra } from "../src/protocol/extra.js";
 import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { defaultBackend } from "../src/crypto/index.js";
+import { stringifyJson } from "../src/rpc/json.js";
 import { fromHex, recordedByHeight, replayRecorded, toHex } from "./helpers/chain.js";
 import { startMonerod, stopDaemon } from "./helpers/monerod.js";
 import { buildSpend, mineTo, newKeys, ownedCoinbase, type SpendOptions } from "./helpers/node-spend.js";
+import { nodePath, nodeRpc } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 
 const backend = defaultBackend();
@@ -366,11 +368,6 @@ test("the pool persists across reopen, and txs mined meanwhile are dropped on op
   }
 });
 
-async function rpc(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
-  return (await res.json()) as Record<string, unknown>;
-}
-
 test("monerod gives the same send_raw_transaction verdicts on our own signed spends, and holds the same pool after our block and after pop_blocks", { skip: needPackage("monero") }, async () => {
   const real = (): number => Math.floor(Date.now() / 1000);
   const d = startMonerod(28830, 28831);
@@ -378,7 +375,7 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
   const node = await openNode({ dataDir: tmp(), network: "regtest", fixedDifficulty: 1n, offline: true, syncMode: "fast", now: real, verifyThreads: 1 });
   try {
     for (let i = 0; ; i++) {
-      const up = await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "get_block_count" }).catch(() => undefined);
+      const up = await nodeRpc(d.url, "get_block_count").catch(() => undefined);
       if (up?.result) break;
       if (i > 150 || d.proc.exitCode !== null) throw new Error(`monerod did not start: ${d.output.join("").slice(-1000)}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -389,8 +386,8 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
     await mineTo(node, me, 3, backend, ts);
     await mineTo(node, other, 80, backend, ts);
     for (let h = 1; h < node.store.height(); h++) {
-      const r = await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [toHex(node.store.blockBlob(h) ?? new Uint8Array())] });
-      assert.equal((r.result as { status?: string } | undefined)?.status, "OK", `monerod took block ${h}`);
+      const r = await nodeRpc(d.url, "submit_block", [toHex(node.store.blockBlob(h) ?? new Uint8Array())]);
+      assert.equal(r.result?.status, "OK", `monerod took block ${h}`);
     }
     const now = BigInt(real());
     const owned = [1, 2, 3].map((h) => ownedCoinbase(node.store, h, me, backend));
@@ -415,14 +412,14 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
     cases.push(["young-ring-member", spend(owned[2], { decoys: [...decoys.slice(1), node.store.outputCount(0n) - 2n] })]);
     const FLAGS = ["double_spend", "fee_too_low", "invalid_input", "invalid_output", "low_mixin", "overspend", "too_big", "too_few_outputs"] as const;
     for (const [name, blob] of cases) {
-      const theirs = await rpc(d.url, "/send_raw_transaction", { tx_as_hex: toHex(blob), do_not_relay: false, do_sanity_checks: false });
+      const theirs = await nodePath(d.url, "/send_raw_transaction", { tx_as_hex: toHex(blob), do_not_relay: false, do_sanity_checks: false });
       const ours = await node.submitTransaction(blob);
-      assert.equal(ours.ok, theirs.status === "OK", `${name}: monerod ${JSON.stringify(theirs)}, ours ${ours.reason}`);
+      assert.equal(ours.ok, theirs.status === "OK", `${name}: monerod ${stringifyJson(theirs)}, ours ${ours.reason}`);
       assert.deepEqual([...ours.flags].sort(), FLAGS.filter((f) => theirs[f] === true), `${name}: ${ours.reason}`);
       assert.equal(ours.notRelayed, theirs.not_relayed === true, `${name}: not_relayed`);
     }
     // and both pools hold the same txs
-    const poolOf = async (): Promise<string[]> => [...(((await rpc(d.url, "/get_transaction_pool_hashes", {})).tx_hashes as string[] | undefined) ?? [])].sort();
+    const poolOf = async (): Promise<string[]> => [...((await nodePath(d.url, "/get_transaction_pool_hashes")).tx_hashes ?? [])].sort();
     const ours = (): string[] => node.pool.entries().map((e) => toHex(e.id)).sort();
     assert.ok(ours().length > 0);
     assert.deepEqual(await poolOf(), ours());
@@ -431,32 +428,33 @@ test("monerod gives the same send_raw_transaction verdicts on our own signed spe
     // generateblocks answers the generated block's height (monerod's on_generateblocks)
     const top = node.store.blockBlob(mined.height);
     assert.ok(top);
-    assert.equal(((await rpc(d.url, "/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [toHex(top)] })).result as { status?: string } | undefined)?.status, "OK");
+    assert.equal((await nodeRpc(d.url, "submit_block", [toHex(top)])).result?.status, "OK");
     assert.deepEqual(await poolOf(), []);
     assert.deepEqual(ours(), []);
     // pop_blocks on both: the txs come back to both pools
     await node.popBlocks(1);
-    assert.equal((await rpc(d.url, "/pop_blocks", { nblocks: 1 })).status, "OK");
+    assert.equal((await nodePath(d.url, "/pop_blocks", { nblocks: 1 })).status, "OK");
     assert.deepEqual(await poolOf(), ours());
     assert.ok(ours().length > 0);
     // relay flags of an offline node: a tx sent with do_not_relay is the only one not relayed, on
     // both (the txpool functional test reads num_not_relayed)
     const held = spend(owned[1]);
-    const theirs = await rpc(d.url, "/send_raw_transaction", { tx_as_hex: toHex(held), do_not_relay: true, do_sanity_checks: false });
+    const theirs = await nodePath(d.url, "/send_raw_transaction", { tx_as_hex: toHex(held), do_not_relay: true, do_sanity_checks: false });
     const mine = await node.submitTransaction(held, { doNotRelay: true });
     assert.equal(theirs.status, "OK");
     assert.deepEqual([mine.ok, mine.notRelayed], [true, theirs.not_relayed === true]);
     const fresh = spend(owned[2]);
-    assert.equal((await rpc(d.url, "/send_raw_transaction", { tx_as_hex: toHex(fresh), do_not_relay: false, do_sanity_checks: false })).status, "OK");
+    assert.equal((await nodePath(d.url, "/send_raw_transaction", { tx_as_hex: toHex(fresh), do_not_relay: false, do_sanity_checks: false })).status, "OK");
     assert.equal((await node.submitTransaction(fresh)).ok, true);
-    const pool = (await rpc(d.url, "/get_transaction_pool", {})).transactions as { id_hash: string; relayed: boolean; do_not_relay: boolean }[];
+    const pool = (await nodePath(d.url, "/get_transaction_pool")).transactions;
+    assert.ok(pool);
     assert.equal(pool.length, node.pool.size());
     for (const t of pool) {
       const e = node.pool.get(fromHex(t.id_hash));
       assert.ok(e, t.id_hash);
       assert.deepEqual([e.relayed || e.keptByBlock, e.doNotRelay], [t.relayed, t.do_not_relay], `${t.id_hash}: relayed / do_not_relay`);
     }
-    const stats = (await rpc(d.url, "/get_transaction_pool_stats", {})).pool_stats as { num_not_relayed: number };
+    const stats = (await nodePath(d.url, "/get_transaction_pool_stats")).pool_stats;
     assert.equal(stats.num_not_relayed, 1);
     assert.equal(node.pool.entries().filter((e) => !(e.relayed || e.keptByBlock)).length, stats.num_not_relayed);
   } finally {

@@ -14,6 +14,7 @@ import { gunzipSync } from "node:zlib";
 import { type Daemon, startDaemon } from "../src/node/daemon.js";
 import { isJsonObject, type JsonValue, parseJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
+import { nodeCall, nodePath, nodeRpc } from "./helpers/node-rpc.js";
 import { decodeEpee, encodeEpee } from "../src/codec/epee-map.js";
 import { getBlocksBinResponse } from "../src/protocol/rpc-bin.js";
 import { parseTransaction } from "../src/protocol/tx.js";
@@ -48,6 +49,7 @@ const INSTANCE_FIELDS = new Set(["start_time", "database_size", "free_space", "v
 let daemon: Daemon;
 let dir: string;
 
+/** A raw POST, for the recorded requests (their HTTP statuses and envelopes compared as monerod's were) and answers read as bytes. */
 async function post(path: string, body: unknown, base = daemon.rpcUrl): Promise<{ http: number; text: string }> {
   const res = await fetch(base + path, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
   return { http: res.status, text: await res.text() };
@@ -72,17 +74,14 @@ test("the recorded chain replays over HTTP: every tx and block accepted", async 
     for (const h of b.tx_hashes) {
       const t = txs.get(h);
       assert.ok(t, `tx ${h} of block ${b.height} is in the recording`);
-      const r = JSON.parse((await post("/send_raw_transaction", { tx_as_hex: t.as_hex })).text) as { status: string; reason: string };
+      const r = await nodePath(daemon.rpcUrl, "/send_raw_transaction", { tx_as_hex: t.as_hex });
       assert.equal(r.status, "OK", `send_raw_transaction ${h} at ${b.height}: ${r.reason}`);
     }
-    const r = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: "0", method: "submit_block", params: [b.blob] })).text) as {
-      result?: { status: string };
-      error?: { message: string };
-    };
+    const r = await nodeRpc(daemon.rpcUrl, "submit_block", [b.blob]);
     assert.equal(r.result?.status, "OK", `submit_block ${b.height}: ${r.error?.message ?? ""}`);
   }
-  const count = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: "0", method: "get_block_count" })).text) as { result: { count: number } };
-  assert.equal(count.result.count, recordedBlocks().length);
+  const count = await nodeCall(daemon.rpcUrl, "get_block_count");
+  assert.equal(count.count, recordedBlocks().length);
 });
 
 function strip(v: JsonValue, fields: Set<string>, deep = false): JsonValue {
@@ -133,6 +132,7 @@ async function compareOne(q: Recorded, ignore?: Set<string>, base = daemon.rpcUr
     return 1;
   }
   if (deliberate(q)) {
+    // raw: the recorded request as it was sent
     const r = JSON.parse((await post(q.path ?? "", q.body)).text) as { status: string };
     assert.equal(r.status, "Failed, size of data mismatch");
     return 1;
@@ -196,7 +196,7 @@ test("the restricted port answers as monerod's restricted port", async () => {
 });
 
 test("an alternative block: alt chains, alt hashes, the block and its header (orphan_status) as monerod", async () => {
-  const r = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "submit_block", params: [fixture.alt.blob] })).text) as { result?: { status: string } };
+  const r = await nodeRpc(daemon.rpcUrl, "submit_block", [fixture.alt.blob]);
   assert.equal(r.result?.status, "OK");
   const failures: string[] = [];
   for (const q of fixture.alt.answers) {
@@ -211,7 +211,7 @@ test("an alternative block: alt chains, alt hashes, the block and its header (or
 
 test("with the last block's txs back in the pool: pool, pool stats, in-pool transactions and key images as monerod", async () => {
   const blocks = recordedBlocks();
-  const pop = JSON.parse((await post("/pop_blocks", { nblocks: blocks.length - fixture.pool.popTo })).text) as { height: number };
+  const pop = await nodePath(daemon.rpcUrl, "/pop_blocks", { nblocks: blocks.length - fixture.pool.popTo });
   assert.equal(pop.height, fixture.pool.popTo);
   const failures: string[] = [];
   try {
@@ -224,7 +224,7 @@ test("with the last block's txs back in the pool: pool, pool stats, in-pool tran
     }
   } finally {
     for (const b of blocks.slice(fixture.pool.popTo)) {
-      const r = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "submit_block", params: [b.blob] })).text) as { result?: { status: string } };
+      const r = await nodeRpc(daemon.rpcUrl, "submit_block", [b.blob]);
       assert.equal(r.result?.status, "OK");
     }
   }
@@ -288,30 +288,33 @@ test("raw-byte JSON answers (epee blobs): pool hashes .bin, txpool backlog, bina
   const withTxs = [...blocks].reverse().find((b) => b.tx_hashes.length > 0);
   assert.ok(withTxs);
   const n = top.height - withTxs.height + 1;
-  const pop = JSON.parse((await post("/pop_blocks", { nblocks: n })).text) as { height: number };
+  const pop = await nodePath(daemon.rpcUrl, "/pop_blocks", { nblocks: n });
   assert.equal(pop.height, withTxs.height);
   try {
-    const hex = JSON.parse((await post("/get_transaction_pool_hashes", {})).text) as { tx_hashes: string[] };
+    const hex = await nodePath(daemon.rpcUrl, "/get_transaction_pool_hashes");
+    assert.ok(hex.tx_hashes, "get_transaction_pool_hashes: tx_hashes");
     assert.deepEqual([...hex.tx_hashes].sort(), [...withTxs.tx_hashes].sort());
     const bin = await client.getTransactionPoolHashesBin();
     assert.deepEqual(bin.tx_hashes.map((b) => Buffer.from(b).toString("hex")).sort(), [...withTxs.tx_hashes].sort(), "ids as raw bytes, as wallet2 reads them");
+    // raw: the backlog is raw bytes in a JSON string, read here as latin1
     const backlogRes = await fetch(daemon.rpcUrl + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_txpool_backlog" }) });
     const raw = Buffer.from(await backlogRes.arrayBuffer()).toString("latin1");
     const backlog = Buffer.from((parseJson(raw, { epeeTolerant: true }) as { result: { backlog: string } }).result.backlog, "latin1");
     assert.equal(backlog.length, 24 * withTxs.tx_hashes.length, "24 bytes (weight, fee, time in pool) per pool tx");
-    const pool = JSON.parse((await post("/get_transaction_pool", {})).text) as { transactions: { weight: number; fee: number }[] };
+    const pool = await nodePath(daemon.rpcUrl, "/get_transaction_pool");
+    assert.ok(pool.transactions, "get_transaction_pool: transactions");
     const weights = new Set(pool.transactions.map((t) => `${t.weight}/${t.fee}`));
     for (let k = 0; k < backlog.length; k += 24) assert.ok(weights.has(`${backlog.readBigUInt64LE(k)}/${backlog.readBigUInt64LE(k + 8)}`));
   } finally {
     for (const b of blocks.slice(withTxs.height)) {
-      const r = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "submit_block", params: [b.blob] })).text) as { result?: { status: string } };
+      const r = await nodeRpc(daemon.rpcUrl, "submit_block", [b.blob]);
       assert.equal(r.result?.status, "OK");
     }
   }
-  const plain = JSON.parse((await post("/json_rpc", { jsonrpc: "2.0", id: 0, method: "get_output_distribution", params: { amounts: [0], binary: false } })).text) as {
-    result: { distributions: { distribution: number[] }[] };
-  };
+  const plain = await nodeCall(daemon.rpcUrl, "get_output_distribution", { amounts: [0], binary: false });
+  assert.ok(plain.distributions, "get_output_distribution: distributions");
   for (const compress of [false, true]) {
+    // raw: the binary distribution is raw bytes in a JSON string, read here as latin1
     const res = await fetch(daemon.rpcUrl + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_output_distribution", params: { amounts: [0], compress } }) });
     const j = parseJson(Buffer.from(await res.arrayBuffer()).toString("latin1"), { epeeTolerant: true }) as { result: { distributions: { distribution?: string; compressed_data?: string }[] } };
     const dd = j.result.distributions[0];
@@ -328,6 +331,6 @@ test("raw-byte JSON answers (epee blobs): pool hashes .bin, txpool backlog, bina
       const b = Buffer.from(dd.distribution ?? "", "latin1");
       got = Array.from({ length: b.length / 8 }, (_, k) => b.readBigUInt64LE(8 * k));
     }
-    assert.deepEqual(got.map(Number), plain.result.distributions[0].distribution, `binary${compress ? " compressed" : ""} equals the plain array`);
+    assert.deepEqual(got.map(Number), plain.distributions[0].distribution, `binary${compress ? " compressed" : ""} equals the plain array`);
   }
 });

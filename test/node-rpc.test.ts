@@ -16,6 +16,8 @@ import { DigestClient, parseLogin } from "../src/rpc/digest.js";
 import type { JsonSchema } from "../src/rpc/schema.js";
 import { parseBlock } from "../src/protocol/block.js";
 import { serializeTransaction } from "../src/protocol/tx.js";
+import { stringifyJson } from "../src/rpc/json.js";
+import { nodeCall, nodePath, nodeRpc } from "./helpers/node-rpc.js";
 
 // alice's primary address from the recorded chain (test/fixtures/chain/meta.json)
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -29,6 +31,10 @@ interface RpcAnswer {
   error?: { code: number; message: string };
 }
 
+/**
+ * The raw calls, for what the typed client (nodeCall / nodeRpc / nodePath) cannot send or does not
+ * show: mistyped params, unknown methods and paths, HTTP statuses, the bytes of an answer.
+ */
 async function rpc(url: string, method: string, params?: unknown): Promise<RpcAnswer> {
   const res = await fetch(url + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
   assert.equal(res.status, 200, `${method}: HTTP ${res.status}`);
@@ -105,6 +111,7 @@ test("every JSON-RPC method: mistyped params and mistyped fields answer -32602 n
   const { jsonRpc, json, bin } = table.list();
   assert.ok(jsonRpc.length >= 30, `${jsonRpc.length} JSON-RPC methods`);
   let checked = 0;
+  // raw: mistyped params and fields, bodies that are not JSON or not epee (what the typed client cannot send)
   for (const m of jsonRpc) {
     const js = m.params.jsonSchema();
     if (js.type === "object" && js.properties) {
@@ -146,8 +153,8 @@ test("every JSON-RPC method: mistyped params and mistyped fields answer -32602 n
   }
   assert.ok(checked > 60, `${checked} mistyped fields checked`);
   // still alive and answering
-  const info = await rpc(daemon.rpcUrl, "get_info");
-  assert.equal(info.result?.status, "OK");
+  const info = await nodeCall(daemon.rpcUrl, "get_info");
+  assert.equal(info.status, "OK");
 });
 
 test("monerod's semantic errors: codes and messages", async () => {
@@ -179,127 +186,131 @@ test("monerod's semantic errors: codes and messages", async () => {
     ["prune_blockchain", { check: "yes" }, -32602, /params\.check/],
     ["no_such_method", {}, -32601, /Method not found/],
   ];
+  // raw: a table of method names and params, bad ones among them (mistyped heights, a string for params, an unknown method)
   for (const [m, p, code, msg] of cases) {
     const r = await rpc(u, m, p);
     assert.equal(r.error?.code, code, `${m} ${JSON.stringify(p)} → ${JSON.stringify(r)}`);
     assert.match(r.error?.message ?? "", msg, m);
   }
-  const sr = await path(u, "/send_raw_transaction", { tx_as_hex: "zz" });
-  assert.equal(sr.json?.status, "Failed");
-  assert.match(String(sr.json?.reason), /hex/);
-  const sr2 = await path(u, "/send_raw_transaction", { tx_as_hex: "0200" });
-  assert.equal(sr2.json?.status, "Failed");
-  const gt = await path(u, "/get_transactions", { txs_hashes: ["12"] });
-  assert.equal(gt.json?.status, "Failed, size of data mismatch");
-  const outs = await path(u, "/get_outs", { outputs: [{ amount: 0, index: 99 }] });
-  assert.equal(outs.json?.status, "Failed");
-  const sum = await rpc(u, "get_coinbase_tx_sum", { height: 9, count: 1 });
-  assert.equal(sum.result?.status, "height or count is too large");
-  const lvl = await path(u, "/set_log_level", { level: 9 });
-  assert.equal(lvl.json?.status, "Error: log level not valid");
-  const lim = await path(u, "/set_limit", { limit_down: -5 });
-  assert.equal(lim.json?.status, "Invalid parameter");
-  const hr = await path(u, "/set_log_hash_rate", { visible: true });
-  assert.equal(hr.json?.status, "NOT MINING");
-  const upd = await path(u, "/update", { command: "check" });
-  assert.equal(upd.json?.status, "Daemon is running offline");
+  const sr = await nodePath(u, "/send_raw_transaction", { tx_as_hex: "zz" });
+  assert.equal(sr.status, "Failed");
+  assert.match(String(sr.reason), /hex/);
+  const sr2 = await nodePath(u, "/send_raw_transaction", { tx_as_hex: "0200" });
+  assert.equal(sr2.status, "Failed");
+  const gt = await nodePath(u, "/get_transactions", { txs_hashes: ["12"] });
+  assert.equal(gt.status, "Failed, size of data mismatch");
+  const outs = await nodePath(u, "/get_outs", { outputs: [{ amount: 0, index: 99 }] });
+  assert.equal(outs.status, "Failed");
+  const sum = await nodeCall(u, "get_coinbase_tx_sum", { height: 9, count: 1 });
+  assert.equal(sum.status, "height or count is too large");
+  const lvl = await nodePath(u, "/set_log_level", { level: 9 });
+  assert.equal(lvl.status, "Error: log level not valid");
+  const lim = await nodePath(u, "/set_limit", { limit_down: -5 });
+  assert.equal(lim.status, "Invalid parameter");
+  const hr = await nodePath(u, "/set_log_hash_rate", { visible: true });
+  assert.equal(hr.status, "NOT MINING");
+  const upd = await nodePath(u, "/update", { command: "check" });
+  assert.equal(upd.status, "Daemon is running offline");
+  // raw: an unknown path's HTTP status
   assert.equal((await path(u, "/no_such_path", {})).status, 404);
 });
 
 test("kept state: bans, limits, peers, log level and categories, bootstrap daemon", async () => {
   const u = daemon.rpcUrl;
-  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: true, seconds: 300 }, { ip: 0x04030201, ban: true, seconds: 100 }] })).result?.status, "OK");
-  const bans = (await rpc(u, "get_bans")).result?.bans as { host: string; ip: number; seconds: number }[];
+  assert.equal((await nodeCall(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: true, seconds: 300 }, { ip: 0x04030201, ban: true, seconds: 100 }] })).status, "OK");
+  const { bans } = await nodeCall(u, "get_bans");
+  assert.ok(bans, "get_bans: bans");
   assert.deepEqual(bans.map((b) => b.host).sort(), ["1.2.3.4", "10.1.2.3"]);
   assert.equal(bans.find((b) => b.host === "10.1.2.3")?.ip, 0x0302010a);
   assert.ok((bans.find((b) => b.host === "10.1.2.3")?.seconds ?? 0) > 290);
-  assert.equal((await rpc(u, "banned", { address: "10.1.2.3" })).result?.banned, true);
-  await rpc(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: false }] });
-  assert.equal((await rpc(u, "banned", { address: "10.1.2.3" })).result?.banned, false);
+  assert.equal((await nodeCall(u, "banned", { address: "10.1.2.3" })).banned, true);
+  await nodeCall(u, "set_bans", { bans: [{ host: "10.1.2.3", ban: false }] });
+  assert.equal((await nodeCall(u, "banned", { address: "10.1.2.3" })).banned, false);
   // later v0.18 releases: unbanning host "all" lifts every ban
-  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "10.9.9.9", ban: true, seconds: 300 }, { host: "10.0.0.0/8", ban: true, seconds: 300 }] })).result?.status, "OK");
-  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "all", ban: false }] })).result?.status, "OK");
-  assert.equal(((await rpc(u, "get_bans")).result?.bans as unknown[] | undefined)?.length ?? 0, 0);
-  assert.equal((await rpc(u, "set_bans", { bans: [{ host: "all", ban: true, seconds: 10 }] })).error?.code, -1, "banning \"all\" is no host");
-  assert.deepEqual((await path(u, "/set_limit", { limit_down: 1000, limit_up: 0 })).json, { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
-  assert.deepEqual((await path(u, "/get_limit")).json, { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
-  assert.equal((await path(u, "/set_limit", { limit_down: -1 })).json?.limit_down, 8192);
-  assert.equal((await path(u, "/out_peers", { out_peers: 5 })).json?.out_peers, 5);
-  assert.equal((await path(u, "/out_peers", { set: false, out_peers: 9 })).json?.out_peers, 5);
-  assert.equal((await path(u, "/in_peers", { in_peers: 7 })).json?.in_peers, 7);
-  assert.equal((await path(u, "/set_log_level", { level: 2 })).json?.status, "OK");
+  assert.equal((await nodeCall(u, "set_bans", { bans: [{ host: "10.9.9.9", ban: true, seconds: 300 }, { host: "10.0.0.0/8", ban: true, seconds: 300 }] })).status, "OK");
+  assert.equal((await nodeCall(u, "set_bans", { bans: [{ host: "all", ban: false }] })).status, "OK");
+  assert.equal((await nodeCall(u, "get_bans")).bans?.length ?? 0, 0);
+  assert.equal((await nodeRpc(u, "set_bans", { bans: [{ host: "all", ban: true, seconds: 10 }] })).error?.code, -1, "banning \"all\" is no host");
+  assert.deepEqual(await nodePath(u, "/set_limit", { limit_down: 1000, limit_up: 0 }), { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
+  assert.deepEqual(await nodePath(u, "/get_limit"), { limit_down: 1000, limit_up: 2048, status: "OK", untrusted: false });
+  assert.equal((await nodePath(u, "/set_limit", { limit_down: -1 })).limit_down, 8192);
+  assert.equal((await nodePath(u, "/out_peers", { out_peers: 5 })).out_peers, 5);
+  assert.equal((await nodePath(u, "/out_peers", { set: false, out_peers: 9 })).out_peers, 5);
+  assert.equal((await nodePath(u, "/in_peers", { in_peers: 7 })).in_peers, 7);
+  assert.equal((await nodePath(u, "/set_log_level", { level: 2 })).status, "OK");
   assert.equal(daemon.state.logLevel, 2);
-  const cats = await path(u, "/set_log_categories", { categories: "net:DEBUG,blockchain:TRACE" });
-  assert.equal(cats.json?.categories, "net:DEBUG,blockchain:TRACE");
-  const bad = await path(u, "/set_log_categories", { categories: "net:LOUD" });
-  assert.match(String(bad.json?.status), /Invalid log category 'net:LOUD'/);
-  await path(u, "/set_log_level", { level: 0 });
-  assert.equal((await path(u, "/set_bootstrap_daemon", { address: "127.0.0.1:18081" })).json?.status, "OK");
-  assert.equal((await rpc(u, "get_info")).result?.bootstrap_daemon_address, "127.0.0.1:18081");
-  await path(u, "/set_bootstrap_daemon", { address: "" });
-  assert.equal((await rpc(u, "get_connections")).result?.status, "OK");
-  assert.equal((await rpc(u, "sync_info")).result?.height, daemon.core.store.height());
-  assert.equal((await path(u, "/get_peer_list")).json?.status, "OK");
-  assert.equal((await path(u, "/get_net_stats")).json?.start_time, daemon.state.startTime);
-  assert.deepEqual((await rpc(u, "prune_blockchain", { check: true })).result, { pruned: false, pruning_seed: 0, status: "OK", untrusted: false });
-  assert.equal((await rpc(u, "flush_cache", { bad_txs: true })).result?.status, "OK");
-  assert.equal((await path(u, "/save_bc")).json?.status, "OK");
+  const cats = await nodePath(u, "/set_log_categories", { categories: "net:DEBUG,blockchain:TRACE" });
+  assert.equal(cats.categories, "net:DEBUG,blockchain:TRACE");
+  const bad = await nodePath(u, "/set_log_categories", { categories: "net:LOUD" });
+  assert.match(String(bad.status), /Invalid log category 'net:LOUD'/);
+  await nodePath(u, "/set_log_level", { level: 0 });
+  assert.equal((await nodePath(u, "/set_bootstrap_daemon", { address: "127.0.0.1:18081" })).status, "OK");
+  assert.equal((await nodeCall(u, "get_info")).bootstrap_daemon_address, "127.0.0.1:18081");
+  await nodePath(u, "/set_bootstrap_daemon", { address: "" });
+  assert.equal((await nodeCall(u, "get_connections")).status, "OK");
+  assert.equal((await nodeCall(u, "sync_info")).height, daemon.core.store.height());
+  assert.equal((await nodePath(u, "/get_peer_list")).status, "OK");
+  assert.equal((await nodePath(u, "/get_net_stats")).start_time, daemon.state.startTime);
+  assert.deepEqual(await nodeCall(u, "prune_blockchain", { check: true }), { pruned: false, pruning_seed: 0, status: "OK", untrusted: false });
+  assert.equal((await nodeCall(u, "flush_cache", { bad_txs: true })).status, "OK");
+  assert.equal((await nodePath(u, "/save_bc")).status, "OK");
 });
 
 test("mining RPCs on regtest: generateblocks, template, submit, miner data, calc_pow, pop_blocks", async () => {
   const u = daemon.rpcUrl;
-  const g = await rpc(u, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE });
-  assert.equal(g.result?.status, "OK", JSON.stringify(g));
-  assert.equal((g.result?.blocks as string[]).length, 3);
-  assert.equal(g.result?.height, 3);
-  assert.equal((await rpc(u, "get_block_count")).result?.count, 4);
-  const t = await rpc(u, "get_block_template", { wallet_address: ALICE, reserve_size: 8 });
-  assert.equal(t.result?.height, 4);
-  assert.equal(t.result?.difficulty, 1);
-  assert.equal((t.result?.blocktemplate_blob as string).length > 100, true);
+  const g = await nodeRpc(u, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE });
+  assert.equal(g.result?.status, "OK", stringifyJson(g));
+  assert.equal(g.result.blocks.length, 3);
+  assert.equal(g.result.height, 3);
+  assert.equal((await nodeCall(u, "get_block_count")).count, 4);
+  const t = await nodeCall(u, "get_block_template", { wallet_address: ALICE, reserve_size: 8 });
+  assert.equal(t.height, 4);
+  assert.equal(t.difficulty, 1);
+  assert.equal(t.blocktemplate_blob.length > 100, true);
   // later v0.18 releases (and Monero's functional tests at HEAD): the template's weight, the submitted block's id
-  const tplBlock = parseBlock(Uint8Array.from(Buffer.from(t.result?.blocktemplate_blob as string, "hex")));
+  const tplBlock = parseBlock(Uint8Array.from(Buffer.from(t.blocktemplate_blob, "hex")));
   assert.equal(tplBlock.txHashes.length, 0);
-  assert.equal(t.result?.cumulative_weight, serializeTransaction(tplBlock.minerTx).length, "no pool txs: the coinbase's weight");
-  const s = await rpc(u, "submit_block", [t.result?.blocktemplate_blob]);
-  assert.equal(s.result?.status, "OK", JSON.stringify(s));
-  assert.equal(s.result?.block_id, ((await rpc(u, "get_last_block_header")).result?.block_header as { hash: string }).hash);
-  const dup = await rpc(u, "submit_block", [t.result?.blocktemplate_blob]);
+  assert.equal(t.cumulative_weight, serializeTransaction(tplBlock.minerTx).length, "no pool txs: the coinbase's weight");
+  const s = await nodeRpc(u, "submit_block", [t.blocktemplate_blob]);
+  assert.equal(s.result?.status, "OK", stringifyJson(s));
+  assert.equal(s.result.block_id, (await nodeCall(u, "get_last_block_header")).block_header.hash);
+  const dup = await nodeRpc(u, "submit_block", [t.blocktemplate_blob]);
   assert.equal(dup.result?.status, "OK", "a known block is answered OK, as monerod does");
-  const md = await rpc(u, "get_miner_data");
-  assert.equal(md.result?.height, 5);
-  assert.equal(md.result?.difficulty, "0x1");
-  const hdr = await rpc(u, "get_last_block_header", { fill_pow_hash: true });
-  const pow = await rpc(u, "calc_pow", { major_version: 16, height: 4, block_blob: t.result?.blockhashing_blob, seed_hash: t.result?.seed_hash });
-  assert.equal(typeof pow.result, "string");
-  assert.equal(pow.result as unknown, (hdr.result?.block_header as { pow_hash: string }).pow_hash);
-  assert.equal((await path(u, "/mining_status")).json?.active, false);
-  const pop = await path(u, "/pop_blocks", { nblocks: 2 });
-  assert.equal(pop.json?.height, 3);
+  const md = await nodeCall(u, "get_miner_data");
+  assert.equal(md.height, 5);
+  assert.equal(md.difficulty, "0x1");
+  const hdr = await nodeCall(u, "get_last_block_header", { fill_pow_hash: true });
+  const pow = await nodeCall(u, "calc_pow", { major_version: 16, height: 4, block_blob: t.blockhashing_blob, seed_hash: t.seed_hash });
+  assert.equal(typeof pow, "string");
+  assert.equal(pow, hdr.block_header.pow_hash);
+  assert.equal((await nodePath(u, "/mining_status")).active, false);
+  const pop = await nodePath(u, "/pop_blocks", { nblocks: 2 });
+  assert.equal(pop.height, 3);
 
   // the built-in miner (node/mining) through /start_mining, /mining_status, /stop_mining
-  assert.equal((await path(u, "/start_mining", { miner_address: "nope", threads_count: 1 })).json?.status, "Failed, wrong address");
-  const st = await path(u, "/start_mining", { miner_address: ALICE, threads_count: 1, do_background_mining: false, ignore_battery: true });
-  assert.equal(st.json?.status, "OK", st.text);
-  const ms = (await path(u, "/mining_status")).json;
-  assert.equal(ms?.active, true);
-  assert.equal(ms?.address, ALICE);
-  assert.equal(ms?.threads_count, 1);
-  assert.equal(ms?.pow_algorithm, "RandomX");
+  assert.equal((await nodePath(u, "/start_mining", { miner_address: "nope", threads_count: 1 })).status, "Failed, wrong address");
+  const st = await nodePath(u, "/start_mining", { miner_address: ALICE, threads_count: 1, do_background_mining: false, ignore_battery: true });
+  assert.equal(st.status, "OK", stringifyJson(st));
+  const ms = await nodePath(u, "/mining_status");
+  assert.equal(ms.active, true);
+  assert.equal(ms.address, ALICE);
+  assert.equal(ms.threads_count, 1);
+  assert.equal(ms.pow_algorithm, "RandomX");
   const h0 = daemon.core.store.height();
   const deadline = Date.now() + 20_000;
   while (daemon.core.store.height() < h0 + 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   assert.ok(daemon.core.store.height() >= h0 + 2, "the miner found blocks");
-  assert.equal((await path(u, "/set_log_hash_rate", { visible: true })).json?.status, "OK");
-  assert.equal((await path(u, "/stop_mining")).json?.status, "OK");
+  assert.equal((await nodePath(u, "/set_log_hash_rate", { visible: true })).status, "OK");
+  assert.equal((await nodePath(u, "/stop_mining")).status, "OK");
   await new Promise((r) => setTimeout(r, 300));
-  assert.equal((await path(u, "/mining_status")).json?.active, false);
-  assert.equal((await path(u, "/stop_mining")).json?.status, "Mining never started");
+  assert.equal((await nodePath(u, "/mining_status")).active, false);
+  assert.equal((await nodePath(u, "/stop_mining")).status, "Mining never started");
 });
 
 test("restricted mode: the restricted port hides what monerod hides and blanks get_info's private fields", async () => {
   const r = daemon.restrictedRpcUrl;
   assert.ok(r);
+  // raw: the restricted server's refusals (unknown there: -32601, HTTP 404) and the bytes of get_info's answer
   for (const m of ["generateblocks", "get_connections", "set_bans", "get_bans", "banned", "flush_txpool", "get_coinbase_tx_sum", "get_alternate_chains", "relay_tx", "sync_info", "prune_blockchain", "flush_cache", "calc_pow"]) {
     const a = await rpc(r, m, {});
     assert.equal(a.error?.code, -32601, `${m} hidden on the restricted port`);
@@ -309,23 +320,24 @@ test("restricted mode: the restricted port hides what monerod hides and blanks g
   }
   const raw = await (await fetch(r + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_info" }) })).text();
   assert.match(raw, /"free_space": 18446744073709551615,/, "u64 max written exactly");
-  const info = (await rpc(r, "get_info")).result;
-  assert.equal(info?.restricted, true);
-  assert.equal(info?.start_time, 0);
-  assert.equal(info?.version, "");
-  assert.equal(info?.height_without_bootstrap, 0);
-  assert.equal((info?.database_size as number) % (5 * 1024 * 1024 * 1024), 0);
-  const hdr = (await rpc(r, "get_last_block_header", { fill_pow_hash: true })).result?.block_header as { pow_hash: string };
+  const info = await nodeCall(r, "get_info");
+  assert.equal(info.restricted, true);
+  assert.equal(info.start_time, 0);
+  assert.equal(info.version, "");
+  assert.equal(info.height_without_bootstrap, 0);
+  assert.equal(Number(info.database_size) % (5 * 1024 * 1024 * 1024), 0);
+  const hdr = (await nodeCall(r, "get_last_block_header", { fill_pow_hash: true })).block_header;
   assert.equal(hdr.pow_hash, "", "no pow hash on a restricted server");
-  const dist = await rpc(r, "get_output_distribution", { amounts: [1000] });
+  const dist = await nodeRpc(r, "get_output_distribution", { amounts: [1000] });
   assert.equal(dist.error?.code, -19);
-  const hist = await rpc(r, "get_output_histogram", {});
-  assert.match(String(hist.result?.status), /Restricted RPC will not serve histograms/);
-  assert.equal((await path(r, "/get_limit")).json?.status, "OK", "get_limit stays public");
-  assert.equal((await rpc(daemon.rpcUrl, "get_info")).result?.restricted, false);
+  const hist = await nodeCall(r, "get_output_histogram", {});
+  assert.match(String(hist.status), /Restricted RPC will not serve histograms/);
+  assert.equal((await nodePath(r, "/get_limit")).status, "OK", "get_limit stays public");
+  assert.equal((await nodeCall(daemon.rpcUrl, "get_info")).restricted, false);
 });
 
 test("--rpc-login: digest auth required, monerod's challenge answered", async () => {
+  // raw: the HTTP exchange itself (401, the challenge, the Authorization header) is what is tested
   const u = authed.rpcUrl;
   const res = await fetch(u + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_info" }) });
   assert.equal(res.status, 401);
@@ -353,29 +365,31 @@ test("read caches follow the chain: after pop_blocks and new blocks, headers, bl
   });
   try {
     const u = d.rpcUrl;
-    assert.equal((await rpc(u, "generateblocks", { amount_of_blocks: 6, wallet_address: ALICE })).result?.status, "OK");
+    assert.equal((await nodeCall(u, "generateblocks", { amount_of_blocks: 6, wallet_address: ALICE })).status, "OK");
     const top = 6;
     // what a reader sees of block `top`: its header, the block, its coinbase output through /get_outs
     const look = async (): Promise<{ hash: string; blob: string; key: string; info: string; depth0: number }> => {
-      const h = (await rpc(u, "get_block_header_by_height", { height: top })).result?.block_header as { hash: string; miner_tx_hash: string; depth: number };
-      const b = (await rpc(u, "get_block", { height: top })).result as { blob: string; json: string };
-      const tx = (await path(u, "/get_transactions", { txs_hashes: [h.miner_tx_hash] })).json as { txs: { output_indices: number[] }[] };
-      const outs = (await path(u, "/get_outs", { outputs: [{ amount: 0, index: tx.txs[0].output_indices[0] }] })).json as { outs: { key: string }[] };
+      const h = (await nodeCall(u, "get_block_header_by_height", { height: top })).block_header;
+      const b = await nodeCall(u, "get_block", { height: top });
+      const { txs } = await nodePath(u, "/get_transactions", { txs_hashes: [h.miner_tx_hash] });
+      assert.ok(txs?.[0]?.output_indices, "get_transactions: the coinbase's output indices");
+      const { outs } = await nodePath(u, "/get_outs", { outputs: [{ amount: 0, index: txs[0].output_indices[0] }] });
+      assert.ok(outs, "get_outs: outs");
       const json = JSON.parse(b.json) as { miner_tx: { vout: { target: { tagged_key: { key: string } } }[] } };
-      assert.equal(outs.outs[0].key, json.miner_tx.vout[0].target.tagged_key.key, "get_outs gives the block's coinbase key");
-      const info = (await rpc(u, "get_info")).result as { top_block_hash: string };
-      return { hash: h.hash, blob: b.blob, key: outs.outs[0].key, info: info.top_block_hash, depth0: h.depth };
+      assert.equal(outs[0].key, json.miner_tx.vout[0].target.tagged_key.key, "get_outs gives the block's coinbase key");
+      const info = await nodeCall(u, "get_info");
+      return { hash: h.hash, blob: b.blob, key: outs[0].key, info: info.top_block_hash, depth0: h.depth };
     };
     const before = await look();
     assert.equal(before.info, before.hash);
     assert.equal(before.depth0, 0);
-    assert.equal((await path(u, "/pop_blocks", { nblocks: 2 })).json?.height, 5);
-    assert.equal((await rpc(u, "get_block_header_by_height", { height: top })).error?.code, -2, "the popped height is gone");
-    assert.notEqual(((await rpc(u, "get_info")).result as { top_block_hash: string }).top_block_hash, before.hash);
-    assert.equal((await rpc(u, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE })).result?.status, "OK");
+    assert.equal((await nodePath(u, "/pop_blocks", { nblocks: 2 })).height, 5);
+    assert.equal((await nodeRpc(u, "get_block_header_by_height", { height: top })).error?.code, -2, "the popped height is gone");
+    assert.notEqual((await nodeCall(u, "get_info")).top_block_hash, before.hash);
+    assert.equal((await nodeCall(u, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE })).status, "OK");
     const after = await look();
     assert.notEqual(after.hash, before.hash, "a new block at the same height");
-    assert.equal(after.hash, (await rpc(u, "on_get_block_hash", [top])).result as unknown);
+    assert.equal(after.hash, await nodeCall(u, "on_get_block_hash", [top]));
     assert.notEqual(after.blob, before.blob);
     assert.notEqual(after.key, before.key, "the output index now holds the new coinbase's key");
     assert.equal(after.depth0, 1, "depth follows the tip");
@@ -416,12 +430,12 @@ test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate 
   });
   try {
     const url = "http://127.0.0.1:29023";
-    const hf = await rpc(url, "hard_fork_info");
-    assert.equal(hf.result?.version, 16);
-    assert.equal(hf.result?.earliest_height, 1);
-    const fee = await rpc(url, "get_fee_estimate");
-    assert.equal(fee.result?.fee, 1200000);
-    assert.deepEqual(fee.result?.fees, [1200000, 4700000, 19000000, 240000000]);
+    const hf = await nodeCall(url, "hard_fork_info");
+    assert.equal(hf.version, 16);
+    assert.equal(hf.earliest_height, 1);
+    const fee = await nodeCall(url, "get_fee_estimate");
+    assert.equal(fee.fee, 1200000);
+    assert.deepEqual(fee.fees, [1200000, 4700000, 19000000, 240000000]);
   } finally {
     await fresh.stop();
   }
@@ -431,9 +445,11 @@ test("get_bans lists in monerod's order: hosts by text, then subnets by address 
   const u = daemon.rpcUrl;
   const hosts = ["2.0.0.1", "1.0.0.2", "9.9.9.9", "10.0.0.1"];
   const subnets = ["9.0.0.0/8", "10.0.0.0/8", "1.2.0.0/16", "1.0.0.0/8", "2.1.0.0/16"];
-  for (const host of [...hosts, ...subnets]) assert.equal((await rpc(u, "set_bans", { bans: [{ host, ban: true, seconds: 100 }] })).result?.status, "OK");
+  for (const host of [...hosts, ...subnets]) assert.equal((await nodeCall(u, "set_bans", { bans: [{ host, ban: true, seconds: 100 }] })).status, "OK");
   const mine = new Set([...hosts, ...subnets]); // an earlier test's ban may still run
-  const bans = ((await rpc(u, "get_bans")).result?.bans as { host: string; ip: number }[]).filter((b) => mine.has(b.host));
+  const listed = (await nodeCall(u, "get_bans")).bans;
+  assert.ok(listed, "get_bans: bans");
+  const bans = listed.filter((b) => mine.has(b.host));
   // monerod 0.18.0.0 given the same calls
   assert.deepEqual(
     bans.map((b) => b.host),
@@ -441,37 +457,37 @@ test("get_bans lists in monerod's order: hosts by text, then subnets by address 
   );
   assert.equal(bans[0].ip, 33554433);
   assert.equal(bans[4].ip, 0);
-  await rpc(u, "set_bans", { bans: [...hosts, ...subnets].map((host) => ({ host, ban: false })) });
+  await nodeCall(u, "set_bans", { bans: [...hosts, ...subnets].map((host) => ({ host, ban: false })) });
 });
 
 test("answers that differed from monerod 0.18.0.0 (each recorded from it side by side)", async () => {
   const u = daemon.rpcUrl;
   // get_block_header_by_height without height: the request's default 0, the genesis header
-  const g = await rpc(u, "get_block_header_by_height", {});
-  assert.equal((g.result?.block_header as { height: number }).height, 0);
+  const g = await nodeCall(u, "get_block_header_by_height", {});
+  assert.equal(g.block_header.height, 0);
   // a malformed or empty blob fails tx_sanity_check first (do_sanity_checks defaults to true)
   for (const tx_as_hex of ["0011", "", "02000102000b"]) {
-    const r = (await path(u, "/send_raw_transaction", { tx_as_hex })).json;
-    assert.equal(r?.status, "Failed");
-    assert.equal(r?.sanity_check_failed, true, tx_as_hex);
-    assert.equal(r?.reason, "Sanity check failed");
+    const r = await nodePath(u, "/send_raw_transaction", { tx_as_hex });
+    assert.equal(r.status, "Failed");
+    assert.equal(r.sanity_check_failed, true, tx_as_hex);
+    assert.equal(r.reason, "Sanity check failed");
   }
   // binary_archive reads missing trailing varints as 0: "0200" passes the sanity parse and fails in the pool
   for (const tx_as_hex of ["0200", "0100", "02"]) {
-    const r = (await path(u, "/send_raw_transaction", { tx_as_hex })).json;
-    assert.equal(r?.status, "Failed");
-    assert.equal(r?.sanity_check_failed, false, tx_as_hex);
+    const r = await nodePath(u, "/send_raw_transaction", { tx_as_hex });
+    assert.equal(r.status, "Failed");
+    assert.equal(r.sanity_check_failed, false, tx_as_hex);
   }
-  const noCheck = (await path(u, "/send_raw_transaction", { tx_as_hex: "0011", do_sanity_checks: false })).json;
-  assert.equal(noCheck?.sanity_check_failed, false);
-  assert.match(String(noCheck?.reason), /not a transaction/); // ours says why (monerod: "")
+  const noCheck = await nodePath(u, "/send_raw_transaction", { tx_as_hex: "0011", do_sanity_checks: false });
+  assert.equal(noCheck.sanity_check_failed, false);
+  assert.match(String(noCheck.reason), /not a transaction/); // ours says why (monerod: "")
   // stop_mining when not mining; set_log_categories with no categories sets none
-  assert.equal((await path(u, "/stop_mining")).json?.status, "Mining never started");
-  assert.deepEqual((await path(u, "/set_log_categories", {})).json, { categories: "", status: "OK", untrusted: false });
-  // the save_graph paths are gone from monerod 0.18
+  assert.equal((await nodePath(u, "/stop_mining")).status, "Mining never started");
+  assert.deepEqual(await nodePath(u, "/set_log_categories", {}), { categories: "", status: "OK", untrusted: false });
+  // the save_graph paths are gone from monerod 0.18 (raw: paths no client knows, their HTTP status)
   assert.equal((await path(u, "/start_save_graph", {})).status, 404);
   assert.equal((await path(u, "/stop_save_graph", {})).status, 404);
   // rpc_connections_count counts the RPC server's open connections, the asking one included
-  const info = await rpc(u, "get_info");
-  assert.ok(Number(info.result?.rpc_connections_count) >= 1);
+  const info = await nodeCall(u, "get_info");
+  assert.ok(Number(info.rpc_connections_count) >= 1);
 });

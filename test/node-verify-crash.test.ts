@@ -14,21 +14,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
+import { stringifyJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs } from "./helpers/chain.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { nodePath, nodeRpc, type PathResult } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 
 const skip = needPackage("monero");
 const TSMONEROD = fileURLToPath(new URL("../../bin/tsmonerod", import.meta.url));
 
-type Json = Record<string, unknown>;
-
-async function post(url: string, path: string, body: unknown): Promise<Json> {
-  const r = await fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" }, signal: AbortSignal.timeout(120_000) });
-  assert.equal(r.status, 200, `${path} on ${url}: HTTP ${r.status}`);
-  return (await r.json()) as Json;
-}
-const jsonRpc = (url: string, method: string, params: unknown): Promise<Json> => post(url, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params });
 
 function startOurs(rpc: number, p2p: number, crashes: string): Daemon {
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-verify-crash-"));
@@ -49,8 +43,8 @@ async function replayUntilTxs(url: string): Promise<{ block: ReturnType<typeof r
   const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
   for (const b of recordedBlocks().slice(1)) {
     if (b.tx_hashes.length > 0) return { block: b, txHex: b.tx_hashes.map((h) => txById.get(h) ?? "") };
-    const r = await jsonRpc(url, "submit_block", [b.blob]);
-    assert.equal((r.result as Json | undefined)?.status, "OK", `replaying block ${b.height} into ${url}: ${JSON.stringify(r)}`);
+    const r = await nodeRpc(url, "submit_block", [b.blob]);
+    assert.equal(r.result?.status, "OK", `replaying block ${b.height} into ${url}: ${stringifyJson(r)}`);
   }
   throw new Error("test/fixtures/chain has no block with txs");
 }
@@ -62,7 +56,7 @@ describe("a crashed verify worker: logged, restarted, retried once; twice is an 
   let blockCrash: Daemon | undefined;
   let txCrash: Daemon | undefined;
   /** monerod's send_raw_transaction answer for the first tx of the recorded chain, at the same height. */
-  let monerodSend: Json | undefined;
+  let monerodSend: PathResult<"/send_raw_transaction"> | undefined;
 
   before(async () => {
     monerod = startMonerod(29660, 29661);
@@ -82,26 +76,26 @@ describe("a crashed verify worker: logged, restarted, retried once; twice is an 
     const [{ block, txHex }] = await Promise.all(urls.map((u) => replayUntilTxs(u)));
     for (const u of urls) {
       for (const tx of txHex) {
-        const r = await post(u, "/send_raw_transaction", { tx_as_hex: tx });
-        assert.equal(r.status, "OK", `send_raw_transaction on ${u}: ${JSON.stringify(r)}`);
+        const r = await nodePath(u, "/send_raw_transaction", { tx_as_hex: tx });
+        assert.equal(r.status, "OK", `send_raw_transaction on ${u}: ${stringifyJson(r)}`);
         if (u === urls[0] && tx === txHex[0]) monerodSend = r;
       }
     }
-    const first = await jsonRpc(urls[1], "submit_block", [block.blob]);
-    const err = first.error as { code: number; message: string } | undefined;
-    assert.equal(err?.code, -5, `ours, worker dead twice: CORE_RPC_ERROR_CODE_INTERNAL_ERROR, not -7 "Block not accepted": ${JSON.stringify(first)}`);
+    const first = await nodeRpc(urls[1], "submit_block", [block.blob]);
+    const err = first.error;
+    assert.equal(err?.code, -5, `ours, worker dead twice: CORE_RPC_ERROR_CODE_INTERNAL_ERROR, not -7 "Block not accepted": ${stringifyJson(first)}`);
     assert.match(err?.message ?? "", /^Internal error: .*not judged invalid.*died twice/);
     assert.match(log(blockCrash), /verify worker: crashed \(test crash of the verify worker/, "the crash and its cause are logged");
     // still running, the block not added and not marked invalid: its txs are still in the pool
-    const pool = await post(urls[1], "/get_transaction_pool_hashes", {});
-    assert.deepEqual([...((pool.tx_hashes as string[] | undefined) ?? [])].sort(), [...block.tx_hashes].sort(), "the block's txs stay in the pool");
+    const pool = await nodePath(urls[1], "/get_transaction_pool_hashes");
+    assert.deepEqual([...(pool.tx_hashes ?? [])].sort(), [...block.tx_hashes].sort(), "the block's txs stay in the pool");
     // sent again: the worker dies once more, is restarted, and the retry accepts it, as monerod does at once
-    const [a, b] = await Promise.all(urls.map((u) => jsonRpc(u, "submit_block", [block.blob])));
+    const [a, b] = await Promise.all(urls.map((u) => nodeRpc(u, "submit_block", [block.blob])));
     // later 0.18 releases add block_id (monerod's master and its functional test blockchain at HEAD); 0.18.0.0 has none
-    const { block_id: ourId, ...ours } = (b.result ?? {}) as Record<string, unknown>;
+    const { block_id: ourId, ...ours } = b.result ?? {};
     assert.equal(ourId, block.hash, "submit_block's block_id is the block's hash");
-    assert.deepEqual(ours, a.result, `submit_block sent again: ours ${JSON.stringify(b)} vs monerod ${JSON.stringify(a)}`);
-    const [ia, ib] = await Promise.all(urls.map((u) => post(u, "/get_info", {})));
+    assert.deepEqual(ours, a.result, `submit_block sent again: ours ${stringifyJson(b)} vs monerod ${stringifyJson(a)}`);
+    const [ia, ib] = await Promise.all(urls.map((u) => nodePath(u, "/get_info")));
     assert.deepEqual([ib.height, ib.top_block_hash, ib.tx_pool_size], [ia.height, ia.top_block_hash, ia.tx_pool_size], "the same chain and pool as monerod");
     assert.equal((log(blockCrash).match(/verify worker: crashed/g) ?? []).length, 3, "each of the 3 crashes logged");
   });
@@ -109,18 +103,18 @@ describe("a crashed verify worker: logged, restarted, retried once; twice is an 
   it("send_raw_transaction: 'Failed' with no invalid flag while the worker dies twice, the tx taken when sent again, as monerod takes it", async () => {
     const url = txCrash?.url ?? "";
     const { txHex } = await replayUntilTxs(url);
-    const first = await post(url, "/send_raw_transaction", { tx_as_hex: txHex[0] });
-    assert.equal(first.status, "Failed", JSON.stringify(first));
-    assert.match(String(first.reason), /^Internal error: .*not judged invalid/, JSON.stringify(first));
-    for (const flag of ["double_spend", "fee_too_low", "invalid_input", "invalid_output", "low_mixin", "overspend", "sanity_check_failed", "too_big", "too_few_outputs"]) {
-      assert.equal(first[flag], false, `${flag} must not be set for a worker crash: ${JSON.stringify(first)}`);
+    const first = await nodePath(url, "/send_raw_transaction", { tx_as_hex: txHex[0] });
+    assert.equal(first.status, "Failed", stringifyJson(first));
+    assert.match(String(first.reason), /^Internal error: .*not judged invalid/, stringifyJson(first));
+    for (const flag of ["double_spend", "fee_too_low", "invalid_input", "invalid_output", "low_mixin", "overspend", "sanity_check_failed", "too_big", "too_few_outputs"] as const) {
+      assert.equal(first[flag], false, `${flag} must not be set for a worker crash: ${stringifyJson(first)}`);
     }
     assert.match(log(txCrash), /verify worker: crashed \(test crash/);
-    const again = await post(url, "/send_raw_transaction", { tx_as_hex: txHex[0] });
+    const again = await nodePath(url, "/send_raw_transaction", { tx_as_hex: txHex[0] });
     // monerod's answer to the same tx at the same height (recorded in the test above)
     assert.ok(monerodSend, "the submit_block test ran first and recorded monerod's answer");
-    assert.deepEqual(again, monerodSend, `sent again: ours ${JSON.stringify(again)} vs monerod ${JSON.stringify(monerodSend)}`);
-    const info = await post(url, "/get_info", {});
+    assert.deepEqual(again, monerodSend, `sent again: ours ${stringifyJson(again)} vs monerod ${stringifyJson(monerodSend)}`);
+    const info = await nodePath(url, "/get_info");
     assert.equal(info.tx_pool_size, 1, "the tx is in the pool");
   });
 });

@@ -16,8 +16,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Subscriber } from "zeromq";
+import { stringifyJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs } from "./helpers/chain.js";
 import { type Daemon, startProcess, stopDaemon } from "./helpers/monerod.js";
+import { nodeCall, nodePath } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 
 const skip = needPackage("monero") ?? needPackage("python3-zmq", ["/usr/lib/python3/dist-packages/zmq/__init__.py"]);
@@ -29,21 +31,13 @@ const REPLAY_TO = 222;
 const blocks = [...recordedBlocks()].sort((a, b) => a.height - b.height);
 const txById = new Map(recordedTxs().map((t) => [t.tx_hash, t.as_hex]));
 
-async function post(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", body: JSON.stringify(body) });
-  return (await r.json()) as Record<string, unknown>;
-}
-async function rpc(port: number, method: string, params: unknown): Promise<Record<string, unknown>> {
-  const r = await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params });
-  if (r.error) throw new Error(`${method} on ${port}: ${JSON.stringify(r.error)}`);
-  return r.result as Record<string, unknown>;
-}
+const url = (port: number): string => `http://127.0.0.1:${port}`;
 async function waitRpc(d: Daemon, port: number): Promise<void> {
   const end = Date.now() + 60_000;
   for (;;) {
     if (d.proc.exitCode !== null) throw new Error(`${d.proc.spawnfile} exited: ${d.output.join("").slice(-2000)}`);
     try {
-      await rpc(port, "get_block_count", {});
+      await nodeCall(url(port), "get_block_count");
       return;
     } catch {
       if (Date.now() > end) throw new Error(`no RPC on ${port}: ${d.output.join("").slice(-2000)}`);
@@ -143,7 +137,7 @@ before(async () => {
   // a subscription reaches the publisher a moment after connect (ZMQ's slow joiner)
   await new Promise((r) => setTimeout(r, 1500));
   for (const b of blocks.slice(1, REPLAY_TO)) {
-    for (const port of [REAL.rpc, OURS.rpc]) await rpc(port, "submit_block", [b.blob]);
+    for (const port of [REAL.rpc, OURS.rpc]) await nodeCall(url(port), "submit_block", [b.blob]);
   }
 });
 
@@ -179,8 +173,8 @@ test("txpool_add: a tx entering the pool is published with monerod's fields; a k
   const before = { real: realSub.messages.length, ours: oursSub.messages.length, py: py.messages.length };
   for (const id of ids) {
     for (const port of [REAL.rpc, OURS.rpc]) {
-      const r = await post(port, "/send_raw_transaction", { tx_as_hex: txById.get(id), do_not_relay: true });
-      assert.equal(r.status, "OK", `${port}: ${JSON.stringify(r)}`);
+      const r = await nodePath(url(port), "/send_raw_transaction", { tx_as_hex: txById.get(id), do_not_relay: true });
+      assert.equal(r.status, "OK", `${port}: ${stringifyJson(r)}`);
     }
   }
   const n = ids.length * 2;
@@ -194,13 +188,14 @@ test("txpool_add: a tx entering the pool is published with monerod's fields; a k
   assert.equal(full[0].ringct.prunable.clsags[0].c1.length, 64);
   const minimal = JSON.parse(bodyOf(oursNew[1])) as { id: string; blob_size: number; weight: number; fee: number }[];
   assert.equal(minimal[0].id, ids[0]);
-  const pool = (await post(OURS.rpc, "/get_transaction_pool", {})) as { transactions: { id_hash: string; blob_size: number; weight: number; fee: number }[] };
+  const pool = await nodePath(url(OURS.rpc), "/get_transaction_pool");
+  assert.ok(pool.transactions);
   const entry = pool.transactions.find((t) => t.id_hash === ids[0]);
   assert.deepEqual({ blob_size: minimal[0].blob_size, weight: minimal[0].weight, fee: minimal[0].fee }, { blob_size: entry?.blob_size, weight: entry?.weight, fee: entry?.fee });
   await waitFor("python's txpool messages", () => py.messages.length - before.py >= ids.length);
   assert.deepEqual(py.messages.slice(before.py), oursNew.filter((m) => topicOf(m) === "json-minimal-txpool_add"));
   // the same tx again: already in the pool, nothing published
-  const again = await post(OURS.rpc, "/send_raw_transaction", { tx_as_hex: txById.get(ids[0]), do_not_relay: false });
+  const again = await nodePath(url(OURS.rpc), "/send_raw_transaction", { tx_as_hex: txById.get(ids[0]), do_not_relay: false });
   assert.equal(again.status, "OK");
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(oursSub.messages.length, before.ours + n);
@@ -208,15 +203,15 @@ test("txpool_add: a tx entering the pool is published with monerod's fields; a k
 
 test("a block with the pool's txs and a reorg to a heavier branch: the same messages as monerod", { skip }, async () => {
   const before = { real: realSub.messages.length, ours: oursSub.messages.length };
-  for (const port of [REAL.rpc, OURS.rpc]) await rpc(port, "submit_block", [blocks[REPLAY_TO].blob]);
+  for (const port of [REAL.rpc, OURS.rpc]) await nodeCall(url(port), "submit_block", [blocks[REPLAY_TO].blob]);
   // a two-block branch from block 221, mined by tsmonerod, then given to monerod
-  const gen = await rpc(OURS.rpc, "generateblocks", { amount_of_blocks: 2, wallet_address: BOB, prev_block: blocks[REPLAY_TO - 1].hash, starting_nonce: 0 });
-  const hashes = gen.blocks as string[];
+  const gen = await nodeCall(url(OURS.rpc), "generateblocks", { amount_of_blocks: 2, wallet_address: BOB, prev_block: blocks[REPLAY_TO - 1].hash, starting_nonce: 0 });
+  const hashes = gen.blocks;
   for (const h of hashes) {
-    const b = await rpc(OURS.rpc, "get_block", { hash: h });
-    await rpc(REAL.rpc, "submit_block", [b.blob]);
+    const b = await nodeCall(url(OURS.rpc), "get_block", { hash: h });
+    await nodeCall(url(REAL.rpc), "submit_block", [b.blob]);
   }
-  const height = async (port: number): Promise<number> => Number((await rpc(port, "get_block_count", {})).count);
+  const height = async (port: number): Promise<number> => Number((await nodeCall(url(port), "get_block_count")).count);
   assert.equal(await height(OURS.rpc), REPLAY_TO + 2);
   assert.equal(await height(REAL.rpc), REPLAY_TO + 2);
   // block 222: miner_data, full, minimal; the reorg: miner_data, full, minimal as each block is

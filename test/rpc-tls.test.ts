@@ -185,6 +185,8 @@ describe("servers", () => {
   });
 });
 
+// raw on purpose: these test the transport underneath the typed clients (NodeClient's TLS, its
+// `secure`, fallback and pinning) against a bare RpcServer with its own one-method table
 describe("NodeClient", () => {
   test("autodetect speaks TLS to a TLS node, falls back to plain HTTP on a plain one", async () => {
     const auto = await serve(SSL_AUTODETECT);

@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { acquirePidLock, createOwnedFile, LockHeldError } from "../src/os/lockfile.js";
+import { nodeRpc } from "./helpers/node-rpc.js";
+import { walletRpc } from "./helpers/wallet-rpc.js";
 
 const NODE_BIN = fileURLToPath(new URL("../../bin/tsmonerod", import.meta.url));
 const WALLET_BIN = fileURLToPath(new URL("../../bin/tsmonero-wallet-rpc", import.meta.url));
@@ -75,10 +77,7 @@ function bystander(): ChildProcess {
   return p;
 }
 
-async function rpc(port: number, method: string, params: unknown = {}): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
-  const res = await fetch(`http://127.0.0.1:${port}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method, params }) });
-  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-}
+const url = (port: number): string => `http://127.0.0.1:${port}`;
 
 function findFile(dir: string, name: string): string | undefined {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -149,7 +148,7 @@ describe("tsmonerod: restarts after SIGKILL", () => {
     assert.equal(existsSync(lock), true, "SIGKILL leaves the pid file");
     n = await start(NODE_BIN, args, data, "RPC listening on");
     assert.match(n.out.join(""), /taking over the stale lock .*tsmonerod\.pid: its process \d+ no longer runs/);
-    assert.equal((await rpc(port, "get_block_count")).result?.status, "OK");
+    assert.equal((await nodeRpc(url(port), "get_block_count")).result?.status, "OK");
     await kill9(n);
 
     const b = bystander();
@@ -157,7 +156,7 @@ describe("tsmonerod: restarts after SIGKILL", () => {
     n = await start(NODE_BIN, args, data, "RPC listening on");
     // before: "in use by another tsmonerod (pid …)" and exit 1
     assert.match(n.out.join(""), new RegExp(`taking over the stale lock .*: process ${b.pid} runs but does not hold it`));
-    assert.equal((await rpc(port, "get_block_count")).result?.status, "OK");
+    assert.equal((await nodeRpc(url(port), "get_block_count")).result?.status, "OK");
     await kill9(n);
   });
 });
@@ -175,6 +174,7 @@ describe("tsmonero-wallet-rpc: restarts after SIGKILL", () => {
     // before: "Failed to create file monero-wallet-rpc.<port>.login. Check permissions or remove file", exit 1
     w = await start(WALLET_BIN, args, cwd, "Starting wallet RPC server");
     assert.match(w.out.join(""), /replacing the stale monero-wallet-rpc\.\d+\.login left by a process that no longer runs/);
+    // raw: without the login, its HTTP status
     const res = await fetch(`http://127.0.0.1:${port}/json_rpc`, { method: "POST", body: "{}" });
     assert.equal(res.status, 401, "the new login is required");
     await kill9(w);
@@ -185,7 +185,7 @@ describe("tsmonero-wallet-rpc: restarts after SIGKILL", () => {
     const port = await freePort();
     const args = ["--wallet-dir", join(cwd, "w"), "--offline", "--disable-rpc-login", "--rpc-bind-port", String(port)];
     let w = await start(WALLET_BIN, args, cwd, "Starting wallet RPC server");
-    assert.equal((await rpc(port, "create_wallet", { filename: "alice", password: "", language: "English" })).error, undefined);
+    assert.equal((await walletRpc(url(port), "create_wallet", { filename: "alice", password: "", language: "English" })).error, undefined);
     const lock = join(cwd, "w", ".alice.lock");
     assert.equal(existsSync(lock), true);
     await kill9(w);
@@ -193,11 +193,11 @@ describe("tsmonero-wallet-rpc: restarts after SIGKILL", () => {
     writeFileSync(lock, String(b.pid));
     w = await start(WALLET_BIN, args, cwd, "Starting wallet RPC server");
     // before: -1 "Failed to open wallet: wallet alice is open in another process (pid …)"
-    assert.deepEqual((await rpc(port, "open_wallet", { filename: "alice", password: "" })).error, undefined);
+    assert.deepEqual((await walletRpc(url(port), "open_wallet", { filename: "alice", password: "" })).error, undefined);
     assert.match(w.out.join(""), new RegExp(`wallet alice: taking over the stale lock .*\\.alice\\.lock: process ${b.pid} runs but does not hold it`));
     await kill9(w);
     w = await start(WALLET_BIN, args, cwd, "Starting wallet RPC server");
-    assert.deepEqual((await rpc(port, "open_wallet", { filename: "alice", password: "" })).error, undefined);
+    assert.deepEqual((await walletRpc(url(port), "open_wallet", { filename: "alice", password: "" })).error, undefined);
     assert.match(w.out.join(""), /taking over the stale lock .*: its process \d+ no longer runs/);
     await kill9(w);
   });

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
-import { NodeClient, NodeRpcError } from "../src/client/node-client.js";
+import { NodeRpcError } from "../src/client/node-client.js";
+import { walletClient } from "../src/wallet/rpc/api.js";
 
 const BIN = fileURLToPath(new URL("../../bin/tsmonero-wallet-rpc", import.meta.url));
 const PORTS = { login: 29230, given: 29231, term: 29232, reopen: 29233, stop: 29234, pwfile: 29235 };
@@ -32,12 +33,12 @@ async function start(args: string[], cwd: string, port: number, login?: string):
   p.stdout?.on("data", (b: Buffer) => out.push(b.toString()));
   p.stderr?.on("data", (b: Buffer) => out.push(b.toString()));
   const exited = new Promise<number | null>((r) => p.once("exit", (code) => r(code)));
-  const c = new NodeClient({ url: `http://127.0.0.1:${port}`, login, retries: 0, timeoutMs: 2000 });
+  const c = walletClient({ url: `http://127.0.0.1:${port}`, login, retries: 0, timeoutMs: 2000 });
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (p.exitCode !== null) throw new Error(`exited ${p.exitCode}: ${out.join("")}`);
     try {
-      await c.jsonRpc("get_version");
+      await c.call("get_version");
       break;
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`not ready: ${out.join("")}`, { cause: e });
@@ -48,7 +49,7 @@ async function start(args: string[], cwd: string, port: number, login?: string):
   return { p, out, exited };
 }
 
-const client = (port: number, login?: string) => new NodeClient({ url: `http://127.0.0.1:${port}`, login, retries: 0, timeoutMs: 10_000 });
+const client = (port: number, login?: string) => walletClient({ url: `http://127.0.0.1:${port}`, login, retries: 0, timeoutMs: 10_000 });
 
 describe("bin/tsmonero-wallet-rpc", () => {
   const cwd = mkdtempSync(join(tmpdir(), "tsmonero-wallet-cli-"));
@@ -99,10 +100,11 @@ describe("bin/tsmonero-wallet-rpc", () => {
     const text = readFileSync(file, "utf8");
     assert.match(text, /^monero:[A-Za-z0-9+/]{22}==$/);
     assert.equal(statSync(file).mode & 0o777, 0o600);
+    // raw: no login, the HTTP status
     const r = await fetch(`http://127.0.0.1:${port}/json_rpc`, { method: "POST", body: '{"jsonrpc":"2.0","id":0,"method":"get_version"}' });
     assert.equal(r.status, 401);
     const c = client(port, text);
-    const v = (await c.jsonRpc("get_version")) as Record<string, unknown>;
+    const v = await c.call("get_version");
     assert.equal(v.version, 65561);
     c.close();
     const exited = new Promise((res) => p.once("exit", res));
@@ -116,7 +118,7 @@ describe("bin/tsmonero-wallet-rpc", () => {
     const s = await start(["--wallet-dir", join(cwd, "w2"), "--offline", "--rpc-login", "alice:s3cret"], cwd, port, "alice:s3cret");
     procs.push(s.p);
     const bad = client(port, "alice:wrong");
-    await assert.rejects(bad.jsonRpc("get_version"));
+    await assert.rejects(bad.call("get_version"));
     bad.close();
     assert.equal(existsSync(join(cwd, `monero-wallet-rpc.${port}.login`)), false);
     s.p.kill("SIGTERM");
@@ -128,10 +130,10 @@ describe("bin/tsmonero-wallet-rpc", () => {
     const s = await start(["--wallet-dir", dir, "--offline", "--disable-rpc-login"], cwd, PORTS.term);
     procs.push(s.p);
     const c = client(PORTS.term);
-    await c.jsonRpc("create_wallet", { filename: "w", password: "pw", language: "English" });
-    await c.jsonRpc("set_attribute", { key: "k", value: "kept" });
-    await c.jsonRpc("label_account", { account_index: 0, label: "renamed" });
-    const address = ((await c.jsonRpc("get_address")) as Record<string, unknown>).address;
+    await c.call("create_wallet", { filename: "w", password: "pw", language: "English" });
+    await c.call("set_attribute", { key: "k", value: "kept" });
+    await c.call("label_account", { account_index: 0, label: "renamed" });
+    const { address } = await c.call("get_address");
     c.close();
     const t0 = Date.now();
     s.p.kill("SIGTERM");
@@ -142,16 +144,17 @@ describe("bin/tsmonero-wallet-rpc", () => {
     const r = await start(["--wallet-file", join(dir, "w"), "--password", "pw", "--offline", "--disable-rpc-login"], cwd, PORTS.reopen);
     procs.push(r.p);
     const c2 = client(PORTS.reopen);
-    assert.deepEqual(await c2.jsonRpc("get_attribute", { key: "k" }), { value: "kept" });
-    const a = (await c2.jsonRpc("get_address")) as Record<string, unknown>;
+    assert.deepEqual(await c2.call("get_attribute", { key: "k" }), { value: "kept" });
+    const a = await c2.call("get_address");
     assert.equal(a.address, address);
-    assert.equal((a.addresses as Record<string, unknown>[])[0].label, "renamed");
+    assert.ok(a.addresses, "get_address: addresses");
+    assert.equal(a.addresses[0].label, "renamed");
     // create_wallet needs --wallet-dir
-    await assert.rejects(c2.jsonRpc("create_wallet", { filename: "x", language: "English" }), (e: unknown) => e instanceof NodeRpcError && e.code === -23 && /No wallet dir configured/.test(e.rpcMessage));
+    await assert.rejects(c2.call("create_wallet", { filename: "x", language: "English" }), (e: unknown) => e instanceof NodeRpcError && e.code === -23 && /No wallet dir configured/.test(e.rpcMessage));
     // stop_wallet: stores and exits
-    await c2.jsonRpc("set_attribute", { key: "k", value: "stored by stop_wallet" });
+    await c2.call("set_attribute", { key: "k", value: "stored by stop_wallet" });
     const t1 = Date.now();
-    assert.deepEqual(await c2.jsonRpc("stop_wallet"), {});
+    assert.deepEqual(await c2.call("stop_wallet"), {});
     c2.close();
     assert.equal(await r.exited, 0);
     assert.ok(Date.now() - t1 < 5000);
@@ -161,7 +164,7 @@ describe("bin/tsmonero-wallet-rpc", () => {
     const q = await start(["--wallet-file", join(dir, "w"), "--password-file", join(cwd, "pw.txt"), "--offline", "--disable-rpc-login"], cwd, PORTS.pwfile);
     procs.push(q.p);
     const c3 = client(PORTS.pwfile);
-    assert.deepEqual(await c3.jsonRpc("get_attribute", { key: "k" }), { value: "stored by stop_wallet" });
+    assert.deepEqual(await c3.call("get_attribute", { key: "k" }), { value: "stored by stop_wallet" });
     c3.close();
     q.p.kill("SIGTERM");
     assert.equal(await q.exited, 0);

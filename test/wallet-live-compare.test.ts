@@ -14,44 +14,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { NodeClient } from "../src/client/node-client.js";
-import { isJsonObject, type JsonValue, type JsonWritable, parseJson, stringifyJson } from "../src/rpc/json.js";
 import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
+import type { WalletMethod } from "../src/wallet/rpc/api.js";
 import { WalletService } from "../src/wallet/service/index.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { nodeCall } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
+import { walletCall, type WalletParams, walletRpc } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
 
-type Answer = { result?: Record<string, JsonValue>; error?: { code: number; message: string } };
-
-async function call(url: string, method: string, params: JsonWritable = {}): Promise<Answer> {
-  const r = await fetch(`${url}/json_rpc`, {
-    method: "POST",
-    body: stringifyJson({ jsonrpc: "2.0", id: "0", method, params }),
-    headers: { "Content-Type": "application/json" },
-    signal: AbortSignal.timeout(300_000),
-  });
-  const v = parseJson(await r.text());
-  assert.ok(isJsonObject(v));
-  const a = v as Record<string, JsonValue>;
-  return a.error ? { error: a.error as unknown as Answer["error"] } : { result: (a.result ?? {}) as Record<string, JsonValue> };
-}
-
-async function ok(url: string, method: string, params: JsonWritable = {}): Promise<Record<string, JsonValue>> {
-  const a = await call(url, method, params);
-  assert.ok(a.result, `${method}: ${a.error?.code} ${a.error?.message}`);
-  return a.result;
-}
+/** A wallet's whole answer to one call (its result or its error), as both wallets' are compared. */
+type Answer<M extends WalletMethod> = Awaited<ReturnType<typeof walletRpc<M>>>;
 
 /** `v` with the fee of every entry of tx `txid` replaced by a marker; `fees` collects the fees replaced. */
-function withoutFee(v: JsonValue | undefined, txid: string, fees: JsonValue[]): JsonValue | undefined {
-  if (Array.isArray(v)) return v.map((x) => withoutFee(x, txid, fees) as JsonValue);
+function withoutFee(v: unknown, txid: string, fees: unknown[]): unknown {
+  if (Array.isArray(v)) return v.map((x) => withoutFee(x, txid, fees));
   if (v !== null && typeof v === "object") {
-    const o: Record<string, JsonValue> = {};
-    for (const [k, x] of Object.entries(v)) o[k] = withoutFee(x, txid, fees) as JsonValue;
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) o[k] = withoutFee(x, txid, fees);
     if (o.txid === txid && "fee" in o) {
       fees.push(o.fee);
       o.fee = "<coinbase fee>";
@@ -74,9 +58,9 @@ describe("answers against a live monero-wallet-rpc: multi-subaddress get_transfe
   let multiTxid = "";
   let coinbaseTxid = "";
 
-  /** The same call to both wallets: returns [real, ours]. */
-  const both = (method: string, params: JsonWritable = {}): Promise<[Answer, Answer]> =>
-    Promise.all([call(realUrl, method, params), call(oursUrl, method, params)]);
+  /** The same call to both wallets: returns their whole answers [real, ours]. */
+  const both = <M extends WalletMethod>(method: M, params?: WalletParams<M>): Promise<[Answer<M>, Answer<M>]> =>
+    Promise.all([walletRpc(realUrl, method, params), walletRpc(oursUrl, method, params)]);
 
   before(async () => {
     const [rpcPort, p2pPort, walletPort] = [await freePort(), await freePort(), await freePort()];
@@ -103,51 +87,54 @@ describe("answers against a live monero-wallet-rpc: multi-subaddress get_transfe
     for (const deadline = Date.now() + 60_000; ; ) {
       if (real.proc.exitCode !== null) throw new Error(`monero-wallet-rpc exited: ${real.output.join("").slice(-2000)}`);
       try {
-        await ok(realUrl, "get_version");
+        await walletCall(realUrl, "get_version");
         break;
       } catch (e) {
         if (Date.now() > deadline) throw e;
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    await ok(realUrl, "auto_refresh", { enable: false });
+    await walletCall(realUrl, "auto_refresh", { enable: false });
 
     // ours holds bob and names the subaddresses alice pays (0/1..0/27, 1/1..1/5)
-    await ok(oursUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob, restore_height: 0, language: "English" });
-    await ok(oursUrl, "create_address", { account_index: 0, count: 27 });
-    await ok(oursUrl, "create_account", {});
-    await ok(oursUrl, "create_address", { account_index: 1, count: 5 });
-    const addr = async (major: number, minor: number) =>
-      ((await ok(oursUrl, "get_address", { account_index: major, address_index: [minor] })).addresses as { address: string }[])[0].address;
-    const bob = (await ok(oursUrl, "get_address")).address as string;
+    await walletCall(oursUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob, restore_height: 0, language: "English" });
+    await walletCall(oursUrl, "create_address", { account_index: 0, count: 27 });
+    await walletCall(oursUrl, "create_account", {});
+    await walletCall(oursUrl, "create_address", { account_index: 1, count: 5 });
+    const addr = async (major: number, minor: number) => {
+      const { addresses } = await walletCall(oursUrl, "get_address", { account_index: major, address_index: [minor] });
+      assert.ok(addresses, `get_address ${major}/${minor}: addresses`);
+      return addresses[0].address;
+    };
+    const bob = (await walletCall(oursUrl, "get_address")).address;
 
     // two coinbases to bob (heights 1, 2), then alice's, unlocked
-    const alice = await ok(realUrl, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice, restore_height: 0, language: "English" });
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 2, wallet_address: bob });
-    await node.jsonRpc("generateblocks", { amount_of_blocks: 100, wallet_address: alice.address as string });
-    coinbaseTxid = ((await node.jsonRpc("get_block", { height: 1 })) as Record<string, JsonValue>).miner_tx_hash as string;
-    await ok(realUrl, "refresh");
+    const alice = await walletCall(realUrl, "restore_deterministic_wallet", { filename: "alice", password: "", seed: WALLET_SEEDS.alice, restore_height: 0, language: "English" });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 2, wallet_address: bob });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 100, wallet_address: alice.address });
+    coinbaseTxid = (await nodeCall(node.url, "get_block", { height: 1 })).miner_tx_hash;
+    await walletCall(realUrl, "refresh");
     const xmr = 1_000_000_000_000n;
     // wallet2's map has 13 buckets (hash = major << 32 | minor; 2^32 ≡ 9 mod 13): 0/1, 0/14, 0/27 and 1/5
     // share bucket 1, 0/13 and 1/4 bucket 0, so the order is not simply the outputs' order
     const dests = [[0, 1], [0, 14], [1, 5], [0, 27], [0, 2], [1, 4], [0, 13]];
     const destinations: { amount: bigint; address: string }[] = [];
     for (const [i, [major, minor]] of dests.entries()) destinations.push({ amount: xmr + BigInt(i) * 1_000_000n, address: await addr(major, minor) });
-    const sent = await ok(realUrl, "transfer", { destinations, priority: 0, ring_size: 16 });
-    multiTxid = sent.tx_hash as string;
+    const sent = await walletCall(realUrl, "transfer", { destinations, priority: 0, ring_size: 16 });
+    multiTxid = sent.tx_hash;
     // mined for sure before the wallets look: a block template made just before the tx reached the
     // pool can leave it out (seen once in a full run: the real wallet then found none of the 7)
     for (let i = 0; ; i++) {
-      await node.jsonRpc("generateblocks", { amount_of_blocks: 1, wallet_address: alice.address as string });
+      await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: alice.address });
       const t = await node.getTransactions([multiTxid]);
       if (t.txs?.[0]?.in_pool === false) break;
       if (i >= 5) throw new Error(`the 7-payment tx ${multiTxid} is still not mined after ${i + 1} blocks: ${JSON.stringify(t)}`);
     }
 
     // the real one now holds bob too; both refreshed to the same tip
-    await ok(realUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob, restore_height: 0, language: "English" });
-    await ok(realUrl, "refresh");
-    await ok(oursUrl, "refresh");
+    await walletCall(realUrl, "restore_deterministic_wallet", { filename: "bob", password: "", seed: WALLET_SEEDS.bob, restore_height: 0, language: "English" });
+    await walletCall(realUrl, "refresh");
+    await walletCall(oursUrl, "refresh");
   });
 
   after(async () => {
@@ -162,35 +149,39 @@ describe("answers against a live monero-wallet-rpc: multi-subaddress get_transfe
     for (const account_index of [0, 1]) {
       const [a, b] = await both("get_transfer_by_txid", { txid: multiTxid, account_index });
       assert.ok(a.result, show(a));
-      assert.ok((a.result.transfers as unknown[]).length > 1, `several entries in account ${account_index}`);
+      assert.ok(a.result.transfers.length > 1, `several entries in account ${account_index}`);
       assert.deepEqual(b, a, `account ${account_index}: ours ${show(b)}\nmonero-wallet-rpc ${show(a)}`);
     }
     // across txs monero-wallet-rpc lists m_payments' hash order (ours: by height); within the tx, the same order
     const [a, b] = await both("get_transfers", { in: true, all_accounts: true });
-    const ofTx = (x: Answer) => (x.result?.in as { txid: string }[]).filter((e) => e.txid === multiTxid);
+    const ofTx = (x: Answer<"get_transfers">) => {
+      assert.ok(x.result?.in, show(x));
+      return x.result.in.filter((e) => e.txid === multiTxid);
+    };
     assert.equal(ofTx(a).length, 7);
     assert.deepEqual(ofTx(b), ofTx(a), "get_transfers in: the tx's entries in the same order");
   });
 
   it("scan_tx of a coinbase the wallet skipped: the same balance, transfers and outputs afterwards", async () => {
     for (const url of [realUrl, oursUrl])
-      await ok(url, "restore_deterministic_wallet", { filename: "bob-late", password: "", seed: WALLET_SEEDS.bob, restore_height: 50, language: "English" });
-    await Promise.all([ok(realUrl, "refresh"), ok(oursUrl, "refresh")]);
+      await walletCall(url, "restore_deterministic_wallet", { filename: "bob-late", password: "", seed: WALLET_SEEDS.bob, restore_height: 50, language: "English" });
+    await Promise.all([walletCall(realUrl, "refresh"), walletCall(oursUrl, "refresh")]);
     const [sa, sb] = await both("scan_tx", { txids: [coinbaseTxid] });
     assert.deepEqual(sb, sa, "scan_tx's answer");
-    for (const [method, params] of [
-      ["get_balance", { all_accounts: true }],
-      ["get_transfers", { in: true, out: true, pool: true, all_accounts: true }],
-      ["get_transfer_by_txid", { txid: coinbaseTxid }],
-      ["incoming_transfers", { transfer_type: "all" }],
-    ] as [string, JsonWritable][]) {
-      const [a, b] = await both(method, params);
-      const [feesA, feesB]: JsonValue[][] = [[], []];
+    const asked: [string, () => Promise<[Answer<WalletMethod>, Answer<WalletMethod>]>][] = [
+      ["get_balance", () => both("get_balance", { all_accounts: true })],
+      ["get_transfers", () => both("get_transfers", { in: true, out: true, pool: true, all_accounts: true })],
+      ["get_transfer_by_txid", () => both("get_transfer_by_txid", { txid: coinbaseTxid })],
+      ["incoming_transfers", () => both("incoming_transfers", { transfer_type: "all" })],
+    ];
+    for (const [method, ask] of asked) {
+      const [a, b] = await ask();
+      const [feesA, feesB]: unknown[][] = [[], []];
       const [na, nb] = [withoutFee(a.result, coinbaseTxid, feesA), withoutFee(b.result, coinbaseTxid, feesB)];
       assert.deepEqual(nb, na, `${method}: ours ${show(b)}\nmonero-wallet-rpc ${show(a)}`);
       assert.ok(feesB.every((f) => f === 0), `ours: the coinbase's fee is 0 (${show(feesB)})`);
       if (method === "get_transfers") {
-        assert.equal(((na as Record<string, JsonValue>).in as JsonValue[]).length, 8, "the coinbase and the 7 payments");
+        assert.equal((na as { in: unknown[] }).in.length, 8, "the coinbase and the 7 payments");
         assert.ok(feesA.length === 1 && feesB.length === 1, "the coinbase is listed once, as type in");
       }
     }

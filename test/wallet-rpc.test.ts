@@ -16,6 +16,7 @@ import { WalletService } from "../src/wallet/service/index.js";
 import { OpenWallet } from "../src/wallet/service/wallet.js";
 import { startWalletRpc, type WalletRpc } from "../src/wallet/rpc/index.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
+import { walletCall } from "./helpers/wallet-rpc.js";
 
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
 const PORT = 29210;
@@ -32,6 +33,7 @@ async function call(url: string, method: string, params?: JsonWritable): Promise
   return v as unknown as Answer;
 }
 
+/** A raw call that must succeed, for params the typed client does not take (nulls, a scalar where a list belongs); the rest go through walletCall. */
 async function ok(url: string, method: string, params?: JsonWritable): Promise<Record<string, JsonValue>> {
   const a = await call(url, method, params);
   assert.equal(a.error, undefined, `${method} ${JSON.stringify(params, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x))}: ${a.error?.message}`);
@@ -39,6 +41,7 @@ async function ok(url: string, method: string, params?: JsonWritable): Promise<R
   return a.result;
 }
 
+/** A raw call that must fail with `code`: the server's error answers, to mistyped params among others. */
 async function err(url: string, method: string, params: JsonWritable | undefined, code: number, message?: RegExp): Promise<string> {
   const a = await call(url, method, params);
   assert.ok(a.error, `${method} ${JSON.stringify(params)}: expected error ${code}, got result ${JSON.stringify(a.result, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x))}`);
@@ -96,31 +99,32 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
   });
 
   it("knows every spec method; without a wallet they answer -13 (or work)", async () => {
+    // raw: the spec's method names (aliases among them, which the typed map leaves out)
     for (const m of SPEC_METHODS) {
       const a = await call(url, m, {});
       assert.notEqual(a.error?.code, -32601, `${m} must not be "Method not found"`);
       if (!NO_WALLET_OK.has(m)) assert.deepEqual(a.error, { code: -13, message: "No wallet file" }, m);
     }
     await err(url, "no_such_method", {}, -32601, /Method not found/);
-    assert.equal((await ok(url, "get_version")).version, 65561);
-    const langs = await ok(url, "get_languages");
+    assert.equal((await walletCall(url, "get_version")).version, 65561);
+    const langs = await walletCall(url, "get_languages");
     assert.ok(Array.isArray(langs.languages) && langs.languages.includes("English"));
     await err(url, "validate_address", { address: "x" }, -13);
   });
 
   it("no -48 stubs are left: sign_multisig and submit_multisig are real methods, refused outside a multisig wallet", async () => {
-    await ok(url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
+    await walletCall(url, "restore_deterministic_wallet", { filename: "", password: "", seed: WALLET_SEEDS.alice, language: "English" });
     for (const m of ["sign_multisig", "submit_multisig"]) await err(url, m, { tx_data_hex: "00" }, -31, /^This wallet is not multisig$/);
-    await ok(url, "close_wallet");
+    await walletCall(url, "close_wallet");
   });
 
   it("files: bad names, languages, seeds and keys answer Monero's codes", async () => {
     await err(url, "create_wallet", { filename: "a/b", password: "", language: "English" }, -1, /^Invalid filename$/);
     // an empty filename makes a wallet in memory only (monero-wallet-rpc does so): nothing is written
-    await ok(url, "create_wallet", { filename: "", password: "", language: "English" });
-    assert.match(String((await ok(url, "get_address")).address), /^4/);
-    await ok(url, "store");
-    await ok(url, "close_wallet");
+    await walletCall(url, "create_wallet", { filename: "", password: "", language: "English" });
+    assert.match(String((await walletCall(url, "get_address")).address), /^4/);
+    await walletCall(url, "store");
+    await walletCall(url, "close_wallet");
     await err(url, "create_wallet", { filename: "x", password: "", language: "Klingon" }, -1, /^Unknown language: Klingon$/);
     await err(url, "create_wallet", { filename: "x", password: "" }, -1, /^Unknown language: $/);
     await err(url, "create_wallet", { filename: 5, language: "English" }, -32602, /filename: expected a string, found the number 5/);
@@ -138,14 +142,15 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
   });
 
   it("restores alice; every wallet method's bad input answers the right code and says what to fix", async () => {
-    const r = await ok(url, "restore_deterministic_wallet", { filename: ALICE, password: "pw", seed: WALLET_SEEDS.alice, language: "English" });
+    const r = await walletCall(url, "restore_deterministic_wallet", { filename: ALICE, password: "pw", seed: WALLET_SEEDS.alice, language: "English" });
     assert.equal(r.info, "Wallet has been restored successfully.");
     assert.equal(r.was_deprecated, false);
     await err(url, "restore_deterministic_wallet", { filename: ALICE, password: "pw", seed: WALLET_SEEDS.alice }, -1, /^Wallet already exists\.$/);
     await err(url, "create_wallet", { filename: ALICE, password: "pw", language: "English" }, -21, /Cannot create wallet\. Already exists\./);
     // a null member counts as absent (epee skips nulls; Monero's Python client sends get_transfers' min_height: None)
+    // raw (ok): nulls where the map has numbers and booleans
     const nulls = await ok(url, "get_transfers", { in: true, out: true, min_height: null, max_height: null, filter_by_height: null, account_index: 0 });
-    assert.deepEqual(nulls, await ok(url, "get_transfers", { in: true, out: true }));
+    assert.deepEqual(nulls, await walletCall(url, "get_transfers", { in: true, out: true }));
     assert.equal(((await ok(url, "get_address", { account_index: null, address_index: null })).addresses as unknown[]).length, 1);
 
     // mistyped params: -32602 naming the field, what it expects and what came
@@ -175,9 +180,9 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       ["query_key", { key_type: 7 }, /key_type: expected a string/],
     ];
     for (const [m, p, re] of mistyped) await err(url, m, p, -32602, re);
-    // a list param that is not an array is ignored, as epee does (get_address {"address_index": 0} is all of them)
-    assert.deepEqual(await ok(url, "get_address", { account_index: 0, address_index: 0 }), await ok(url, "get_address", { account_index: 0 }));
-    assert.deepEqual(await ok(url, "get_balance", { address_indices: 3 }), await ok(url, "get_balance", {}));
+    // a list param that is not an array is ignored, as epee does (get_address {"address_index": 0} is all of them); raw (ok): the scalar where the map has a list
+    assert.deepEqual(await ok(url, "get_address", { account_index: 0, address_index: 0 }), await walletCall(url, "get_address", { account_index: 0 }));
+    assert.deepEqual(await ok(url, "get_balance", { address_indices: 3 }), await walletCall(url, "get_balance", {}));
     await ok(url, "tag_accounts", { tag: "t", accounts: "0" });
     // null is absent: query_key answers what monero-wallet-rpc answers for an empty key_type
     await err(url, "query_key", { key_type: null }, 0, /^key_type {2}not found$/);
@@ -209,7 +214,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "make_integrated_address", { payment_id: "123" }, -5, /^Invalid payment ID$/);
     await err(url, "make_integrated_address", { standard_address: "bad" }, -2, /^Invalid address$/);
     await err(url, "split_integrated_address", { integrated_address: "bad" }, -2, /^Invalid address$/);
-    const primary = (await ok(url, "get_address")).address as string;
+    const primary = (await walletCall(url, "get_address")).address;
     assert.equal(primary, ALICE_ADDRESS);
     await err(url, "split_integrated_address", { integrated_address: primary }, -2, /^Address is not an integrated address$/);
     await err(url, "incoming_transfers", { transfer_type: "some" }, -6, /^Transfer type must be one of: all, available, or unavailable$/);
@@ -251,7 +256,7 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "describe_transfer", {}, -1, /^no txset provided$/);
     await err(url, "submit_transfer", { tx_data_hex: "00" }, -40, /^Failed to parse signed tx data: Bad magic/);
     // spending: validate_transfer and each method's own checks, in monero-wallet-rpc's order and codes
-    const own = (await ok(url, "get_address")).address as string;
+    const own = (await walletCall(url, "get_address")).address;
     await err(url, "transfer", { destinations: [] }, -20, /^Transaction has no destination$/);
     await err(url, "transfer", { destinations: [{ address: "4nope", amount: 1 }] }, -2, /^WALLET_RPC_ERROR_CODE_WRONG_ADDRESS: 4nope/);
     await err(url, "transfer", { destinations: [{ address: own, amount: 1 }], payment_id: "1234567812345678" }, -5, /^Standalone payment IDs are obsolete/);
@@ -263,11 +268,11 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
     await err(url, "check_tx_key", { txid: "11".repeat(32), tx_key: "12", address: own }, -25, /^Tx key has invalid format$/);
     await err(url, "relay_tx", { hex: "x" }, -26, /^Failed to parse hex\.$/);
     await err(url, "relay_tx", { hex: "00" }, -27, /^Failed to parse tx metadata/);
-    const sw = await ok(url, "estimate_tx_size_and_weight", { n_inputs: 1, n_outputs: 2, ring_size: 16, rct: true });
+    const sw = await walletCall(url, "estimate_tx_size_and_weight", { n_inputs: 1, n_outputs: 2, ring_size: 16, rct: true });
     assert.deepEqual([Number(sw.size), Number(sw.weight)], [1536, 1536]); // what monero-wallet-rpc 0.18.0.0 answers
 
     // the service still answers after all that
-    assert.equal((await ok(url, "get_height")).height, 1, "a wallet that has not refreshed answers 1 (genesis), as monero-wallet-rpc");
+    assert.equal((await walletCall(url, "get_height")).height, 1, "a wallet that has not refreshed answers 1 (genesis), as monero-wallet-rpc");
   });
 
   it("junk params never crash the service: every spec method answers a JSON-RPC error or a result", async () => {
@@ -282,97 +287,100 @@ describe("tsmonero-wallet-rpc methods (offline service, real files)", () => {
       JSON.parse('{"a":{"b":{"c":{"d":{"e":[[[[[[1]]]]]]}}}}}') as JsonWritable,
     ];
     // on a wallet of its own (the junk creates accounts and labels); set_daemon would leave offline mode
-    await ok(url, "create_wallet", { filename: "junk", password: "", language: "English" });
+    await walletCall(url, "create_wallet", { filename: "junk", password: "", language: "English" });
     const skip = new Set(["stop_wallet", "close_wallet", "set_daemon"]);
     for (const m of SPEC_METHODS) {
       if (skip.has(m)) continue;
       for (const p of junk) {
+        // raw: junk params
         const a = await call(url, m, p);
         assert.ok((a.error && typeof a.error.code === "number" && a.error.message.length > 0) || a.result, `${m}: ${JSON.stringify(a)}`);
         if (a.error) assert.notEqual(a.error.code, -32603, `${m}: an internal error (${a.error.message})`);
       }
     }
-    assert.equal((await ok(url, "get_version")).version, 65561);
+    assert.equal((await walletCall(url, "get_version")).version, 65561);
     assert.ok(svc.hasWallet, "the wallet is still open");
-    await ok(url, "open_wallet", { filename: ALICE, password: "pw" });
+    await walletCall(url, "open_wallet", { filename: ALICE, password: "pw" });
   });
 
   it("restricted mode refuses what monero-wallet-rpc --restricted-rpc refuses, after the open-wallet check", async () => {
     const r = restrictedRpc.url;
     for (const m of ["store", "query_key", "get_transfers", "get_transfer_by_txid", "set_tx_notes", "set_attribute", "get_attribute", "refresh", "auto_refresh", "rescan_blockchain", "rescan_spent", "scan_tx", "add_address_book", "edit_address_book", "delete_address_book", "change_wallet_password", "set_daemon", "stop_wallet", "transfer"])
       await err(r, m, {}, -7, /^Command unavailable in restricted mode\.$/);
-    assert.ok((await ok(r, "get_balance")).balance === 0);
+    assert.ok((await walletCall(r, "get_balance")).balance === 0);
   });
 
   it("user data survives close/open: labels, accounts, tags, notes, attributes, address book; a wrong password is refused", async () => {
-    const sub = await ok(url, "create_address", { account_index: 0, label: "shop", count: 2 });
+    const sub = await walletCall(url, "create_address", { account_index: 0, label: "shop", count: 2 });
     assert.deepEqual(sub.address_indices, [1, 2]);
-    const acct = await ok(url, "create_account", { label: "savings" });
+    const acct = await walletCall(url, "create_account", { label: "savings" });
     assert.equal(acct.account_index, 1);
-    await ok(url, "label_address", { index: { major: 0, minor: 2 }, label: "relabelled" });
-    await ok(url, "label_account", { account_index: 0, label: "Main" });
-    await ok(url, "tag_accounts", { tag: "vault", accounts: [1] });
-    await ok(url, "set_account_tag_description", { tag: "vault", description: "cold" });
-    await ok(url, "set_tx_notes", { txids: [TXID], notes: ["rent"] });
-    await ok(url, "set_attribute", { key: "colour", value: "blue" });
+    await walletCall(url, "label_address", { index: { major: 0, minor: 2 }, label: "relabelled" });
+    await walletCall(url, "label_account", { account_index: 0, label: "Main" });
+    await walletCall(url, "tag_accounts", { tag: "vault", accounts: [1] });
+    await walletCall(url, "set_account_tag_description", { tag: "vault", description: "cold" });
+    await walletCall(url, "set_tx_notes", { txids: [TXID], notes: ["rent"] });
+    await walletCall(url, "set_attribute", { key: "colour", value: "blue" });
     const bobAddress = BOB;
-    const book = await ok(url, "add_address_book", { address: bobAddress, description: "bob" });
+    const book = await walletCall(url, "add_address_book", { address: bobAddress, description: "bob" });
     assert.equal(book.index, 0);
-    const integ = await ok(url, "make_integrated_address", { standard_address: bobAddress, payment_id: "0123456789abcdef" });
-    await ok(url, "add_address_book", { address: integ.integrated_address as string, description: "bob's shop" });
-    await ok(url, "edit_address_book", { index: 0, set_description: true, description: "Bob" });
-    const sub2 = (await ok(url, "get_address", { address_index: [2] })).addresses as Record<string, JsonValue>[];
-    assert.deepEqual((await ok(url, "get_address_index", { address: sub2[0].address })).index, { major: 0, minor: 2 });
+    const integ = await walletCall(url, "make_integrated_address", { standard_address: bobAddress, payment_id: "0123456789abcdef" });
+    await walletCall(url, "add_address_book", { address: integ.integrated_address, description: "bob's shop" });
+    await walletCall(url, "edit_address_book", { index: 0, set_description: true, description: "Bob" });
+    const sub2 = (await walletCall(url, "get_address", { address_index: [2] })).addresses;
+    assert.ok(sub2, "get_address: addresses");
+    assert.deepEqual((await walletCall(url, "get_address_index", { address: sub2[0].address })).index, { major: 0, minor: 2 });
 
     const snapshot = async () => ({
-      address: await ok(url, "get_address", { account_index: 0 }),
-      accounts: await ok(url, "get_accounts"),
-      tags: await ok(url, "get_account_tags"),
-      notes: await ok(url, "get_tx_notes", { txids: [TXID, "b".repeat(64)] }),
-      attr: await ok(url, "get_attribute", { key: "colour" }),
-      book: await ok(url, "get_address_book"),
-      balance: await ok(url, "get_balance", { all_accounts: true }),
+      address: await walletCall(url, "get_address", { account_index: 0 }),
+      accounts: await walletCall(url, "get_accounts"),
+      tags: await walletCall(url, "get_account_tags"),
+      notes: await walletCall(url, "get_tx_notes", { txids: [TXID, "b".repeat(64)] }),
+      attr: await walletCall(url, "get_attribute", { key: "colour" }),
+      book: await walletCall(url, "get_address_book"),
+      balance: await walletCall(url, "get_balance", { all_accounts: true }),
     });
     const before = await snapshot();
     assert.deepEqual(before.tags.account_tags, [{ tag: "vault", label: "cold", accounts: [1] }]);
     assert.deepEqual(before.notes.notes, ["rent", ""]);
+    assert.ok(before.book.entries, "get_address_book: entries");
     assert.deepEqual(
-      (before.book.entries as Record<string, JsonValue>[]).map((e) => [e.index, e.address, e.description]),
+      before.book.entries.map((e) => [e.index, e.address, e.description]),
       [
         [0, bobAddress, "Bob"],
         [1, integ.integrated_address, "bob's shop"],
       ],
     );
-    await ok(url, "close_wallet");
+    await walletCall(url, "close_wallet");
     await err(url, "get_balance", {}, -13);
     await err(url, "open_wallet", { filename: ALICE, password: "wrong" }, -1, /^Failed to open wallet$/);
-    await ok(url, "open_wallet", { filename: ALICE, password: "pw" });
+    await walletCall(url, "open_wallet", { filename: ALICE, password: "pw" });
     assert.deepEqual(await snapshot(), before);
 
     // password change: the old one no longer opens the files
-    await ok(url, "change_wallet_password", { old_password: "pw", new_password: "pw2" });
-    await ok(url, "close_wallet");
+    await walletCall(url, "change_wallet_password", { old_password: "pw", new_password: "pw2" });
+    await walletCall(url, "close_wallet");
     await err(url, "open_wallet", { filename: ALICE, password: "pw" }, -1, /^Failed to open wallet$/);
     assert.match(svcLog.at(-1) ?? "", /Failed to open wallet: invalid password$/, "the reason is in the log");
-    await ok(url, "open_wallet", { filename: ALICE, password: "pw2" });
+    await walletCall(url, "open_wallet", { filename: ALICE, password: "pw2" });
     assert.deepEqual(await snapshot(), before);
-    await ok(url, "untag_accounts", { accounts: [1] });
-    assert.deepEqual((await ok(url, "get_account_tags")).account_tags, undefined, "no tag left: the list is left out, as epee does");
-    await ok(url, "delete_address_book", { index: 0 });
-    assert.equal(((await ok(url, "get_address_book")).entries as unknown[]).length, 1);
+    await walletCall(url, "untag_accounts", { accounts: [1] });
+    assert.deepEqual((await walletCall(url, "get_account_tags")).account_tags, undefined, "no tag left: the list is left out, as epee does");
+    await walletCall(url, "delete_address_book", { index: 0 });
+    assert.equal((await walletCall(url, "get_address_book")).entries?.length, 1);
   });
 
   it("view-only wallets refuse the spend key and the seed", async () => {
-    const r = await ok(url, "generate_from_keys", {
+    const r = await walletCall(url, "generate_from_keys", {
       filename: "alice-view",
       password: "",
-      address: (await ok(url, "get_address")).address,
-      viewkey: (await ok(url, "query_key", { key_type: "view_key" })).key,
+      address: (await walletCall(url, "get_address")).address,
+      viewkey: (await walletCall(url, "query_key", { key_type: "view_key" })).key,
     });
     assert.equal(r.info, "Watch-only wallet has been generated successfully.");
     await err(url, "query_key", { key_type: "spend_key" }, -29, /^The wallet is watch-only\. Cannot retrieve spend key\.$/);
     await err(url, "query_key", { key_type: "mnemonic" }, -29, /^The wallet is watch-only\. Cannot retrieve seed\.$/);
-    assert.match((await ok(url, "query_key", { key_type: "view_key" })).key as string, /^[0-9a-f]{64}$/);
+    assert.match((await walletCall(url, "query_key", { key_type: "view_key" })).key, /^[0-9a-f]{64}$/);
     // validate_transfer runs first, as in monero-wallet-rpc; a view-only wallet signs nothing
     await err(url, "transfer", {}, -20, /^Transaction has no destination$/);
     await err(url, "sign_transfer", {}, -29, /^command not supported by watch-only wallet/);
@@ -387,15 +395,15 @@ describe("several services in one process", () => {
     const servers = await Promise.all(svcs.map((service, i) => startWalletRpc({ service, port: 29212 + i })));
     try {
       const [a, b] = servers.map((s) => s.url);
-      await ok(a, "restore_deterministic_wallet", { filename: "w", password: "", seed: WALLET_SEEDS.alice });
-      await ok(b, "restore_deterministic_wallet", { filename: "w", password: "", seed: WALLET_SEEDS.bob });
-      assert.equal((await ok(a, "get_address")).address, ALICE_ADDRESS);
-      assert.equal((await ok(b, "get_address")).address, BOB);
-      await ok(a, "set_attribute", { key: "who", value: "a" });
+      await walletCall(a, "restore_deterministic_wallet", { filename: "w", password: "", seed: WALLET_SEEDS.alice });
+      await walletCall(b, "restore_deterministic_wallet", { filename: "w", password: "", seed: WALLET_SEEDS.bob });
+      assert.equal((await walletCall(a, "get_address")).address, ALICE_ADDRESS);
+      assert.equal((await walletCall(b, "get_address")).address, BOB);
+      await walletCall(a, "set_attribute", { key: "who", value: "a" });
       await err(b, "get_attribute", { key: "who" }, -45);
-      await ok(a, "close_wallet");
+      await walletCall(a, "close_wallet");
       await err(a, "get_address", {}, -13);
-      assert.equal((await ok(b, "get_address")).address, BOB, "closing one service's wallet leaves the other's open");
+      assert.equal((await walletCall(b, "get_address")).address, BOB, "closing one service's wallet leaves the other's open");
     } finally {
       for (const s of svcs) await s.stop();
       for (const s of servers) await s.close();
