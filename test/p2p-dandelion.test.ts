@@ -255,14 +255,27 @@ test("the pool: a stem tx is hidden and embargoed, fluffed it is public again, a
     node = await open();
     assert.equal(node.pool.get(rb.id!)!.stemEmbargo, clock + 40);
     assert.equal(node.pool.get(ra.id!)!.stemEmbargo, clock + 30);
-    // fluffed (by us at the embargo's end, or by a peer): public, relayed now
+    // fluffed (by us at the embargo's end, or by a peer): public, relayed now, and announced as
+    // public once (the "pool-broadcast" event ZMQ's txpool_add follows)
     clock += 31;
+    const announced: string[] = [];
+    node.on("pool-broadcast", (es) => announced.push(...es.map((x) => Buffer.from(x.id).toString("hex"))));
     await node.relayTransactions([ra.id!]);
+    await node.relayTransactions([ra.id!]);
+    assert.deepEqual(announced, [Buffer.from(ra.id!).toString("hex")], "public once, not again");
     const e = node.pool.get(ra.id!)!;
     assert.equal(isBroadcast(e), true);
     assert.equal(e.stemEmbargo, undefined);
     assert.equal(e.lastRelayedTime, clock);
     assert.equal(node.pool.changesSince(0n, { includeSensitive: false, maxTxCount: 100 }).added.length, 1, "public from then on");
+    // a tx from our RPC while P2P runs (relay_method::local) waits, not public, until P2P stems or fluffs it
+    const c = buildSpend(node.store, ownedCoinbase(node.store, 3, me, be), me, be, { now: BigInt(clock) });
+    const rc = await node.submitTransaction(c, { local: true });
+    assert.ok(rc.ok);
+    assert.equal(isBroadcast(node.pool.get(rc.id!)!), false, "local: not public yet");
+    await node.stemTransactions([rc.id!], clock + 50);
+    assert.equal(node.pool.get(rc.id!)!.local, undefined, "stemmed: no longer local, embargoed");
+    assert.equal(node.pool.get(rc.id!)!.stemEmbargo, clock + 50);
     await node.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

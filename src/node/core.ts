@@ -36,6 +36,11 @@ export interface PoolEntry {
    * stem tx is not public (restricted RPC, pool complement and ZMQ leave it out) until then.
    */
   stemEmbargo?: number;
+  /**
+   * Submitted over our RPC while P2P runs, and P2P has not yet chosen stem or fluff for it
+   * (monerod's relay_method::local): not public yet. Not kept across a restart.
+   */
+  local?: boolean;
   /** Came back from a popped/reorganised block (kept 3 days instead of 1). */
   keptByBlock: boolean;
   /** Set when another pool or chain tx spends one of its key images. */
@@ -48,7 +53,7 @@ export interface PoolEntry {
 
 /** Whether a pool tx is public: relayed in the open (not do_not_relay, not in a Dandelion++ stem). */
 export function isBroadcast(e: PoolEntry): boolean {
-  return !e.doNotRelay && e.stemEmbargo === undefined;
+  return !e.doNotRelay && e.stemEmbargo === undefined && !e.local;
 }
 
 /** The pool as the RPC layer sees it (read side). */
@@ -194,7 +199,7 @@ export interface NodeCore {
 
   /** Pool admission with every rule (semantics, fee, chain inputs, RingCT in a worker). */
   /** `stemEmbargo`: received along a Dandelion++ stem, embargoed until then (Unix seconds). */
-  submitTransaction(blob: Bytes, opts?: { doNotRelay?: boolean; stemEmbargo?: number }): Promise<TxSubmitResult>;
+  submitTransaction(blob: Bytes, opts?: { doNotRelay?: boolean; stemEmbargo?: number; local?: boolean }): Promise<TxSubmitResult>;
   /**
    * A mined block blob (submit_block, P2P): checked, then applied, stored as alternative or rejected.
    * Its txs come from the pool, else from `txBlobs` (P2P's block_complete_entry carries them).
@@ -245,6 +250,8 @@ export interface NodeCore {
   /** Subscribe to state changes (for ZMQ pub and wallets' push notifications later). */
   on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   on(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  /** Pool txs that became public now (fluffed after a stem or a local wait, relay_tx of a do_not_relay tx). */
+  on(event: "pool-broadcast", listener: (es: PoolEntry[]) => void): this;
   /** A failure of background work (the built-in miner's template, PoW or submit) that no request saw. */
   on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   /** A switch to another chain: blocks from `splitHeight` up were replaced; heights are chain lengths before/after. */
@@ -256,6 +263,7 @@ export interface NodeCore {
   on(event: "reorg-block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   /** Removes a listener added with on(). */
   off(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  off(event: "pool-broadcast", listener: (es: PoolEntry[]) => void): this;
   off(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   off(event: "reorg-block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   off(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;

@@ -207,7 +207,7 @@ export class Node extends EventEmitter implements NodeCore {
 
   // ---- transactions ----
 
-  submitTransaction(blob: Bytes, opts: { doNotRelay?: boolean; stemEmbargo?: number } = {}): Promise<TxSubmitResult> {
+  submitTransaction(blob: Bytes, opts: { doNotRelay?: boolean; stemEmbargo?: number; local?: boolean } = {}): Promise<TxSubmitResult> {
     return this.serial(async () => {
       this.pool.evictStale();
       const r = await this.pool.submit(blob, opts);
@@ -223,7 +223,12 @@ export class Node extends EventEmitter implements NodeCore {
   }
 
   relayTransactions(ids: readonly Bytes[]): Promise<Bytes[]> {
-    return this.serial(async () => this.pool.relay(ids));
+    return this.serial(async () => {
+      const r = this.pool.relay(ids);
+      // core::on_transactions_relayed → notify_txpool_event: the txs public only now (later 0.18s' ZMQ)
+      if (r.nowPublic.length > 0) this.emit("pool-broadcast", r.nowPublic);
+      return r.missing;
+    });
   }
 
   stemTransactions(ids: readonly Bytes[], embargo: number): Promise<void> {
@@ -756,6 +761,7 @@ export class Node extends EventEmitter implements NodeCore {
 
   override on(event: "block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;
   override on(event: "pool-add", listener: (e: PoolEntry) => void): this;
+  override on(event: "pool-broadcast", listener: (es: PoolEntry[]) => void): this;
   override on(event: "warning", listener: (w: { source: string; error: unknown }) => void): this;
   override on(event: "reorg", listener: (e: { splitHeight: number; newHeight: number; oldHeight: number }) => void): this;
   override on(event: "reorg-block", listener: (b: { height: number; id: Bytes; block: Block }) => void): this;

@@ -972,7 +972,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
         return;
       }
       // fluffed: public from now (dandelionpp_notify's on_transactions_relayed(fluff))
-      if (src) void this.core.relayTransactions([id]).catch((e: unknown) => this.log(`cannot mark ${hex(id)} fluffed: ${(e as Error).message}`));
+      void this.core.relayTransactions([id]).catch((e: unknown) => this.log(`cannot mark ${hex(id)} fluffed: ${(e as Error).message}`));
     }
     this.dandelion.fluff([blob], source);
   }

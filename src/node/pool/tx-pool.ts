@@ -48,6 +48,8 @@ export interface SubmitOptions {
   doNotRelay?: boolean;
   /** Received along a Dandelion++ stem: the Unix second its embargo ends (PoolEntry.stemEmbargo). */
   stemEmbargo?: number;
+  /** From our RPC with P2P running: not public until P2P stems or fluffs it (PoolEntry.local). */
+  local?: boolean;
   /** The tx comes back from a popped block: no fee rule, no pool double-spend rule, kept 3 days. */
   keptByBlock?: boolean;
   /**
@@ -379,6 +381,7 @@ export class TxPool implements PoolView {
       relayed: relay,
       doNotRelay: opts.doNotRelay ?? false,
       ...(opts.stemEmbargo !== undefined && !opts.doNotRelay ? { stemEmbargo: opts.stemEmbargo, lastRelayedTime: 0 } : {}),
+      ...(opts.local && !opts.doNotRelay && opts.stemEmbargo === undefined ? { local: true } : {}),
       keptByBlock,
       ...(inputs.ok
         ? { maxUsedBlockHeight: inputs.value.maxUsedHeight, maxUsedBlockId: this.store.meta(inputs.value.maxUsedHeight).hash }
@@ -602,9 +605,13 @@ export class TxPool implements PoolView {
     return n;
   }
 
-  /** relay_tx: marks txs relayed now (--offline too, as monerod); returns the ids not in the pool. */
-  relay(ids: readonly Bytes[]): Bytes[] {
+  /**
+   * relay_tx, or a fluff: marks txs relayed now (--offline too, as monerod); the ids not in the
+   * pool, and the entries public only now (set_relayed's just_broadcasted).
+   */
+  relay(ids: readonly Bytes[]): { missing: Bytes[]; nowPublic: PoolEntry[] } {
     const missing: Bytes[] = [];
+    const nowPublic: PoolEntry[] = [];
     const now = this.now();
     for (const id of ids) {
       const e = this.get(id);
@@ -612,9 +619,9 @@ export class TxPool implements PoolView {
         missing.push(id);
         continue;
       }
-      this.markFluffed(e, now);
+      if (this.markFluffed(e, now)) nowPublic.push(e);
     }
-    return missing;
+    return { missing, nowPublic };
   }
 
   /**
@@ -626,6 +633,7 @@ export class TxPool implements PoolView {
   markStem(id: Bytes, embargo: number): void {
     const e = this.get(id);
     if (!e || e.doNotRelay || e.stemEmbargo !== undefined) return;
+    delete e.local;
     // no longer public: kept for sensitive readers only (monerod never shows a local or stem tx to others)
     this.changes.noteAdded(hex(e.id), true);
     e.stemEmbargo = embargo;
@@ -636,16 +644,19 @@ export class TxPool implements PoolView {
 
   /**
    * set_relayed(…, fluff): the tx is public from now on (relayed now, its stem and its embargo
-   * over). A tx that was not public (do_not_relay, stem) is added again to the change log, as
+   * over); true when it was not public before. A tx that was not public (do_not_relay, stem) is added again to the change log, as
    * on_transactions_relayed adds a tx broadcast for the first time again with a new time.
    */
-  markFluffed(e: PoolEntry, now = this.now()): void {
-    if (!isBroadcast(e)) this.changes.noteAdded(hex(e.id), false);
+  markFluffed(e: PoolEntry, now = this.now()): boolean {
+    const was = isBroadcast(e);
+    if (!was) this.changes.noteAdded(hex(e.id), false);
     e.doNotRelay = false;
     delete e.stemEmbargo;
+    delete e.local;
     e.relayed = true;
     e.lastRelayedTime = now;
     this.persist(e);
+    return !was;
   }
 
   /** The stem txs whose embargo has ended (get_relayable_transactions' stem case): the node fluffs them. */

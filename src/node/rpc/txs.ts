@@ -400,7 +400,8 @@ export function txMethods(d: NodeRpcDeps) {
           if (txSanityCheck(parsed, mature) !== undefined) return { ...access("Failed"), ...flagsOut, sanity_check_failed: true, reason: "Sanity check failed" };
         }
         if (blob.length === 0) return { ...access("Failed"), ...flagsOut, reason: "tx_as_hex is empty: send a transaction blob as hex" };
-        const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay });
+        // relay_method::local while P2P chooses stem or fluff; offline it is fluffed to nobody at once
+        const r = await core.submitTransaction(blob, { doNotRelay: p.do_not_relay, local: !p.do_not_relay && d.network?.() !== undefined });
         // a core error (the verify worker died twice): monerod's "Failed" with no flag, not a verdict
         if (!r.ok && r.internalError !== undefined) return { ...access("Failed"), ...flagsOut, reason: `Internal error: ${r.reason ?? r.internalError}` };
         if (!r.ok) {

@@ -71,7 +71,13 @@ export function publishCoreEvents(core: NodeCore, pub: ZmqPublisher): () => void
     pub.minerData(() => minerData(core));
     pub.chainMain({ height: b.height, blocks: [{ id: b.id, block: b.block }] });
   };
-  const onPoolAdd = (e: PoolEntry): void => pub.txpoolAdd([e]);
+  // published when public (handle_incoming_txs for none/fluff/block); a local or stem tx once it is
+  // fluffed (later 0.18s' on_transactions_relayed → notify_txpool_event)
+  const onPoolAdd = (e: PoolEntry): void => {
+    if (isBroadcast(e) || e.doNotRelay) pub.txpoolAdd([e]);
+  };
+  const onPoolBroadcast = (es: PoolEntry[]): void => pub.txpoolAdd(es);
+  core.on("pool-broadcast", onPoolBroadcast);
   core.on("reorg-block", onReorgBlock);
   core.on("reorg", onReorg);
   core.on("block", onBlock);
@@ -79,6 +85,7 @@ export function publishCoreEvents(core: NodeCore, pub: ZmqPublisher): () => void
   return () => {
     core.off("block", onBlock);
     core.off("pool-add", onPoolAdd);
+    core.off("pool-broadcast", onPoolBroadcast);
     core.off("reorg", onReorg);
     core.off("reorg-block", onReorgBlock);
   };

@@ -85,7 +85,7 @@ const TX_FLAG_WORDS: readonly [string, string][] = [
 
 async function handleTxBlob(d: NodeRpcDeps, blob: Bytes, relay: boolean, log: (m: string) => void): Promise<Fields> {
   if (d.network?.()?.busySyncing()) throw new ZmqFailure("Not ready to accept transactions; try again later");
-  const r = await d.core.submitTransaction(blob, { doNotRelay: !relay });
+  const r = await d.core.submitTransaction(blob, { doNotRelay: !relay, local: relay && d.network?.() !== undefined });
   if (!r.ok) {
     if (r.internalError !== undefined) {
       log(`[SendRawTx]: Failed to process tx: ${r.internalError}`);
