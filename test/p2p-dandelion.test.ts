@@ -16,18 +16,8 @@ import { openNode } from "../src/node/chain/index.js";
 import { Dandelion, type DandelionPeer, DANDELIONPP_EMBARGO_AVERAGE, embargoSeconds, poisson } from "../src/node/p2p/dandelion.js";
 import { defaultBackend } from "../src/crypto/index.js";
 import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
+import { seededRandom } from "./helpers/random.js";
 
-/** A seeded generator (mulberry32) so each run picks the same way. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Sent {
   to: string;
@@ -94,7 +84,7 @@ function harness(opts: { peers: { id: string; inbound: boolean; height: bigint }
 const tx = (n: number): Uint8Array => Uint8Array.of(n, n, n);
 
 test("poisson and the embargo: the means monerod uses (39 s embargo, 20 quarter seconds in, 10 out)", () => {
-  const r = seeded(7);
+  const r = seededRandom(7);
   for (const mean of [10, 20, DANDELIONPP_EMBARGO_AVERAGE]) {
     const xs = Array.from({ length: 4000 }, () => poisson(mean, r));
     const m = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -116,7 +106,7 @@ test("a stem epoch: up to two stems among outgoing peers as high as the chain, o
   ];
   // random() = 0.5 → 50 ≥ 20: a stem epoch
   let n = 0;
-  const r = seeded(3);
+  const r = seededRandom(3);
   const h = harness({ peers, random: () => (n++ === 0 ? 0.5 : r()) });
   const stems = h.d.currentStems();
   assert.equal(h.d.fluffing, false);
@@ -138,7 +128,7 @@ test("a stem epoch: up to two stems among outgoing peers as high as the chain, o
 
 test("a stem that disconnects is replaced; with no outgoing peer the stem fails and the caller fluffs", () => {
   let n = 0;
-  const r = seeded(11);
+  const r = seededRandom(11);
   const h = harness({
     peers: [
       { id: "o1", inbound: false, height: 100n },
@@ -188,7 +178,7 @@ test("a new epoch after 10 min and up to 30 s: a new draw and new stems", () => 
 });
 
 test("fluff: every peer but the source, after its own Poisson delay (in 5 s, out 2.5 s on average), sorted, one message each", () => {
-  const r = seeded(5);
+  const r = seededRandom(5);
   const peers = [
     { id: "src", inbound: true, height: 100n },
     { id: "in", inbound: true, height: 100n },

@@ -13,6 +13,7 @@ import { after, describe, it } from "node:test";
 import type { SubaddressIndex } from "../src/wallet/keys/subaddress.js";
 import { unorderedMapOrder, wallet2PaymentOrder } from "../src/wallet/ledger/hash-order.js";
 import { needPackage } from "./helpers/packages.js";
+import { seededRandom } from "./helpers/random.js";
 
 const PROGRAM = `
 #include <cstdint>
@@ -40,17 +41,6 @@ int main() {
 }
 `;
 
-/** A deterministic generator (mulberry32), so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("wallet2's payment order within a tx equals libstdc++'s", { skip: needPackage("g++", ["/usr/bin/g++"]) }, () => {
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-hash-order-"));
@@ -60,7 +50,7 @@ describe("wallet2's payment order within a tx equals libstdc++'s", { skip: needP
     writeFileSync(join(dir, "order.cpp"), PROGRAM);
     const cc = spawnSync("g++", ["-O1", "-o", join(dir, "order"), join(dir, "order.cpp")], { encoding: "utf8" });
     assert.equal(cc.status, 0, cc.stderr);
-    const rand = rng(12);
+    const rand = seededRandom(12);
     const cases: SubaddressIndex[][] = [[{ major: 0, minor: 1 }, { major: 0, minor: 2 }, { major: 0, minor: 3 }]];
     for (let c = 0; c < 400; c++) {
       const n = 1 + Math.floor(rand() * 16);
