@@ -15,7 +15,8 @@ import {
   text as epeeText,
   u64 as epeeU64,
 } from "../codec/epee-map.js";
-import { decodeVarint, encodeVarint } from "../codec/varint.js";
+import { decodeVarint } from "../codec/varint.js";
+import { Writer } from "../codec/writer.js";
 import type { AccessResponse } from "../protocol/rpc-bin.js";
 import { array, bool, type Infer, object, str, u32, u64 } from "../rpc/schema.js";
 
@@ -257,23 +258,8 @@ export const getOutputDistributionBinResponse = epeeObject<GetOutputDistribution
 
 /** Varint-packs a distribution the way monerod's compress_integer_array does. */
 export function compressDistribution(xs: readonly bigint[]): Uint8Array {
-  // one pass into a buffer of the largest size (10 bytes per u64); numbers while they are safe
-  const out = new Uint8Array(10 * xs.length);
-  let k = 0;
-  for (const x of xs) {
-    if (x <= MAX_SAFE) {
-      let v = Number(x);
-      while (v >= 0x80) {
-        out[k++] = (v % 0x80) | 0x80;
-        v = Math.floor(v / 0x80);
-      }
-      out[k++] = v;
-    } else {
-      const p = encodeVarint(x);
-      out.set(p, k);
-      k += p.length;
-    }
-  }
-  return out.slice(0, k);
+  // one buffer for all (the Writer's varint: numbers while they are safe, not a bigint loop per value)
+  const w = new Writer(2 * xs.length + 16);
+  for (const x of xs) w.varint(x);
+  return w.finish();
 }
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
