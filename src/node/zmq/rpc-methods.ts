@@ -308,7 +308,7 @@ export function zmqMethods(d: NodeRpcDeps, log: (m: string) => void): ReadonlyMa
       last_failed_block_hash: hex(e.lastFailedId),
       last_failed_block_height: e.lastFailedHeight,
       receive_time: e.receiveTime,
-      last_relayed_time: e.stemEmbargo === undefined ? e.lastRelayedTime : 0,
+      last_relayed_time: e.lastRelayedTime,
       relayed: e.relayed || e.keptByBlock,
       do_not_relay: e.doNotRelay,
       double_spend_seen: e.doubleSpendSeen,
