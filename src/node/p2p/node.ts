@@ -977,15 +977,25 @@ export class P2pNode extends EventEmitter implements NetworkView {
     this.dandelion.fluff([blob], source);
   }
 
-  /** core::relay_txpool_transactions for stem txs: an embargo that ended without a fluff reaching us, we fluff them. */
+  /** Stem txs past their embargo whose fluff is under way (the core marks them while others wait on it). */
+  private readonly embargoFluffs = new Set<string>();
+
+  /**
+   * core::relay_txpool_transactions for stem txs: an embargo that ended without a fluff reaching us,
+   * we fluff them, once (the next second's check may come before the core has marked them).
+   */
   private endEmbargoes(): void {
-    const due = this.core.pool.embargoEnded();
+    const due = this.core.pool.embargoEnded().filter((e) => !this.embargoFluffs.has(hex(e.id)));
     if (due.length === 0) return;
-    const ids = due.map((e) => e.id);
+    const keys = due.map((e) => hex(e.id));
+    for (const k of keys) this.embargoFluffs.add(k);
     void this.core
-      .relayTransactions(ids)
+      .relayTransactions(due.map((e) => e.id))
       .then(() => this.dandelion.fluff(due.map((e) => e.blob)))
-      .catch((e: unknown) => this.log(`cannot fluff txs past their embargo: ${(e as Error).message}`));
+      .catch((e: unknown) => this.log(`cannot fluff txs past their embargo: ${(e as Error).message}`))
+      .finally(() => {
+        for (const k of keys) this.embargoFluffs.delete(k);
+      });
   }
 
   /** relay_tx: sent on as Dandelion++ fluff. */
