@@ -497,9 +497,8 @@ export class TxPool implements PoolView {
 
   /**
    * Pool txs for a block template (fill_block_template): highest fee per weight first (no stem tx
-   * unless mineStemTxs), each whose
-   * key images do not conflict with one already chosen, whose inputs are still unspent, while the
-   * total weight stays within `maxWeight`.
+   * unless mineStemTxs), each whose key images do not conflict with one already chosen, whose
+   * inputs are still unspent, while the total weight stays within `maxWeight`.
    */
   templateTxs(maxWeight: number): PoolEntry[] {
     const chosen: PoolEntry[] = [];
@@ -644,8 +643,9 @@ export class TxPool implements PoolView {
 
   /**
    * set_relayed(…, fluff): the tx is public from now on (relayed now, its stem and its embargo
-   * over); true when it was not public before. A tx that was not public (do_not_relay, stem) is added again to the change log, as
-   * on_transactions_relayed adds a tx broadcast for the first time again with a new time.
+   * over); true when it was not public before. Such a tx (do_not_relay, local, stem) is added again
+   * to the change log, as on_transactions_relayed adds a tx broadcast for the first time again with
+   * a new time.
    */
   markFluffed(e: PoolEntry, now = this.now()): boolean {
     const was = isBroadcast(e);

@@ -198,7 +198,6 @@ function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
   });
 }
 
-
 /** get_blocks.bin's answer with its blocks and output indices already encoded (same bytes as getBlocksBinResponse). */
 type BlocksAnswer = Omit<GetBlocksBinResponse, "blocks" | "output_indices"> & { blocks: EpeeValue[]; output_indices: EpeeValue[] };
 const getBlocksBinAnswer = object<BlocksAnswer>({
