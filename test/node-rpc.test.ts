@@ -420,6 +420,32 @@ test("BoundedCache: forgets the oldest past its entry count or its weight; an en
   assert.equal(c.weight, 0);
 });
 
+test("BoundedCache counts its lookups into a counter: get and getOr, found or not", () => {
+  const counter = { hits: 0, misses: 0 };
+  const c = new BoundedCache<string, string>(2, Infinity, () => 1, counter);
+  assert.equal(c.get("a"), undefined);
+  c.set("a", "1");
+  assert.equal(c.get("a"), "1");
+  assert.equal(c.getOr("b", () => "2"), "2");
+  assert.equal(c.getOr("b", () => "x"), "2");
+  assert.deepEqual(counter, { hits: 2, misses: 2 });
+});
+
+test("get_cache_stats (tsmonerod only): a header read twice is found the second time; not on the restricted port", async () => {
+  const before = await nodeCall(daemon.rpcUrl, "get_cache_stats");
+  const headers = (r: typeof before): { hits: number; misses: number } => r.caches.find((c) => c.name === "block headers") ?? { hits: 0, misses: 0 };
+  const h0 = headers(before);
+  // genesis read twice; with fill_pow_hash the whole answer is not kept, so both reach the header cache
+  await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0, fill_pow_hash: true });
+  await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0, fill_pow_hash: true });
+  const h1 = headers(await nodeCall(daemon.rpcUrl, "get_cache_stats"));
+  // the second read at least finds what the first kept (the first may hit too, if a test before read genesis)
+  assert.ok(h1.hits >= h0.hits + 1, `header cache hit: ${JSON.stringify(h0)} → ${JSON.stringify(h1)}`);
+  assert.ok(h1.hits + h1.misses >= h0.hits + h0.misses + 2, "both reads counted");
+  const restricted = await rpc("http://127.0.0.1:29021", "get_cache_stats");
+  assert.ok(restricted.error, "restricted port refuses it");
+});
+
 test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate speak of the next block, as monerod does", async () => {
   // monerod 0.18.0.0 --regtest --offline --fixed-difficulty 1 on a new data dir answers version 16
   // and fees [1200000, 4700000, 19000000, 240000000]; the functional test `blockchain` checks the

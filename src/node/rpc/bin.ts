@@ -146,7 +146,7 @@ const getOutputDistributionAnswer = object<Omit<DistributionRes, "distributions"
  * change only when a block at or below it is popped. At most 64 entries and 64 MiB.
  */
 const keptDistributions = (d: NodeRpcDeps): ChainDerived<string, { value: EpeeValue; bytes: number }> =>
-  coreCache(d.core, "distributions", () => new ChainDerived<string, { value: EpeeValue; bytes: number }>(d.core, 64, 64 * 1024 * 1024, (e) => e.bytes));
+  coreCache(d.core, "distributions", () => new ChainDerived<string, { value: EpeeValue; bytes: number }>(d.core, "output distributions", 64, 64 * 1024 * 1024, (e) => e.bytes));
 
 /** Blockchain::find_blockchain_supplement(qblock_ids): the height of the first listed id in the main chain. */
 export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
@@ -184,7 +184,7 @@ interface KeptEntry {
  * 64 MiB of blobs. Full (unpruned) entries are not kept: one changes when the store prunes its block.
  */
 const keptEntries = (d: NodeRpcDeps): ChainDerived<string, KeptEntry> =>
-  coreCache(d.core, "blockEntries", () => new ChainDerived<string, KeptEntry>(d.core, 4096, 64 * 1024 * 1024, (e) => e.size));
+  coreCache(d.core, "blockEntries", () => new ChainDerived<string, KeptEntry>(d.core, "block entries (.bin)", 4096, 64 * 1024 * 1024, (e) => e.size));
 
 function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
   return keptEntries(d).getOr(`${h}:${noMinerTx ? 1 : 0}`, () => {
@@ -213,7 +213,7 @@ const getBlocksBinAnswer = object<BlocksAnswer>({
  * get_outs.bin's entries by (amount, index, unlocked, get_txid), encoded and serialized once (wallets
  * ask for the same recent outputs as decoys again and again), kept until a pop. At most 32768.
  */
-const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, 32768));
+const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, "outputs (.bin)", 32768));
 
 /** get_outs.bin's answer with its entries already encoded (same bytes as getOutsBinResponse). */
 const getOutsBinAnswer = object<{ status: string; untrusted: boolean; credits: bigint; top_hash: string; outs: EpeeValue[] }>({ ...accessFields, outs: array(asIs) });

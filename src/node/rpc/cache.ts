@@ -8,10 +8,17 @@
  * it is in the pool) is read per request. Values derived from the tip are kept per tip id.
  */
 
+/** Lookups of a cache that found their entry and that did not (summed over the cache's lifetimes). */
+export interface CacheCounter {
+  hits: number;
+  misses: number;
+}
+
 /**
  * A map that forgets its oldest entries past `capacity` entries or past `maxWeight` in all
  * (insertion order; hits do not refresh). Weights are what the caller says an entry costs
  * (characters of its strings, say); a single entry heavier than `maxWeight` is not kept.
+ * `get` and `getOr` count into `counter` when one is given.
  */
 export class BoundedCache<K, V> {
   private readonly m = new Map<K, { v: V; w: number }>();
@@ -21,9 +28,24 @@ export class BoundedCache<K, V> {
     private readonly capacity: number,
     private readonly maxWeight = Infinity,
     private readonly weigh: (v: V) => number = () => 1,
+    private readonly counter?: CacheCounter,
   ) {}
 
+  private count(found: boolean): void {
+    if (this.counter) {
+      if (found) this.counter.hits++;
+      else this.counter.misses++;
+    }
+  }
+
   get(k: K): V | undefined {
+    const e = this.m.get(k);
+    this.count(e !== undefined);
+    return e?.v;
+  }
+
+  /** The kept value, not counted as a lookup (for a shortcut that does not stand for a read). */
+  peek(k: K): V | undefined {
     return this.m.get(k)?.v;
   }
 
@@ -49,6 +71,7 @@ export class BoundedCache<K, V> {
   /** The cached value, or `make()`'s, kept. */
   getOr(k: K, make: () => V): V {
     const e = this.m.get(k);
+    this.count(e !== undefined);
     return e !== undefined ? e.v : this.set(k, make());
   }
 

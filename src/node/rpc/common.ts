@@ -13,7 +13,7 @@ import { type JsonWritable, Prerendered, type Unrendered } from "../../rpc/json.
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { type JsonPath, type JsonRpcMethod, type MethodTable, type RpcContext, RpcError } from "../../rpc/methods.js";
 import type { NetworkView, NodeCore } from "../core.js";
-import { BoundedCache, PerTip } from "./cache.js";
+import { BoundedCache, type CacheCounter, PerTip } from "./cache.js";
 import type { DaemonState } from "./state.js";
 import { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
 export { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
@@ -192,11 +192,12 @@ export class ChainDerived<K, V> {
 
   constructor(
     private readonly core: NodeCore,
+    name: string,
     capacity: number,
     maxWeight?: number,
     weigh?: (v: V) => number,
   ) {
-    this.c = new BoundedCache(capacity, maxWeight, weigh);
+    this.c = new BoundedCache(capacity, maxWeight, weigh, cacheCounter(core, name));
   }
 
   private check(): void {
@@ -212,6 +213,12 @@ export class ChainDerived<K, V> {
     return this.c.get(k);
   }
 
+  /** As `get`, not counted as a lookup. */
+  peek(k: K): V | undefined {
+    this.check();
+    return this.c.peek(k);
+  }
+
   getOr(k: K, make: () => V): V {
     this.check();
     return this.c.getOr(k, make);
@@ -224,6 +231,27 @@ export class ChainDerived<K, V> {
 }
 
 const perCore = new WeakMap<NodeCore, Map<string, unknown>>();
+const counters = new WeakMap<NodeCore, Map<string, CacheCounter>>();
+
+/** The hit and miss counter of the core's cache named `name` (created at zero). */
+export function cacheCounter(core: NodeCore, name: string): CacheCounter {
+  let m = counters.get(core);
+  if (!m) {
+    m = new Map();
+    counters.set(core, m);
+  }
+  let c = m.get(name);
+  if (!c) {
+    c = { hits: 0, misses: 0 };
+    m.set(name, c);
+  }
+  return c;
+}
+
+/** Every counted cache of the core, by name, in the order they were first used. */
+export function cacheCounters(core: NodeCore): ReadonlyMap<string, Readonly<CacheCounter>> {
+  return counters.get(core) ?? new Map();
+}
 
 /** One `make()`d object per core and name (the node's caches live as long as its core). */
 export function coreCache<T>(core: NodeCore, name: string, make: () => T): T {
@@ -244,11 +272,11 @@ export function coreCache<T>(core: NodeCore, name: string, make: () => T): T {
 export const CACHE_CHARS = 16 * 1024 * 1024;
 
 /** Rendered main-chain block headers by height. */
-const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, 4096));
+const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, "block headers", 4096));
 
 /** get_block's renders of main-chain blocks by height, bounded by their size. */
 export const blockBodies = (core: NodeCore): ChainDerived<number, BlockBody> =>
-  coreCache(core, "block-bodies", () => new ChainDerived<number, BlockBody>(core, 2048, CACHE_CHARS, (b) => b.blobHex.length + 2 * b.json.length));
+  coreCache(core, "block-bodies", () => new ChainDerived<number, BlockBody>(core, "block bodies", 2048, CACHE_CHARS, (b) => b.blobHex.length + 2 * b.json.length));
 
 function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   const store = core.store;
@@ -320,7 +348,8 @@ export function mainBlock(core: NodeCore, height: number): HeaderSource {
   let block: Block | undefined;
   return {
     height,
-    hash: blockRenders(core).get(height)?.hash ?? store.meta(height).hash,
+    // a shortcut, not a read of its own: not counted
+    hash: blockRenders(core).peek(height)?.hash ?? store.meta(height).hash,
     orphan: false,
     get block(): Block {
       block ??= store.block(height);
@@ -358,5 +387,5 @@ export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
  * tip moves, since depth and the like follow it. Only answers that are the same for every caller.
  */
 export function tipAnswers(core: NodeCore): BoundedCache<string, Prerendered> {
-  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS));
+  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS, undefined, cacheCounter(core, "whole answers")));
 }

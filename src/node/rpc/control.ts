@@ -9,7 +9,7 @@ import type { PeerConnectionInfo, PeerListInfo } from "../core.js";
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { RpcError } from "../../rpc/methods.js";
 import { array, bool, i64, object, optional, str, u32, withDefault } from "../../rpc/schema.js";
-import { access, defineJsonPath, defineJsonRpc, epeeShape, type NodeRpcDeps, OK } from "./common.js";
+import { access, cacheCounters, defineJsonPath, defineJsonRpc, epeeShape, type NodeRpcDeps, OK } from "./common.js";
 import { BootstrapDaemon } from "./bootstrap.js";
 import { DEFAULT_LIMIT_DOWN, DEFAULT_LIMIT_UP, intToIpv4, ipv4ToInt } from "./state.js";
 
@@ -232,6 +232,16 @@ export function controlMethods(d: NodeRpcDeps) {
         const s = d.network?.()?.netStats();
         return { ...ok, start_time: state.startTime, total_bytes_in: s?.bytesIn ?? 0, total_bytes_out: s?.bytesOut ?? 0, total_packets_in: 0, total_packets_out: 0 };
       },
+    }),
+
+    // not in monerod: what the read caches saved, for operators and `npm run bench -- scale`
+    defineJsonRpc({
+      name: "get_cache_stats",
+      mirrors: "none (tsmonerod only)",
+      summary: "tsmonerod only: lookups of each read cache since start (block headers and bodies, txs, outputs, whole answers) that found their entry (hits) and that did not (misses)",
+      restricted: true,
+      params: object({}, { arrayIsEmpty: true }),
+      handler: () => ({ ...ok, caches: [...cacheCounters(d.core)].map(([name, c]) => ({ name, hits: c.hits, misses: c.misses })) }),
     }),
 
     defineJsonPath({
