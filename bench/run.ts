@@ -9,6 +9,7 @@ import type { BenchSuite } from "./lib/suite.js";
 
 /** Known suites, loaded lazily so one suite's imports cannot break another. One line per suite. */
 const SUITES: Record<string, () => Promise<BenchSuite>> = {
+  chain: async () => (await import("./chain.js")).suite,
   codec: async () => (await import("./codec.js")).suite,
   crypto: async () => (await import("./crypto.js")).suite,
   hub: async () => (await import("./hub.js")).suite,
@@ -18,6 +19,7 @@ const SUITES: Record<string, () => Promise<BenchSuite>> = {
   pruning: async () => (await import("./pruning.js")).suite,
   "real-wallet": async () => (await import("./real-wallet.js")).suite,
   ringct: async () => (await import("./ringct.js")).suite,
+  scale: async () => (await import("./scale.js")).suite,
   wallet: async () => (await import("./wallet.js")).suite,
 };
 

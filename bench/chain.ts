@@ -1,0 +1,52 @@
+/**
+ * `npm run bench -- chain`: builds or continues the large regtest chain artifact of issue 19
+ * (bench/lib/big-chain.ts says what is in it) in --chain-dir, outside the repo; `scale` measures on it.
+ *
+ *   npm run bench -- chain [--chain-blocks 100000] [--chain-outputs 1000000] [--chain-dir DIR]
+ *
+ * The first run fixes the plan (blocks, outputs per block, timestamps); later runs continue it from
+ * the last checkpoint, so a 100,000-block chain can be built over several runs. A prefix of the chain
+ * serves as a smaller one (`scale --blocks N`).
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
+import { buildChain } from "./lib/big-chain.js";
+import { type BenchSuite, flagString, progress } from "./lib/suite.js";
+
+export const CHAIN_DIR_FLAG: FlagSpec = {
+  name: "chain-dir",
+  takesValue: true,
+  help: "Where the chain artifact lives (default $TSMONERO_CHAIN_DIR or ~/.cache/tsmonero/chain-regtest)",
+};
+
+export function chainDir(args: ParsedArgs): string {
+  return flagString(args, "chain-dir") ?? process.env.TSMONERO_CHAIN_DIR ?? join(homedir(), ".cache", "tsmonero", "chain-regtest");
+}
+
+const FLAGS: readonly FlagSpec[] = [
+  CHAIN_DIR_FLAG,
+  { name: "chain-blocks", takesValue: true, help: "Blocks to build up to (the plan's size on the first run)", defaultValue: "100000" },
+  { name: "chain-outputs", takesValue: true, help: "Outputs planned at the plan's last block (first run only)", defaultValue: "1000000" },
+];
+
+async function run(args: ParsedArgs): Promise<void> {
+  const dir = chainDir(args);
+  const blocks = Number(flagString(args, "chain-blocks") ?? 100_000);
+  const outputs = Number(flagString(args, "chain-outputs") ?? 1_000_000);
+  progress(`building the chain in ${dir} up to ${blocks} blocks`);
+  const t0 = Date.now();
+  const meta = await buildChain({ dir, blocks, outputs, progress });
+  const secs = (Date.now() - t0) / 1000;
+  process.stdout.write(
+    `chain in ${dir}: ${meta.blocks} blocks, ${meta.txs} txs, ${meta.inputs} inputs, ${meta.outputs} outputs (${meta.ownedOutputs} to the owner), ` +
+      `${(meta.bytes / 2 ** 20).toFixed(1)} MiB; plan ${meta.plan.blocks} blocks / ${meta.plan.outputs} outputs; this run ${secs.toFixed(0)} s\n`,
+  );
+}
+
+export const suite: BenchSuite = {
+  name: "chain",
+  summary: "build (or continue) the large regtest chain artifact that `scale` measures on",
+  flags: FLAGS,
+  run,
+};

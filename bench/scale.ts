@@ -1,0 +1,465 @@
+/**
+ * `npm run bench -- scale`: tsmonerod next to monerod (Debian package `monero`) on the large chain
+ * artifact of `npm run bench -- chain` (issue 19), both in the same run, the same work on both sides:
+ *
+ *   load      the chain replayed into each fresh daemon over RPC (send_raw_transaction of each tx,
+ *             then submit_block): ms per block in the window at height 1,000 and in the last window,
+ *             and their ratio (the cost's growth with height). Windows of 250 blocks alternate
+ *             between the daemons, so a load change on the shared machine hits both alike. Both
+ *             verify every tx and block and hash every block's RandomX PoW (tsmonerod with
+ *             TSMONERO_HASH_TRIVIAL_POW=1; at difficulty 1 it would skip that by default), both with
+ *             --db-sync-mode fast:async:250000000bytes (monerod's default; tsmonerod's is safe).
+ *   storage   the LMDB file of each after the load: bytes allocated on disk and the file's length;
+ *             daemon RSS (now and peak).
+ *   start     both stopped, the OS page cache dropped (/proc/sys/vm/drop_caches, when allowed),
+ *             both started: start → first answer.
+ *   cold      every header, block, tx and output read once in random order (get_block_header_by_height,
+ *             get_block by height, /get_transactions of one tx, /get_outs of one output; up to --reads
+ *             of each), concurrency 1, keep-alive HTTP: req/s; tsmonerod's cache hits during the row
+ *             (its get_cache_stats) beside it. Then get_output_distribution of the whole chain.
+ *   warm      the same reads again in the same order.
+ *   random    /get_outs of 10 random outputs per request, as a wallet picks decoys.
+ *
+ *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
+import { defaultBackend } from "../src/crypto/index.js";
+import { parseTransaction } from "../src/protocol/tx.js";
+import { txHash } from "../src/protocol/tx-hash.js";
+import { CHAIN_DIR_FLAG, chainDir } from "./chain.js";
+import { type ChainMeta, readChain, readMeta } from "./lib/big-chain.js";
+import { formatRatio } from "./lib/stats.js";
+import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
+import { machineLine } from "./lib/system.js";
+import { markdownTable } from "./lib/table.js";
+import { launch, post, type Proc, rpc, stop, waitAnswer } from "./wallet.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const PORTS = { monerod: { rpc: 29150, p2p: 29151 }, tsmonerod: { rpc: 29160, p2p: 29161 } } as const;
+type Impl = keyof typeof PORTS;
+const IMPLS: readonly Impl[] = ["tsmonerod", "monerod"];
+const WINDOW = 250;
+const SYNC_MODE = "fast:async:250000000bytes";
+
+const FLAGS: readonly FlagSpec[] = [
+  CHAIN_DIR_FLAG,
+  { name: "scale-blocks", takesValue: true, help: "Load only the first N blocks of the artifact (default: all)" },
+  { name: "reads", takesValue: true, help: "Reads per cold/warm row at most (a random sample when there are more)", defaultValue: "20000" },
+  { name: "no-wallets", takesValue: false, help: "Skip the wallet refresh rows" },
+];
+
+const WALLET_PORT = 29170;
+
+interface Daemon {
+  impl: Impl;
+  dataDir: string;
+  proc?: Proc;
+  port: number;
+  peakRss: number;
+}
+
+function start(d: Daemon): Proc {
+  const p = PORTS[d.impl];
+  const common = [
+    "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", d.dataDir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(p.rpc),
+    "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p.p2p), "--no-zmq", "--non-interactive", "--log-level", "0", "--db-sync-mode", SYNC_MODE,
+    // regtest wipes the chain at start without it, in both
+    "--keep-fakechain",
+  ];
+  // stop() removes a Proc's dir: each run gets a scratch one, the chain stays in dataDir
+  const scratch = mkdtempSync(join(tmpdir(), `tsmonero-bench-scale-${d.impl}-run-`));
+  d.proc =
+    d.impl === "monerod"
+      ? launch("monerod", "/usr/bin/monerod", common, scratch)
+      : launch("tsmonerod", join(ROOT, "bin/tsmonerod"), common, scratch, { TSMONERO_HASH_TRIVIAL_POW: "1" });
+  return d.proc;
+}
+
+function rssMiB(pid: number | undefined): { now: number; peak: number } {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (k: string): number => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) / 1024;
+    return { now: kb("VmRSS"), peak: kb("VmHWM") };
+  } catch {
+    return { now: 0, peak: 0 };
+  }
+}
+
+function dropPageCache(): boolean {
+  try {
+    writeFileSync("/proc/sys/vm/drop_caches", "1\n");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A seeded shuffle (mulberry32), so both daemons read in the same order. */
+function shuffled<T>(xs: readonly T[], seed: number): T[] {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+async function cacheTotals(port: number): Promise<{ hits: number; misses: number }> {
+  const r = (await rpc(port, "get_cache_stats")) as { caches?: { hits: number; misses: number }[] };
+  return (r.caches ?? []).reduce((s, c) => ({ hits: s.hits + c.hits, misses: s.misses + c.misses }), { hits: 0, misses: 0 });
+}
+
+type Read = (port: number) => Promise<boolean>;
+
+interface ReadRow {
+  name: string;
+  reads: Read[];
+}
+
+/** Runs `reads` in order at concurrency 1: req/s, errors, and tsmonerod's cache hit rate over the row. */
+async function timeReads(d: Daemon, reads: readonly Read[]): Promise<{ rate: number; errors: number; hitRate?: number }> {
+  const before = d.impl === "tsmonerod" ? await cacheTotals(d.port) : undefined;
+  let errors = 0;
+  const t0 = performance.now();
+  for (const r of reads) if (!(await r(d.port))) errors++;
+  const secs = (performance.now() - t0) / 1000;
+  let hitRate: number | undefined;
+  if (before) {
+    const after = await cacheTotals(d.port);
+    const hits = after.hits - before.hits;
+    const all = hits + after.misses - before.misses;
+    hitRate = all > 0 ? hits / all : 0;
+  }
+  return { rate: reads.length / secs, errors, hitRate };
+}
+
+/** The first failed read's answer or error, per port, for the report. */
+const firstFailure = new Map<number, string>();
+const okStatus = (port: number, what: string, j: unknown): boolean => {
+  const good = (j as { status?: string }).status === "OK";
+  if (!good && !firstFailure.has(port)) firstFailure.set(port, `${what}: ${JSON.stringify(j).slice(0, 300)}`);
+  return good;
+};
+const okResult = async (port: number, method: string, params: unknown): Promise<boolean> => {
+  try {
+    return okStatus(port, method, await rpc(port, method, params));
+  } catch (e) {
+    return okStatus(port, method, { error: String(e) });
+  }
+};
+const okPath = async (port: number, path: string, body: unknown): Promise<boolean> => {
+  try {
+    return okStatus(port, path, await post(port, path, body));
+  } catch (e) {
+    return okStatus(port, path, { error: String(e) });
+  }
+};
+
+async function run(args: ParsedArgs): Promise<void> {
+  const dir = chainDir(args);
+  if (!existsSync(join(dir, "meta.json"))) throw new Error(`no chain artifact in ${dir}: make one with \`npm run bench -- chain\``);
+  const meta = readMeta(dir);
+  const blocks = Math.min(meta.blocks, Number(flagString(args, "scale-blocks") ?? meta.blocks));
+  const maxReads = Number(flagString(args, "reads") ?? 20_000);
+  const be = defaultBackend();
+  const daemons: Record<Impl, Daemon> = {
+    tsmonerod: { impl: "tsmonerod", dataDir: mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-ts-")), port: PORTS.tsmonerod.rpc, peakRss: 0 },
+    monerod: { impl: "monerod", dataDir: mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-monerod-")), port: PORTS.monerod.rpc, peakRss: 0 },
+  };
+  const all = IMPLS.map((i) => daemons[i]);
+  const sampleRss = (): void => {
+    for (const d of all) d.peakRss = Math.max(d.peakRss, rssMiB(d.proc?.proc.pid).peak);
+  };
+  try {
+    for (const d of all) start(d);
+    for (const d of all) if (d.proc) await waitAnswer(d.proc, d.port, "get_info");
+
+    // ---- load, in alternating windows
+    progress(`loading ${blocks} blocks into both daemons in windows of ${WINDOW}`);
+    const windows: { from: number; n: number; ms: Record<Impl, number> }[] = [];
+    let txCount = 0;
+    const txIds: string[] = [];
+    let batch: { block: string; txs: string[] }[] = [];
+    const flush = async (from: number): Promise<void> => {
+      const ms = { tsmonerod: 0, monerod: 0 } as Record<Impl, number>;
+      const order = windows.length % 2 === 0 ? all : [...all].reverse();
+      for (const d of order) {
+        const t0 = performance.now();
+        for (const [i, b] of batch.entries()) {
+          for (const t of b.txs) {
+            const r = (await post(d.port, "/send_raw_transaction", { tx_as_hex: t, do_not_relay: true })) as { status?: string; reason?: string };
+            if (r.status !== "OK") throw new Error(`${d.impl} refused a tx of block ${from + i}: ${JSON.stringify(r)}`);
+          }
+          const r = await rpc(d.port, "submit_block", [b.block]);
+          if (r.status !== "OK") throw new Error(`${d.impl} refused block ${from + i}: ${JSON.stringify(r)}`);
+        }
+        ms[d.impl] = (performance.now() - t0) / batch.length;
+      }
+      sampleRss();
+      windows.push({ from, n: batch.length, ms });
+      batch = [];
+    };
+    let windowStart = 1;
+    for (const rec of readChain(dir, blocks)) {
+      if (batch.length === 0) windowStart = rec.height;
+      batch.push({ block: Buffer.from(rec.block).toString("hex"), txs: rec.txs.map((t) => Buffer.from(t).toString("hex")) });
+      txCount += rec.txs.length;
+      for (const t of rec.txs) txIds.push(Buffer.from(txHash(parseTransaction(t), be)).toString("hex"));
+      if (batch.length === WINDOW || rec.height === blocks) {
+        await flush(windowStart);
+        if (windows.length % 4 === 0) progress(`loaded ${rec.height} / ${blocks}`);
+      }
+    }
+    const outputs = await outputCount(daemons.monerod.port);
+
+    // ---- storage and memory after the load
+    const storage = all.map((d) => {
+      const f = join(d.dataDir, "fake", "lmdb", "data.mdb");
+      const st = existsSync(f) ? statSync(f) : undefined;
+      const rss = rssMiB(d.proc?.proc.pid);
+      return { impl: d.impl, allocated: st ? st.blocks * 512 : 0, length: st?.size ?? 0, rss: rss.now, peak: Math.max(d.peakRss, rss.peak) };
+    });
+
+    // ---- restart cold
+    for (const d of all) await stop(d.proc);
+    const dropped = dropPageCache();
+    const startMs = { tsmonerod: 0, monerod: 0 } as Record<Impl, number>;
+    for (const d of all) {
+      const t0 = performance.now();
+      const p = start(d);
+      await waitAnswer(p, d.port, "get_block_count", 600_000);
+      startMs[d.impl] = performance.now() - t0;
+    }
+
+    // ---- reads
+    const sample = <T>(xs: readonly T[], seed: number): T[] => shuffled(xs, seed).slice(0, maxReads);
+    const heights = sample(Array.from({ length: blocks + 1 }, (_, h) => h), 1);
+    const txs = sample(txIds, 2);
+    const outs = sample(Array.from({ length: outputs }, (_, i) => i), 3);
+    const rows: ReadRow[] = [
+      { name: `get_block_header_by_height (${heights.length} heights)`, reads: heights.map((h) => (port) => okResult(port, "get_block_header_by_height", { height: h })) },
+      { name: `get_block by height (${heights.length})`, reads: heights.map((h) => (port) => okResult(port, "get_block", { height: h })) },
+      { name: `/get_transactions, 1 tx (${txs.length} txs)`, reads: txs.map((t) => (port) => okPath(port, "/get_transactions", { txs_hashes: [t] })) },
+      { name: `/get_outs, 1 output (${outs.length} outputs)`, reads: outs.map((i) => (port) => okPath(port, "/get_outs", { outputs: [{ amount: 0, index: i }], get_txid: true })) },
+      {
+        name: "get_output_distribution, amount 0, whole chain, cumulative",
+        reads: [(port) => okResult(port, "get_output_distribution", { amounts: [0], from_height: 0, to_height: 0, cumulative: true, binary: false })],
+      },
+    ];
+    const readTable: string[][] = [];
+    for (const pass of ["cold", "warm"] as const) {
+      for (const [k, row] of rows.entries()) {
+        const got = {} as Record<Impl, { rate: number; errors: number; hitRate?: number }>;
+        const order = k % 2 === 0 ? all : [...all].reverse();
+        for (const d of order) {
+          progress(`${pass}: ${row.name} on ${d.impl}`);
+          got[d.impl] = await timeReads(d, row.reads);
+        }
+        sampleRss();
+        const t = got.tsmonerod;
+        const m = got.monerod;
+        const errs = t.errors + m.errors > 0 ? ` (errors: tsmonerod ${t.errors}, monerod ${m.errors})` : "";
+        const fmt = (r: number): string => (row.reads.length === 1 ? `${(1000 / r).toFixed(1)} ms` : `${r.toFixed(0)}/s`);
+        readTable.push([pass, `${row.name}${errs}`, fmt(t.rate), fmt(m.rate), formatRatio(t.rate / m.rate), t.hitRate === undefined ? "—" : `${(100 * t.hitRate).toFixed(0)} %`]);
+      }
+    }
+
+    // ---- random /get_outs batches of 10, as decoy picks
+    const rand = shuffled(Array.from({ length: outputs }, (_, i) => i), 4);
+    const batches: Read[] = [];
+    for (let i = 0; i + 10 <= rand.length && batches.length < 2000; i += 10) {
+      const idx = rand.slice(i, i + 10);
+      batches.push((port) => okPath(port, "/get_outs", { outputs: idx.map((index) => ({ amount: 0, index })), get_txid: true }));
+    }
+    const randomRow = {} as Record<Impl, { rate: number; errors: number; hitRate?: number }>;
+    for (const d of all) randomRow[d.impl] = await timeReads(d, batches);
+    readTable.push([
+      "random",
+      `/get_outs, 10 random outputs of ${outputs} (${batches.length} requests)`,
+      `${randomRow.tsmonerod.rate.toFixed(0)}/s`,
+      `${randomRow.monerod.rate.toFixed(0)}/s`,
+      formatRatio(randomRow.tsmonerod.rate / randomRow.monerod.rate),
+      `${(100 * (randomRow.tsmonerod.hitRate ?? 0)).toFixed(0)} %`,
+    ]);
+    sampleRss();
+
+    // ---- wallets: restore from the owner's keys at height 0 and refresh the whole chain
+    const walletRows: string[][] = [];
+    if (!flagSet(args, "no-wallets")) {
+      const pairs: { wallet: "monero-wallet-rpc" | "tsmonero-wallet-rpc"; daemon: Daemon }[] = [
+        { wallet: "monero-wallet-rpc", daemon: daemons.monerod },
+        { wallet: "tsmonero-wallet-rpc", daemon: daemons.monerod },
+        { wallet: "tsmonero-wallet-rpc", daemon: daemons.tsmonerod },
+      ];
+      const base: Record<string, number> = {};
+      let expected: number | undefined;
+      for (const oneCore of [true, false]) {
+        for (const pair of pairs) {
+          progress(`wallet: ${pair.wallet} refreshing from ${pair.daemon.impl}${oneCore ? " (wallet on cpu 0, daemon on cpu 1)" : ""}`);
+          const r = await refreshWallet(pair.wallet, pair.daemon, meta, oneCore);
+          const key = `${oneCore}`;
+          if (pair.wallet === "monero-wallet-rpc") base[key] = r.secs;
+          // the whole artifact says how many outputs pay the owner; a prefix is checked against the first wallet
+          expected ??= blocks === meta.blocks ? meta.ownedOutputs : r.found;
+          const found = r.found === expected ? `${r.found}` : `${r.found} (≠ ${expected}!)`;
+          walletRows.push([
+            oneCore ? "1 (cpu 0; daemon on cpu 1)" : "all",
+            `${pair.wallet} ← ${pair.daemon.impl}`,
+            r.secs.toFixed(1),
+            (outputs / r.secs).toFixed(0),
+            found,
+            (base[key] / r.secs).toFixed(2),
+            r.rss.toFixed(0),
+          ]);
+        }
+      }
+    }
+
+    // ---- report
+    const first = windows.find((w) => w.from >= 1000) ?? windows[0];
+    const last = windows[windows.length - 1];
+    const mib = (b: number): string => (b / 2 ** 20).toFixed(1);
+    const out: string[] = [];
+    out.push(`## scale — tsmonerod and monerod on the same ${blocks}-block regtest chain (${txCount} txs, ${outputs} outputs)\n`);
+    out.push(`${machineLine()}\n`);
+    out.push(`Chain: ${dir} (bench/lib/big-chain.ts; ${meta.blocks} blocks built, plan ${meta.plan.blocks}). Both daemons: --regtest --offline --fixed-difficulty 1 --db-sync-mode ${SYNC_MODE}; tsmonerod hashes every block's PoW as monerod does (TSMONERO_HASH_TRIVIAL_POW=1).\n`);
+    out.push("### Load: send_raw_transaction of each tx, then submit_block (both verify everything)\n");
+    out.push(
+      markdownTable(
+        [{ header: "window" }, { header: "tsmonerod ms/block", align: "right" }, { header: "monerod ms/block", align: "right" }, { header: "tsmonerod / monerod time", align: "right" }],
+        [first, last].map((w) => [`heights ${w.from}–${w.from + w.n - 1}`, w.ms.tsmonerod.toFixed(2), w.ms.monerod.toFixed(2), (w.ms.tsmonerod / w.ms.monerod).toFixed(2)]).concat([
+          ["growth (last / first window)", (last.ms.tsmonerod / first.ms.tsmonerod).toFixed(2), (last.ms.monerod / first.ms.monerod).toFixed(2), "goal for tsmonerod: ≤ 1.20"],
+          [
+            "whole load (s)",
+            (windows.reduce((s, w) => s + w.ms.tsmonerod * w.n, 0) / 1000).toFixed(1),
+            (windows.reduce((s, w) => s + w.ms.monerod * w.n, 0) / 1000).toFixed(1),
+            (windows.reduce((s, w) => s + w.ms.tsmonerod * w.n, 0) / windows.reduce((s, w) => s + w.ms.monerod * w.n, 0)).toFixed(2),
+          ],
+        ]),
+      ),
+    );
+    out.push("\n### Storage and memory after the load\n");
+    const s = Object.fromEntries(storage.map((x) => [x.impl, x])) as Record<Impl, (typeof storage)[number]>;
+    out.push(
+      markdownTable(
+        [{ header: "" }, { header: "tsmonerod", align: "right" }, { header: "monerod", align: "right" }, { header: "ratio", align: "right" }],
+        [
+          ["LMDB data.mdb, allocated on disk (MiB)", mib(s.tsmonerod.allocated), mib(s.monerod.allocated), (s.tsmonerod.allocated / s.monerod.allocated).toFixed(2)],
+          ["LMDB data.mdb, file length (MiB)", mib(s.tsmonerod.length), mib(s.monerod.length), (s.tsmonerod.length / s.monerod.length).toFixed(2)],
+          ["RSS after the load (MiB)", s.tsmonerod.rss.toFixed(0), s.monerod.rss.toFixed(0), (s.tsmonerod.rss / s.monerod.rss).toFixed(2)],
+          ["peak RSS, load and reads (MiB)", Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss).toFixed(0), Math.max(s.monerod.peak, daemons.monerod.peakRss).toFixed(0), (Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss) / Math.max(s.monerod.peak, daemons.monerod.peakRss)).toFixed(2)],
+          [`restart → first answer (ms; page cache ${dropped ? "dropped" : "not dropped: no permission"})`, startMs.tsmonerod.toFixed(0), startMs.monerod.toFixed(0), (startMs.tsmonerod / startMs.monerod).toFixed(2)],
+        ],
+      ),
+    );
+    out.push(`\n### Reads after the restart, concurrency 1 (cold: each read once, in random order; warm: the same again)\n`);
+    out.push(
+      markdownTable(
+        [{ header: "pass" }, { header: "row" }, { header: "tsmonerod", align: "right" }, { header: "monerod", align: "right" }, { header: "ratio (>1: tsmonerod faster)", align: "right" }, { header: "tsmonerod cache lookups that hit", align: "right" }],
+        readTable,
+      ),
+    );
+    if (walletRows.length > 0) {
+      out.push(`\n### Wallet refresh of the whole chain from height 0 (generate_from_keys with the chain owner's keys, auto_refresh off, then the timed refresh; both wallets --daemon-ssl disabled)\n`);
+      out.push(
+        markdownTable(
+          [
+            { header: "cores" },
+            { header: "wallet ← daemon" },
+            { header: "seconds", align: "right" },
+            { header: "chain outputs/s", align: "right" },
+            { header: "outputs found", align: "right" },
+            { header: "speed vs monero-wallet-rpc", align: "right" },
+            { header: "wallet peak RSS (MiB)", align: "right" },
+          ],
+          walletRows,
+        ),
+      );
+    }
+    for (const d of all) {
+      const f = firstFailure.get(d.port);
+      if (f) out.push(`\n${d.impl}'s first failed read: ${f}`);
+    }
+    process.stdout.write(`${out.join("\n")}\n`);
+  } finally {
+    for (const d of all) await stop(d.proc);
+    for (const d of all) rmSync(d.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Pins every thread of `pid` to `cpus` (taskset -a -p). */
+function pin(pid: number | undefined, cpus: string): void {
+  if (pid === undefined) return;
+  const r = spawnSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { stdio: "ignore" });
+  if (r.status !== 0) throw new Error(`taskset -a -p -c ${cpus} ${pid} failed`);
+}
+
+/**
+ * One wallet restored from the chain owner's keys at height 0 (generate_from_keys), then refreshed
+ * to the top: seconds of the refresh call, outputs found (incoming_transfers all), the wallet's peak RSS.
+ * A wallet that starts refreshing on its own right after generate_from_keys would have part of the
+ * work done before the timed call: auto_refresh is turned off first and the row says the refresh.
+ */
+async function refreshWallet(
+  wallet: "monero-wallet-rpc" | "tsmonero-wallet-rpc",
+  daemon: Daemon,
+  meta: ChainMeta,
+  oneCore: boolean,
+): Promise<{ secs: number; found: number; rss: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-wallet-"));
+  const flags = [
+    "--wallet-dir", dir, "--disable-rpc-login", "--daemon-address", `127.0.0.1:${daemon.port}`, "--daemon-ssl", "disabled", "--rpc-bind-ip", "127.0.0.1",
+    "--rpc-bind-port", String(WALLET_PORT), "--log-file", join(dir, "wallet.log"), "--non-interactive",
+  ];
+  const cmd = wallet === "monero-wallet-rpc" ? ["/usr/bin/monero-wallet-rpc", ...flags] : [process.execPath, join(ROOT, "bin", "tsmonero-wallet-rpc"), ...flags];
+  const p = oneCore ? launch(wallet, "taskset", ["-c", "0", ...cmd], dir) : launch(wallet, cmd[0], cmd.slice(1), dir);
+  try {
+    if (oneCore) pin(daemon.proc?.proc.pid, "1");
+    await waitAnswer(p, WALLET_PORT, "get_version");
+    await rpc(WALLET_PORT, "generate_from_keys", {
+      filename: "owner", address: meta.owner.address, spendkey: meta.owner.spendSecretKey, viewkey: meta.owner.viewSecretKey, password: "", restore_height: 0, autosave_current: false,
+    });
+    await rpc(WALLET_PORT, "auto_refresh", { enable: false });
+    const t0 = performance.now();
+    await rpc(WALLET_PORT, "refresh", { start_height: 0 });
+    const secs = (performance.now() - t0) / 1000;
+    const r = (await rpc(WALLET_PORT, "incoming_transfers", { transfer_type: "all", account_index: 0, subaddr_indices: [] })) as { transfers?: unknown[] };
+    let found = r.transfers?.length ?? 0;
+    // the builder pays accounts 0–4; an account the chain's prefix never paid does not exist
+    for (let account = 1; account < 5; account++) {
+      const x = (await rpc(WALLET_PORT, "incoming_transfers", { transfer_type: "all", account_index: account }).catch(() => ({}))) as { transfers?: unknown[] };
+      found += x.transfers?.length ?? 0;
+    }
+    return { secs, found, rss: rssMiB(p.proc.pid).peak };
+  } finally {
+    if (oneCore) pin(daemon.proc?.proc.pid, "0-1");
+    await stop(p);
+  }
+}
+
+/** RingCT outputs in the chain, from monerod's output histogram. */
+async function outputCount(port: number): Promise<number> {
+  const r = await rpc(port, "get_output_histogram", { amounts: [0], min_count: 0, max_count: 0, unlocked: false, recent_cutoff: 0 });
+  const h = (r.histogram as { total_instances: number }[] | undefined)?.[0];
+  return h?.total_instances ?? 0;
+}
+
+export const suite: BenchSuite = {
+  name: "scale",
+  summary: "tsmonerod and monerod on the large chain artifact: load cost by height, LMDB size, RSS, cold and warm reads with cache hit rates",
+  flags: FLAGS,
+  run,
+};
