@@ -1,8 +1,9 @@
 /**
  * Fair scheduling on the node (issue 14): long work — generateblocks of many blocks,
  * get_output_distribution over a huge amount list — yields to the event loop, so other clients are
- * answered in milliseconds meanwhile. Bounds here are generous (2 shared cores); speed goals live in
- * bench/.
+ * answered meanwhile. The bound, 1 s, catches a stall (before issue 14 the whole generateblocks held
+ * everyone for 8.8 s) and not the machine's load: on 2 shared cores the slowest answer was 82–234 ms.
+ * How fast the answers are belongs to bench/, not here.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -52,6 +53,9 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A wait this long is a stall (a blocked event loop), not load. */
+const STALL_MS = 1000;
+
 /** Runs `work` while another client asks get_block_count in a loop; the slowest answer, ms. */
 async function worstLatencyDuring(work: () => Promise<unknown>): Promise<{ worst: number; asked: number }> {
   let done = false;
@@ -71,17 +75,17 @@ async function worstLatencyDuring(work: () => Promise<unknown>): Promise<{ worst
 }
 
 describe("node: long requests do not hold up other clients", () => {
-  it("get_block_count during a 200-block generateblocks answers in < 200 ms", async (t) => {
+  it("get_block_count during a 200-block generateblocks is answered, never stalled for a second", async (t) => {
     const h0 = Number((await nodeCall(url, "get_block_count")).count);
     const { worst, asked } = await worstLatencyDuring(() => nodeCall(url, "generateblocks", { amount_of_blocks: 200, wallet_address: ADDRESS }));
     t.diagnostic(`${asked} get_block_count during generateblocks, slowest ${worst.toFixed(1)} ms`);
     assert.equal(Number((await nodeCall(url, "get_block_count")).count), h0 + 200);
     assert.ok(asked >= 3, `only ${asked} answers during the whole generateblocks`);
     // before: the whole generateblocks ran without yielding (issue 14: 8.8 s)
-    assert.ok(worst < 200, `get_block_count waited ${worst.toFixed(0)} ms`);
+    assert.ok(worst < STALL_MS, `get_block_count waited ${worst.toFixed(0)} ms`);
   });
 
-  it("get_output_distribution of 20,000 amounts leaves others answered in < 200 ms", async (t) => {
+  it("get_output_distribution of 20,000 amounts leaves others answered, never stalled for a second", async (t) => {
     const amounts = Array.from({ length: 20_000 }, (_, k) => k + 1);
     let body = Buffer.alloc(0);
     const { worst, asked } = await worstLatencyDuring(async () => {
@@ -92,7 +96,7 @@ describe("node: long requests do not hold up other clients", () => {
     t.diagnostic(`${asked} get_block_count during get_output_distribution (${(body.length / 1048576).toFixed(1)} MiB answer), slowest ${worst.toFixed(1)} ms`);
     assert.equal(body.subarray(-200).toString("latin1").match(/"status": "OK"/)?.length, 1);
     assert.ok(body.includes('"amount": 20000,'), "the last amount is there");
-    assert.ok(worst < 200, `get_block_count waited ${worst.toFixed(0)} ms`);
+    assert.ok(worst < STALL_MS, `get_block_count waited ${worst.toFixed(0)} ms`);
   });
 
 });
