@@ -211,7 +211,7 @@ test("fluff: every peer but the source, after its own Poisson delay (in 5 s, out
   assert.ok(Math.abs(avg(delays.out) - 2500) < 200, `outgoing ${avg(delays.out)} ms`);
 });
 
-test("the pool: a stem tx is hidden and embargoed, fluffed it is public again, and a restart keeps the embargo", async () => {
+test("the pool: a stem tx is hidden and embargoed, fluffed it is public again, a restart keeps the embargo, relay_tx makes a do_not_relay tx local", async () => {
   const be = defaultBackend();
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-dandelion-"));
   let clock = 1_700_000_000;
@@ -266,6 +266,23 @@ test("the pool: a stem tx is hidden and embargoed, fluffed it is public again, a
     await node.stemTransactions([rc.id!], clock + 50);
     assert.equal(node.pool.get(rc.id!)!.local, undefined, "stemmed: no longer local, embargoed");
     assert.equal(node.pool.get(rc.id!)!.stemEmbargo, clock + 50);
+    // relay_tx with P2P running (relay_method::local): a do_not_relay tx becomes local for P2P to
+    // stem or fluff; one already public or in a stem keeps its state; an unknown id is missing
+    const d = buildSpend(node.store, ownedCoinbase(node.store, 4, me, be), me, be, { now: BigInt(clock) });
+    const rd = await node.submitTransaction(d, { doNotRelay: true });
+    assert.ok(rd.ok);
+    const unknown = new Uint8Array(32).fill(7);
+    const r = await node.relayLocalTransactions([rd.id!, ra.id!, rc.id!, unknown]);
+    const hexes = (xs: Uint8Array[]) => xs.map((x) => Buffer.from(x).toString("hex"));
+    assert.deepEqual(hexes(r.local), hexes([rd.id!]));
+    assert.deepEqual(hexes(r.others), hexes([ra.id!, rc.id!]));
+    assert.deepEqual(hexes(r.missing), hexes([unknown]));
+    const ed = node.pool.get(rd.id!)!;
+    assert.equal(ed.doNotRelay, false);
+    assert.equal(ed.local, true, "local: P2P decides");
+    assert.equal(isBroadcast(ed), false, "not public until P2P fluffs it");
+    await node.stemTransactions([rd.id!], clock + 60);
+    assert.equal(node.pool.get(rd.id!)!.stemEmbargo, clock + 60, "then stemmed like any local tx");
     await node.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -121,7 +121,7 @@ test("a tx sent to tsmonerod reaches both monerods' pools, one sent to a monerod
   };
   const inPool = (url: string, hash: string) => async (): Promise<true | undefined> => ((await pool(url)).includes(hash) ? true : undefined);
 
-  // to tsmonerod: Dandelion++, in a stem epoch (T_ENV). It goes along tsmonerod's one stem, its
+  // to tsmonerod, then relay_tx: Dandelion++, in a stem epoch (T_ENV). It goes along tsmonerod's one stem, its
   // outgoing peer A, as NOTIFY_NEW_TRANSACTIONS with dandelionpp_fluff false, and tsmonerod keeps it
   // embargoed (last_relayed_time 0, as monerod reports a stem tx) for ~39 s on average; A has it at
   // once, which only the stem message can have brought. A stem must be an outgoing peer as high as
@@ -129,7 +129,11 @@ test("a tx sent to tsmonerod reaches both monerods' pools, one sent to a monerod
   // timed sync, every 60 s): first wait until tsmonerod knows A's height.
   const height = (await top(T.url)).height + 1;
   await until("tsmonerod knows its outgoing peer's height (a timed sync)", async () => ((await nodeCall(T.url, "get_connections")).connections ?? []).some((c) => !c.incoming && c.height >= height) || undefined, 90_000);
-  await send(T.url, alice.blob);
+  // held back first (do_not_relay), then relay_tx: monerod relays it as a tx of its own
+  // (relay_method::local), so it goes along the stem as one from send_raw_transaction does
+  const kept = await nodePath(T.url, "/send_raw_transaction", { tx_as_hex: alice.blob, do_not_relay: true });
+  assert.equal(kept.status, "OK", kept.reason ?? "");
+  assert.equal((await nodeCall(T.url, "relay_tx", { txids: [alice.hash] })).status, "OK");
   const held = async () => ((await nodePath(T.url, "/get_transaction_pool")).transactions ?? []).find((t) => t.id_hash === alice.hash);
   const mine = await held();
   assert.ok(mine, "in tsmonerod's own pool");

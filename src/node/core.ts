@@ -233,6 +233,8 @@ export interface NodeCore {
   flushPool(ids?: readonly Bytes[]): Promise<void>;
   /** Marks pool txs for relay (relay_tx); returns the ids not found. */
   relayTransactions(ids: readonly Bytes[]): Promise<Bytes[]>;
+  /** relay_tx with P2P running: do_not_relay txs become local for P2P to stem or fluff (TxPool.relayLocal). */
+  relayLocalTransactions(ids: readonly Bytes[]): Promise<{ missing: Bytes[]; local: Bytes[]; others: Bytes[] }>;
   /** Dandelion++: these pool txs went along a stem; hidden until `embargo` (Unix seconds), see TxPool.markStem. */
   stemTransactions(ids: readonly Bytes[], embargo: number): Promise<void>;
   altChains(): AltChainInfo[];
@@ -318,8 +320,11 @@ export interface NetworkView {
   busySyncing(): boolean;
   /** Spans being downloaded (sync_info). */
   spans(): { connectionId: string; startHeight: number; nblocks: number; size: number; rate: number; remoteAddress: string; speed: number }[];
-  /** relay_tx: sends these pool txs to every peer now. */
-  relayPoolTxs(ids: readonly Bytes[]): void;
+  /**
+   * relay_tx (relay_method::local): `local` txs go along a Dandelion++ stem, or are fluffed when the
+   * epoch fluffs or no stem takes them; `others` (public already, or in a stem) are fluffed.
+   */
+  relayPoolTxs(local: readonly Bytes[], others: readonly Bytes[]): void;
   /** Bytes and packets since start, closed connections included. */
   netStats(): { bytesIn: number; bytesOut: number; startTime: number };
 }

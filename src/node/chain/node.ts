@@ -231,6 +231,13 @@ export class Node extends EventEmitter implements NodeCore {
     });
   }
 
+  relayLocalTransactions(ids: readonly Bytes[]): Promise<{ missing: Bytes[]; local: Bytes[]; others: Bytes[] }> {
+    return this.serial(async () => {
+      const r = this.pool.relayLocal(ids);
+      return { missing: r.missing, local: r.local.map((e) => e.id), others: r.others.map((e) => e.id) };
+    });
+  }
+
   stemTransactions(ids: readonly Bytes[], embargo: number): Promise<void> {
     return this.serial(async () => {
       for (const id of ids) this.pool.markStem(id, embargo);

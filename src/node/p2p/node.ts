@@ -964,17 +964,24 @@ export class P2pNode extends EventEmitter implements NetworkView {
   private onPoolAdd(id: Bytes, blob: Bytes, doNotRelay: boolean): void {
     if (doNotRelay || this.core.offline) return;
     const src = this.txSources.get(hex(id));
-    const source = src?.peer.connectionId ?? "";
-    if (!src || src.stem) {
-      if (this.dandelion.stem([blob], source)) {
-        // set_relayed(stem): an embargo from now (a stem tx received has had one since it was added)
-        if (!src) void this.core.stemTransactions([id], Math.floor(Date.now() / 1000) + embargoSeconds()).catch((e: unknown) => this.log(`cannot mark ${hex(id)} stemmed: ${(e as Error).message}`));
-        return;
-      }
-      // fluffed: public from now (dandelionpp_notify's on_transactions_relayed(fluff))
-      void this.core.relayTransactions([id]).catch((e: unknown) => this.log(`cannot mark ${hex(id)} fluffed: ${(e as Error).message}`));
+    if (!src) return this.sendLocal(id, blob);
+    if (src.stem && this.dandelion.stem([blob], src.peer.connectionId)) return;
+    // a stem tx no stem takes is fluffed: public from now (dandelionpp_notify's on_transactions_relayed(fluff))
+    if (src.stem) void this.core.relayTransactions([id]).catch((e: unknown) => this.log(`cannot mark ${hex(id)} fluffed: ${(e as Error).message}`));
+    this.dandelion.fluff([blob], src.peer.connectionId);
+  }
+
+  /**
+   * A tx of ours (from RPC, or relay_tx of a do_not_relay one): along our stem with an embargo from
+   * now (set_relayed(stem)), or, when the epoch fluffs or no stem takes it, fluffed and public from now.
+   */
+  private sendLocal(id: Bytes, blob: Bytes): void {
+    if (this.dandelion.stem([blob], "")) {
+      void this.core.stemTransactions([id], Math.floor(Date.now() / 1000) + embargoSeconds()).catch((e: unknown) => this.log(`cannot mark ${hex(id)} stemmed: ${(e as Error).message}`));
+      return;
     }
-    this.dandelion.fluff([blob], source);
+    void this.core.relayTransactions([id]).catch((e: unknown) => this.log(`cannot mark ${hex(id)} fluffed: ${(e as Error).message}`));
+    this.dandelion.fluff([blob], "");
   }
 
   /** Stem txs past their embargo whose fluff is under way (the core marks them while others wait on it). */
@@ -998,9 +1005,13 @@ export class P2pNode extends EventEmitter implements NetworkView {
       });
   }
 
-  /** relay_tx: sent on as Dandelion++ fluff. */
-  relayPoolTxs(ids: readonly Bytes[]): void {
-    this.dandelion.fluff(ids.map((id) => this.core.pool.get(id)?.blob).filter((b): b is Bytes => b !== undefined));
+  /** relay_tx (core_rpc_server::on_relay_tx relays with relay_method::local): ours along the stem, the public ones fluffed. */
+  relayPoolTxs(local: readonly Bytes[], others: readonly Bytes[]): void {
+    for (const id of local) {
+      const blob = this.core.pool.get(id)?.blob;
+      if (blob) this.sendLocal(id, blob);
+    }
+    this.dandelion.fluff(others.map((id) => this.core.pool.get(id)?.blob).filter((b): b is Bytes => b !== undefined));
   }
 
   private dandelionPeer(p: PeerConn): DandelionPeer {

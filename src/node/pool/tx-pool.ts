@@ -624,6 +624,31 @@ export class TxPool implements PoolView {
   }
 
   /**
+   * relay_tx with P2P running (core_rpc_server::on_relay_tx relays with relay_method::local): a
+   * do_not_relay tx becomes local, for P2P to stem or fluff as it does a tx from RPC (set_relayed's
+   * upgrade from none; a tx already further along keeps its state). The ids not in the pool, the
+   * local ones (P2P decides), and the others (already public or in a stem).
+   */
+  relayLocal(ids: readonly Bytes[]): { missing: Bytes[]; local: PoolEntry[]; others: PoolEntry[] } {
+    const missing: Bytes[] = [];
+    const local: PoolEntry[] = [];
+    const others: PoolEntry[] = [];
+    for (const id of ids) {
+      const e = this.get(id);
+      if (!e) missing.push(id);
+      else if (e.doNotRelay || e.local) {
+        if (e.doNotRelay) {
+          e.doNotRelay = false;
+          e.local = true;
+          this.persist(e);
+        }
+        local.push(e);
+      } else others.push(e);
+    }
+    return { missing, local, others };
+  }
+
+  /**
    * tx_memory_pool::set_relayed(…, stem) for a tx we sent along a Dandelion++ stem: it stays out
    * of public view until `embargo` (Unix seconds), when the node fluffs it itself unless someone
    * else did. Called on a local tx right after it was added; no effect on a do_not_relay tx or a

@@ -511,9 +511,16 @@ export function txMethods(d: NodeRpcDeps) {
           if (!id) problems.push(`invalid transaction id: ${s}`);
           else ids.push(id);
         }
-        const missing = new Set((await core.relayTransactions(ids)).map(toHex));
-        // core_rpc_server::on_relay_tx: the found ones go to the peers now
-        d.network?.()?.relayPoolTxs(ids.filter((id) => !missing.has(toHex(id))));
+        // core_rpc_server::on_relay_tx relays with relay_method::local: with P2P, Dandelion++ stems
+        // or fluffs them; offline they count as relayed now, as monerod's do
+        const network = d.network?.();
+        let missingIds: Bytes[];
+        if (network) {
+          const r = await core.relayLocalTransactions(ids);
+          network.relayPoolTxs(r.local, r.others);
+          missingIds = r.missing;
+        } else missingIds = await core.relayTransactions(ids);
+        const missing = new Set(missingIds.map(toHex));
         for (const s of p.txids) if (parseHash(s) && missing.has(s.toLowerCase())) problems.push(`transaction not found in pool: ${s}`);
         if (problems.length > 0) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, problems.join(", "));
         return { ...access() };
