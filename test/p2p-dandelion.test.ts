@@ -17,6 +17,7 @@ import { Dandelion, type DandelionPeer, DANDELIONPP_EMBARGO_AVERAGE, embargoSeco
 import { defaultBackend } from "../src/crypto/index.js";
 import { buildSpend, mineTo, newKeys, ownedCoinbase } from "./helpers/node-spend.js";
 import { seededRandom } from "./helpers/random.js";
+import { relayDelay } from "../src/node/pool/tx-pool.js";
 
 
 interface Sent {
@@ -211,6 +212,14 @@ test("fluff: every peer but the source, after its own Poisson delay (in 5 s, out
   assert.ok(Math.abs(avg(delays.out) - 2500) < 200, `outgoing ${avg(delays.out)} ms`);
 });
 
+test("get_relay_delay: 5 min, 5 min more for each 5 min in the pool at the last relay, at most 4 h", () => {
+  assert.equal(relayDelay(1000, 1000), 300);
+  assert.equal(relayDelay(1299, 1000), 300);
+  assert.equal(relayDelay(1300, 1000), 600);
+  assert.equal(relayDelay(1000 + 3 * 3600, 1000), 3 * 3600 + 300);
+  assert.equal(relayDelay(1000 + 10 * 3600, 1000), 4 * 3600);
+});
+
 test("the pool: a stem tx is hidden and embargoed, fluffed it is public again, a restart keeps the embargo, relay_tx makes a do_not_relay tx local", async () => {
   const be = defaultBackend();
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-dandelion-"));
@@ -283,6 +292,18 @@ test("the pool: a stem tx is hidden and embargoed, fluffed it is public again, a
     assert.equal(isBroadcast(ed), false, "not public until P2P fluffs it");
     await node.stemTransactions([rd.id!], clock + 60);
     assert.equal(node.pool.get(rd.id!)!.stemEmbargo, clock + 60, "then stemmed like any local tx");
+    // relayed again (relay_txpool_transactions): the public ones, once their relay delay has passed
+    const ids = (es: { id: Uint8Array }[]) => es.map((x) => Buffer.from(x.id).toString("hex"));
+    const pub = node.pool.get(ra.id!)!;
+    assert.deepEqual(ids(node.pool.relayable(clock + 300)), [], "5 min after its relay: not yet");
+    assert.deepEqual(ids(node.pool.relayable(pub.lastRelayedTime + relayDelay(pub.lastRelayedTime, pub.receiveTime) + 1)), ids([pub]), "only the public one; stem txs wait for their embargo");
+    // relayed again 400 s after its fluff, 431 s in the pool: the next delay is 10 min
+    clock += 400;
+    await node.relayTransactions([ra.id!]);
+    assert.equal(node.pool.get(ra.id!)!.lastRelayedTime, clock);
+    assert.deepEqual(ids(node.pool.relayable(clock + 600)), []);
+    assert.deepEqual(ids(node.pool.relayable(clock + 601)), ids([pub]));
+    assert.deepEqual(ids(node.pool.relayable(pub.receiveTime + 86400 / 2 + 1)).includes(ids([pub])[0]), false, "older than half its lifetime: never again");
     await node.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -65,6 +65,8 @@ export interface PoolView {
   has(id: Bytes): boolean;
   /** Stem txs whose Dandelion++ embargo has ended by `now` (Unix seconds; default the pool's clock). */
   embargoEnded(now?: number): PoolEntry[];
+  /** Txs due to be relayed again (get_relayable_transactions: public and local ones, see TxPool.relayable). */
+  relayable(now?: number): PoolEntry[];
   /** The pool tx that spends `keyImage`, if any. */
   spenderOf(keyImage: Bytes): Bytes | undefined;
   /** Key image → the pool txs spending it (get_transaction_pool's spent_key_images). */

@@ -502,6 +502,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
   private housekeeping(): void {
     for (const p of this.peers) if (!this.opts.isAllowed(p.host)) p.conn.close("banned");
     this.endEmbargoes();
+    this.relayAgain();
     // a dial that was under way when out_peers went down
     this.setPeerLimits(this.opts.outPeers ?? 12, this.opts.inPeers ?? Infinity);
     if (Date.now() - this.lastSave > 60_000) {
@@ -1003,6 +1004,27 @@ export class P2pNode extends EventEmitter implements NetworkView {
       .finally(() => {
         for (const k of keys) this.embargoFluffs.delete(k);
       });
+  }
+
+  /** When the pool is next asked for txs to relay again (m_next_check: at most every 2 min). */
+  private nextRelayCheck = 0;
+
+  /**
+   * core::relay_txpool_transactions: pool txs not relayed for a while (get_relay_delay: 5 min, growing
+   * to 4 h) go out again, public ones fluffed (relayed now), local ones along the stem.
+   */
+  private relayAgain(): void {
+    const now = Date.now();
+    if (now < this.nextRelayCheck) return;
+    this.nextRelayCheck = now + 120_000;
+    const due = this.core.pool.relayable();
+    for (const e of due) if (e.local) this.sendLocal(e.id, e.blob);
+    const pub = due.filter((e) => !e.local);
+    if (pub.length === 0) return;
+    void this.core
+      .relayTransactions(pub.map((e) => e.id))
+      .then(() => this.dandelion.fluff(pub.map((e) => e.blob)))
+      .catch((e: unknown) => this.log(`cannot relay pool txs again: ${(e as Error).message}`));
   }
 
   /** relay_tx (core_rpc_server::on_relay_tx relays with relay_method::local): ours along the stem, the public ones fluffed. */

@@ -26,6 +26,16 @@ import { checkInputs, feeContext, poolDoubleSpend, rctItem, rctSemanticsItem, tx
 export const DEFAULT_TXPOOL_MAX_WEIGHT = 648_000_000;
 /** CRYPTONOTE_MEMPOOL_TX_LIVETIME: a day. */
 export const MEMPOOL_TX_LIVETIME = 86400;
+/**
+ * get_relay_delay (tx_pool.cpp): seconds between relays of a pool tx, 5 min at first and 5 min more
+ * for each 5 min it has been in the pool at its last relay, at most 4 h.
+ */
+export function relayDelay(lastRelay: number, received: number): number {
+  const MIN_RELAY_TIME = 5 * 60;
+  const MAX_RELAY_TIME = 4 * 60 * 60;
+  return Math.min(Math.floor((lastRelay - received + MIN_RELAY_TIME) / MIN_RELAY_TIME) * MIN_RELAY_TIME, MAX_RELAY_TIME);
+}
+
 /** CRYPTONOTE_MEMPOOL_TX_FROM_ALT_BLOCK_LIVETIME: three days for txs that came back from a block. */
 export const MEMPOOL_TX_FROM_BLOCK_LIVETIME = 3 * 86400;
 
@@ -687,5 +697,19 @@ export class TxPool implements PoolView {
   /** The stem txs whose embargo has ended (get_relayable_transactions' stem case): the node fluffs them. */
   embargoEnded(now = this.now()): PoolEntry[] {
     return [...this.byId.values()].filter((e) => e.stemEmbargo !== undefined && e.stemEmbargo <= now);
+  }
+
+  /**
+   * get_relayable_transactions' public and local cases: txs with a fee, relayable, not in a stem,
+   * last relayed longer ago than relayDelay and younger than half their pool lifetime. The node
+   * sends them again (public ones fluffed), and relaying marks them relayed now.
+   */
+  relayable(now = this.now()): PoolEntry[] {
+    return [...this.byId.values()].filter((e) => {
+      if (e.fee === 0n || e.doNotRelay || e.stemEmbargo !== undefined) return false;
+      if (now - e.lastRelayedTime <= relayDelay(e.lastRelayedTime, e.receiveTime)) return false;
+      const life = e.keptByBlock ? MEMPOOL_TX_FROM_BLOCK_LIVETIME : MEMPOOL_TX_LIVETIME;
+      return now - e.receiveTime <= life / 2;
+    });
   }
 }
