@@ -70,6 +70,7 @@ function p2pFlags(args: ParsedArgs, network: Network, notes: string[]): P2pDaemo
     ignoreIpv4: args.has("p2p-ignore-ipv4"),
     ...(ext ? { externalPort: ext } : {}),
     hideMyPort: args.has("hide-my-port"),
+    padTransactions: args.has("pad-transactions"),
     addPeers: nodes("add-peer"),
     priorityNodes: nodes("add-priority-node"),
     exclusiveNodes: exclusive,

@@ -130,7 +130,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   v("limit-rate-up", "set limit-rate-up [kB/s]", "2048"),
   v("limit-rate-down", "set limit-rate-down [kB/s]", "8192"),
   v("limit-rate", "set limit-rate [kB/s]", "-1"),
-  inactive(s("pad-transactions", "Pad relayed transactions to help defend against traffic volume analysis"), "padding of relayed transactions"),
+  s("pad-transactions", "Pad relayed transactions to help defend against traffic volume analysis"),
   v("max-connections-per-ip", "Maximum number of p2p connections allowed from the same IP address", "1"),
   // RPC (core_rpc_server::init_options, rpc_args)
   v("rpc-bind-port", "Port for RPC server", "18081, 28081 if 'testnet', 38081 if 'stagenet'"),

@@ -17,8 +17,8 @@
  *   (_EMBARGO_AVERAGE), then the node fluffs it itself unless it was fluffed to it before
  *   (TxPool.markStem / embargoEnded; the node checks every second).
  *
- * Not here: noise channels (i2p/Tor zones, which tsmonerod does not have) and `--pad-transactions`
- * (accepted, inactive).
+ * Not here: noise channels (i2p/Tor zones, which tsmonerod does not have). `--pad-transactions`
+ * pads the tx messages themselves (messages.ts newTransactionsBody).
  */
 import type { Bytes } from "../../protocol/tx.js";
 

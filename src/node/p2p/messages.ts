@@ -8,6 +8,7 @@ import {
   array,
   bool,
   bytes,
+  encodeEpee,
   type EpeeCodec,
   type EpeeObjectCodec,
   EpeeTypeError,
@@ -214,6 +215,35 @@ export interface NewTransactions {
   dandelionpp_fluff: boolean;
 }
 export const newTransactions = object<NewTransactions>({ txs: array(bytes), _: bytes, dandelionpp_fluff: opt(bool, true) });
+
+/** LEB128 length of n (tools::get_varint_data's size). */
+function varintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    len++;
+  }
+  return len;
+}
+
+/**
+ * NOTIFY_NEW_TRANSACTIONS' body (levin_notify's make_tx_message). With `pad` (--pad-transactions)
+ * the `_` field is filled with spaces so the body is a multiple of 1024 bytes, as monerod does: an
+ * estimate first, then trimmed by what the encoded body is over (a byte may be lost to the size
+ * varint, which monerod does not mind either).
+ */
+export function newTransactionsBody(txs: readonly Uint8Array[], fluff: boolean, pad = false): Uint8Array {
+  const body = (padding: number): Uint8Array => encodeEpee(newTransactions, { txs: [...txs], _: new Uint8Array(padding).fill(0x20), dandelionpp_fluff: fluff });
+  if (!pad) return body(0);
+  const GRANULARITY = 1024;
+  let bytes = 9 + 4 + varintLength(txs.length);
+  for (const t of txs) bytes += varintLength(t.length) + t.length;
+  let padding = GRANULARITY - (bytes % GRANULARITY);
+  const overhead = 2 + varintLength(padding);
+  padding = overhead > padding ? 0 : padding - overhead;
+  const remove = body(padding).length % GRANULARITY;
+  return body(remove > padding ? 0 : padding - remove);
+}
 
 export interface RequestGetObjects {
   blocks: Uint8Array[];

@@ -35,6 +35,8 @@ export interface P2pOptions {
   /** --p2p-external-port: the port announced in handshakes (0: the bound one). */
   externalPort?: number;
   hideMyPort?: boolean;
+  /** --pad-transactions: tx notifications padded to a multiple of 1024 bytes (traffic volume analysis). */
+  padTransactions?: boolean;
   addPeers?: readonly string[];
   priorityNodes?: readonly string[];
   exclusiveNodes?: readonly string[];
@@ -1043,7 +1045,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
       height: p.remoteHeight,
       send: (txs, fluff) => {
         if (p.conn.isClosed) return false;
-        p.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, encodeEpee(M.newTransactions, { txs: [...txs], _: new Uint8Array(0), dandelionpp_fluff: fluff }));
+        p.conn.notify(M.NOTIFY_NEW_TRANSACTIONS, M.newTransactionsBody(txs, fluff, this.opts.padTransactions));
         return true;
       },
     };
