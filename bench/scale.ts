@@ -19,6 +19,11 @@
  *             (its get_cache_stats) beside it. Then get_output_distribution of the whole chain.
  *   warm      the same reads again in the same order.
  *   random    /get_outs of 10 random outputs per request, as a wallet picks decoys.
+ *   wallets   monero-wallet-rpc ← monerod, tsmonero-wallet-rpc ← monerod and ← tsmonerod, each
+ *             restored from the chain owner's keys and refreshing the whole chain, with the wallet
+ *             pinned to one core (the daemon to the other) and on all cores: seconds, chain outputs
+ *             per second, outputs found (checked against the chain), then get_balance and
+ *             get_transfers on that wallet (tens of thousands of transfers on a large chain).
  *
  *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
  */
@@ -323,6 +328,8 @@ async function run(args: ParsedArgs): Promise<void> {
             found,
             (base[key] / r.secs).toFixed(2),
             r.rss.toFixed(0),
+            r.balanceMs.toFixed(1),
+            `${r.transfersMs.toFixed(0)} (${r.transfers})`,
           ]);
         }
       }
@@ -373,7 +380,7 @@ async function run(args: ParsedArgs): Promise<void> {
       ),
     );
     if (walletRows.length > 0) {
-      out.push(`\n### Wallet refresh of the whole chain from height 0 (generate_from_keys with the chain owner's keys, auto_refresh off, then the timed refresh; both wallets --daemon-ssl disabled)\n`);
+      out.push(`\n### Wallet restore and refresh of the whole chain from height 0 (generate_from_keys with the chain owner's keys, then refresh, timed together; both wallets --daemon-ssl disabled)\n`);
       out.push(
         markdownTable(
           [
@@ -384,6 +391,8 @@ async function run(args: ParsedArgs): Promise<void> {
             { header: "outputs found", align: "right" },
             { header: "speed vs monero-wallet-rpc", align: "right" },
             { header: "wallet peak RSS (MiB)", align: "right" },
+            { header: "get_balance ms", align: "right" },
+            { header: "get_transfers in+out ms (transfers)", align: "right" },
           ],
           walletRows,
         ),
@@ -409,16 +418,17 @@ function pin(pid: number | undefined, cpus: string): void {
 
 /**
  * One wallet restored from the chain owner's keys at height 0 (generate_from_keys), then refreshed
- * to the top: seconds of the refresh call, outputs found (incoming_transfers all), the wallet's peak RSS.
- * A wallet that starts refreshing on its own right after generate_from_keys would have part of the
- * work done before the timed call: auto_refresh is turned off first and the row says the refresh.
+ * to the top: seconds from generate_from_keys to refresh's answer, outputs found (incoming_transfers
+ * all), the wallet's peak RSS. monero-wallet-rpc scans the chain before refresh is even called (in
+ * generate_from_keys or its auto-refresh right after), so only the two together are the same work.
+ * Then the refreshed wallet's get_balance and get_transfers (in and out, all accounts): median of 3.
  */
 async function refreshWallet(
   wallet: "monero-wallet-rpc" | "tsmonero-wallet-rpc",
   daemon: Daemon,
   meta: ChainMeta,
   oneCore: boolean,
-): Promise<{ secs: number; found: number; rss: number }> {
+): Promise<{ secs: number; found: number; rss: number; balanceMs: number; transfersMs: number; transfers: number }> {
   const dir = mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-wallet-"));
   const flags = [
     "--wallet-dir", dir, "--disable-rpc-login", "--daemon-address", `127.0.0.1:${daemon.port}`, "--daemon-ssl", "disabled", "--rpc-bind-ip", "127.0.0.1",
@@ -429,11 +439,10 @@ async function refreshWallet(
   try {
     if (oneCore) pin(daemon.proc?.proc.pid, "1");
     await waitAnswer(p, WALLET_PORT, "get_version");
+    const t0 = performance.now();
     await rpc(WALLET_PORT, "generate_from_keys", {
       filename: "owner", address: meta.owner.address, spendkey: meta.owner.spendSecretKey, viewkey: meta.owner.viewSecretKey, password: "", restore_height: 0, autosave_current: false,
     });
-    await rpc(WALLET_PORT, "auto_refresh", { enable: false });
-    const t0 = performance.now();
     await rpc(WALLET_PORT, "refresh", { start_height: 0 });
     const secs = (performance.now() - t0) / 1000;
     const r = (await rpc(WALLET_PORT, "incoming_transfers", { transfer_type: "all", account_index: 0, subaddr_indices: [] })) as { transfers?: unknown[] };
@@ -443,7 +452,21 @@ async function refreshWallet(
       const x = (await rpc(WALLET_PORT, "incoming_transfers", { transfer_type: "all", account_index: account }).catch(() => ({}))) as { transfers?: unknown[] };
       found += x.transfers?.length ?? 0;
     }
-    return { secs, found, rss: rssMiB(p.proc.pid).peak };
+    // the refreshed wallet's reads: get_balance and get_transfers (in and out, every account), median of 3
+    const timed = async (method: string, params: unknown): Promise<{ ms: number; answer: Record<string, unknown> }> => {
+      const runs: number[] = [];
+      let answer: Record<string, unknown> = {};
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        answer = await rpc(WALLET_PORT, method, params);
+        runs.push(performance.now() - t);
+      }
+      return { ms: runs.sort((a, b) => a - b)[1], answer };
+    };
+    const balance = await timed("get_balance", { account_index: 0, all_accounts: true });
+    const transfers = await timed("get_transfers", { in: true, out: true, all_accounts: true });
+    const count = ["in", "out"].reduce((n, k) => n + ((transfers.answer[k] as unknown[] | undefined)?.length ?? 0), 0);
+    return { secs, found, rss: rssMiB(p.proc.pid).peak, balanceMs: balance.ms, transfersMs: transfers.ms, transfers: count };
   } finally {
     if (oneCore) pin(daemon.proc?.proc.pid, "0-1");
     await stop(p);
