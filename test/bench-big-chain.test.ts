@@ -26,11 +26,12 @@ after(() => {
 test("a 112-block chain built in two runs reads back whole and replays into a fresh node", async () => {
   const dir = tmp();
   // coinbases only up to 100 (rings need 40 unlocked outputs), then txs at about 10 outputs a block
-  const first = await buildChain({ dir, blocks: 106, outputs: 1130 });
+  const first = await buildChain({ dir, blocks: 106, planBlocks: 112, outputs: 1130 });
   assert.equal(first.blocks, 106);
-  const meta = await buildChain({ dir, blocks: 112, outputs: 1130 });
+  const meta = await buildChain({ dir, blocks: 112, planBlocks: 500, outputs: 9999 });
   assert.equal(meta.blocks, 112);
-  assert.equal(meta.plan.blocks, 106, "the first run fixed the plan");
+  assert.equal(meta.plan.blocks, 112, "the first run fixed the plan");
+  assert.equal(meta.plan.outputs, 1130);
   assert.deepEqual(readMeta(dir), meta);
   assert.ok(meta.txs >= 6, `${meta.txs} txs`);
 

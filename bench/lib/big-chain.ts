@@ -220,8 +220,11 @@ export function* readChain(dir: string, upTo = Number.POSITIVE_INFINITY): Genera
 
 export interface BuildOptions {
   dir: string;
+  /** Build up to this height. */
   blocks: number;
-  /** Outputs wanted at `blocks` (coinbases count one each); sets the txs per block. */
+  /** The plan's blocks (first run only; default `blocks`): its timestamps end there, about now. */
+  planBlocks?: number;
+  /** Outputs planned at the plan's last block (coinbases count one each; first run only): sets the tx outputs per block. */
   outputs: number;
   progress?: (line: string) => void;
 }
@@ -252,7 +255,7 @@ export async function buildChain(opts: BuildOptions): Promise<ChainMeta> {
       ownedOutputs: 0,
       topHash: "",
       bytes: 0,
-      plan: { blocks: opts.blocks, outputs: opts.outputs, firstTimestamp: Math.floor(Date.now() / 1000) - opts.blocks * 120 },
+      plan: { blocks: opts.planBlocks ?? opts.blocks, outputs: opts.outputs, firstTimestamp: Math.floor(Date.now() / 1000) - (opts.planBlocks ?? opts.blocks) * 120 },
       owner: {
         address: encodeAddress("regtest", "standard", owner.spendPublicKey, owner.viewPublicKey, null, be),
         spendSecretKey: hex(owner.spendSecret),
@@ -315,7 +318,8 @@ export async function buildChain(opts: BuildOptions): Promise<ChainMeta> {
       const height = meta.blocks + 1; // the block being built
       clock = timeAt(height);
       const txs: { blob: Uint8Array; id: Bytes; mine: { index: number; o: Omit<Owned, "gi" | "height"> }[] }[] = [];
-      if (height > 100) outputDebt += txOutputsPerBlock;
+      // what a block could not pay (too few spendable outputs of the owner) carries over a few blocks only
+      if (height > 100) outputDebt = Math.min(outputDebt + txOutputsPerBlock, 4 * txOutputsPerBlock + 16);
       // unlocked, and not dust (a wallet leaves those): at regtest's fee (~3.5·10⁵ per byte at a 17 XMR reward) 10¹¹ pays a 16-input tx many times
       const spendable = owned.filter((o) => o.amount >= 100_000_000_000n && (o.coinbase ? o.height + 60 <= height - 1 : o.height + 10 <= height - 1));
       const spentNow = new Set<Owned>();
