@@ -248,6 +248,12 @@ if (CHILD_DIR !== undefined) {
     }
     assert.equal(n, 154);
     assert.equal(store.alreadyGeneratedCoins(), store.meta(332).alreadyGeneratedCoins);
+    // the RingCT output counts the block metas carry are what a walk over the outputs gives
+    const both = store.cumulativeRctBothWays();
+    assert.ok(both.stored, "every block carries its count");
+    assert.deepEqual(both.stored, both.walked);
+    assert.equal(both.stored[332], Number(store.outputCount(0n)));
+    assert.deepEqual(store.cumulativeRctOutputs(100, 332), both.walked.slice(100, 333));
   });
 
   test("the store survives close and reopen, and refuses another network", async () => {
@@ -278,6 +284,8 @@ if (CHILD_DIR !== undefined) {
     assert.ok(txs > 10, `popped ${txs} txs`);
     for (let h = 273; h < 333; h++) applyChecked(store, chain[h]);
     assert.equal(digest(store), full);
+    const both = store.cumulativeRctBothWays();
+    assert.deepEqual(both.stored, both.walked, "popped and re-applied blocks carry their counts again");
   });
 
   test("a block that fails half way leaves no trace; the genesis block cannot be popped", () => {

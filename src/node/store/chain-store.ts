@@ -109,7 +109,12 @@ const bytes = (b: Buffer): Bytes => new Uint8Array(b);
 const outKey = (amount: bigint, index: bigint): Buffer => Buffer.concat([U64(amount), U64(index)]);
 
 const META_SIZE = 8 + 16 + 16 + 8 + 8 + 8 + 8 + 4 + 32;
-function encodeMeta(m: BlockMeta): Buffer {
+/**
+ * Blocks stored since the cumulative RingCT output count was added carry it after the fields above
+ * (u64, monerod's bi_cum_rct), so get_output_distribution reads one value per block, not every output.
+ */
+const META_SIZE_WITH_CUM_RCT = META_SIZE + 8;
+function encodeMeta(m: BlockMeta, cumRct: bigint): Buffer {
   return Buffer.concat([
     U64(m.timestamp),
     U128(m.cumulativeDifficulty),
@@ -120,10 +125,11 @@ function encodeMeta(m: BlockMeta): Buffer {
     U64(m.reward),
     U32(m.txCount),
     buf(m.hash),
+    U64(cumRct),
   ]);
 }
 function decodeMeta(height: number, b: Buffer): BlockMeta {
-  if (b.length !== META_SIZE) throw new StoreError(`block_meta ${height}: ${b.length} bytes`);
+  if (b.length !== META_SIZE && b.length !== META_SIZE_WITH_CUM_RCT) throw new StoreError(`block_meta ${height}: ${b.length} bytes`);
   return {
     height,
     timestamp: b.readBigUInt64BE(0),
@@ -538,7 +544,7 @@ export class ChainStore implements ChainView {
       };
       this.blocks.putSync(height, blob);
       this.blockHeights.putSync(buf(hash), U32(height));
-      this.blockMeta.putSync(height, encodeMeta(meta));
+      this.blockMeta.putSync(height, encodeMeta(meta, counts.get(0n) ?? this.outputCount(0n)));
       this.props.putSync("height", U32(height + 1));
       // a pruned store prunes the block that this one pushes out of the tip (update_pruning, per block)
       const seed = this.pruningSeed();
@@ -556,27 +562,47 @@ export class ChainStore implements ChainView {
 
   /**
    * RingCT outputs in blocks 0..h, for each h in [from, to] (monerod's bi_cum_rct,
-   * get_block_cumulative_rct_outputs). Kept in memory: built by one walk over the RingCT outputs
-   * the first time it is asked, then extended and cut as blocks are applied and popped, so a
+   * get_block_cumulative_rct_outputs). Kept in memory: read from the block metas the first time it
+   * is asked (one walk over the RingCT outputs instead when older blocks lack the count), then
+   * extended and cut as blocks are applied and popped, so a
    * wallet's get_output_distribution costs the blocks it asks for, not every output on the chain.
    */
   cumulativeRctOutputs(from: number, to: number): number[] {
     const height = this.height();
     if (from < 0 || to < from || to >= height) throw new RangeError(`blocks [${from}, ${to}] beyond height ${height}`);
-    if (!this.cumRct || this.cumRct.length !== height) {
-      const cum = new Array<number>(height).fill(0);
-      const n = this.outputCount(0n);
-      let h = 0;
-      let count = 0;
-      for (const { value } of this.outputs.getRange({ start: outKey(0n, 0n), end: outKey(0n, n) })) {
-        const oh = value.readUInt32BE(72); // the height field of encodeOutput's layout, without decoding the rest
-        while (h < oh) cum[h++] = count;
-        count++;
-      }
-      while (h < height) cum[h++] = count;
-      this.cumRct = cum;
-    }
+    if (!this.cumRct || this.cumRct.length !== height) this.cumRct = this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height);
     return this.cumRct.slice(from, to + 1);
+  }
+
+  /** The counts the block metas carry (one cursor over block_meta), or undefined when a block has none (stored before they were). */
+  private storedCumulativeRct(height: number): number[] | undefined {
+    const cum: number[] = [];
+    for (const { value } of this.blockMeta.getRange({ start: 0, end: height })) {
+      if (value.length !== META_SIZE_WITH_CUM_RCT) return undefined;
+      cum.push(Number(value.readBigUInt64BE(META_SIZE)));
+    }
+    return cum.length === height ? cum : undefined;
+  }
+
+  /** The counts from one walk over every RingCT output (their heights). */
+  private walkCumulativeRct(height: number): number[] {
+    const cum = new Array<number>(height).fill(0);
+    const n = this.outputCount(0n);
+    let h = 0;
+    let count = 0;
+    for (const { value } of this.outputs.getRange({ start: outKey(0n, 0n), end: outKey(0n, n) })) {
+      const oh = value.readUInt32BE(72); // the height field of encodeOutput's layout, without decoding the rest
+      while (h < oh) cum[h++] = count;
+      count++;
+    }
+    while (h < height) cum[h++] = count;
+    return cum;
+  }
+
+  /** Test hook: both ways of counting, to compare. */
+  cumulativeRctBothWays(): { stored: number[] | undefined; walked: number[] } {
+    const height = this.height();
+    return { stored: this.storedCumulativeRct(height), walked: this.walkCumulativeRct(height) };
   }
 
   /**
