@@ -24,6 +24,7 @@ import {
   u8,
 } from "../../codec/epee-map.js";
 import type { EpeeSection } from "../../codec/epee.js";
+import { varintSize } from "../../codec/varint.js";
 import type { Network } from "../../protocol/network.js";
 import { type BlockCompleteEntry, blockCompleteEntry } from "../../protocol/rpc-bin.js";
 import { hexToBytes } from "../../base/bytes.js";
@@ -216,16 +217,6 @@ export interface NewTransactions {
 }
 export const newTransactions = object<NewTransactions>({ txs: array(bytes), _: bytes, dandelionpp_fluff: opt(bool, true) });
 
-/** LEB128 length of n (tools::get_varint_data's size). */
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    len++;
-  }
-  return len;
-}
-
 /**
  * NOTIFY_NEW_TRANSACTIONS' body (levin_notify's make_tx_message). With `pad` (--pad-transactions)
  * the `_` field is filled with spaces so the body is a multiple of 1024 bytes, as monerod does: an
@@ -236,10 +227,10 @@ export function newTransactionsBody(txs: readonly Uint8Array[], fluff: boolean, 
   const body = (padding: number): Uint8Array => encodeEpee(newTransactions, { txs: [...txs], _: new Uint8Array(padding).fill(0x20), dandelionpp_fluff: fluff });
   if (!pad) return body(0);
   const GRANULARITY = 1024;
-  let bytes = 9 + 4 + varintLength(txs.length);
-  for (const t of txs) bytes += varintLength(t.length) + t.length;
+  let bytes = 9 + 4 + varintSize(txs.length);
+  for (const t of txs) bytes += varintSize(t.length) + t.length;
   let padding = GRANULARITY - (bytes % GRANULARITY);
-  const overhead = 2 + varintLength(padding);
+  const overhead = 2 + varintSize(padding);
   padding = overhead > padding ? 0 : padding - overhead;
   const remove = body(padding).length % GRANULARITY;
   return body(remove > padding ? 0 : padding - remove);
