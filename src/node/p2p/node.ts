@@ -999,13 +999,20 @@ export class P2pNode extends EventEmitter implements NetworkView {
     if (due.length === 0) return;
     const keys = due.map((e) => hex(e.id));
     for (const k of keys) this.embargoFluffs.add(k);
-    void this.core
-      .relayTransactions(due.map((e) => e.id))
-      .then(() => this.dandelion.fluff(due.map((e) => e.blob)))
-      .catch((e: unknown) => this.log(`cannot fluff txs past their embargo: ${(e as Error).message}`))
-      .finally(() => {
-        for (const k of keys) this.embargoFluffs.delete(k);
-      });
+    void this.fluffPublic(due, "txs past their embargo").finally(() => {
+      for (const k of keys) this.embargoFluffs.delete(k);
+    });
+  }
+
+  /**
+   * Pool txs fluffed by us, not for a source: marked relayed now (public from now, set_relayed(fluff)),
+   * then queued to every peer. A failure is logged.
+   */
+  private fluffPublic(txs: readonly { id: Bytes; blob: Bytes }[], what: string): Promise<void> {
+    return this.core
+      .relayTransactions(txs.map((e) => e.id))
+      .then(() => this.dandelion.fluff(txs.map((e) => e.blob)))
+      .catch((e: unknown) => this.log(`cannot fluff ${what}: ${(e as Error).message}`));
   }
 
   /** When the pool is next asked for txs to relay again (m_next_check: at most every 2 min). */
@@ -1022,20 +1029,18 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const due = this.core.pool.relayable();
     for (const e of due) if (e.local) this.sendLocal(e.id, e.blob);
     const pub = due.filter((e) => !e.local);
-    if (pub.length === 0) return;
-    void this.core
-      .relayTransactions(pub.map((e) => e.id))
-      .then(() => this.dandelion.fluff(pub.map((e) => e.blob)))
-      .catch((e: unknown) => this.log(`cannot relay pool txs again: ${(e as Error).message}`));
+    if (pub.length > 0) void this.fluffPublic(pub, "pool txs again");
   }
 
-  /** relay_tx (core_rpc_server::on_relay_tx relays with relay_method::local): ours along the stem, the public ones fluffed. */
+  /**
+   * relay_tx (core_rpc_server::on_relay_tx relays with relay_method::local): ours along the stem;
+   * the others fluffed and marked relayed now, as relay_tx marked every tx before P2P stemmed.
+   */
   relayPoolTxs(local: readonly Bytes[], others: readonly Bytes[]): void {
-    for (const id of local) {
-      const blob = this.core.pool.get(id)?.blob;
-      if (blob) this.sendLocal(id, blob);
-    }
-    this.dandelion.fluff(others.map((id) => this.core.pool.get(id)?.blob).filter((b): b is Bytes => b !== undefined));
+    const entries = (ids: readonly Bytes[]) => ids.map((id) => this.core.pool.get(id)).filter((e): e is NonNullable<typeof e> => e !== undefined);
+    for (const e of entries(local)) this.sendLocal(e.id, e.blob);
+    const rest = entries(others);
+    if (rest.length > 0) void this.fluffPublic(rest, "relay_tx's txs");
   }
 
   private dandelionPeer(p: PeerConn): DandelionPeer {
