@@ -13,7 +13,7 @@
  *
  *   npm run bench -- p2p-sync [--blocks N] [--txs N]   (defaults 2000 and 500)
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,7 @@ import { openNode } from "../src/node/chain/index.js";
 import { serializeBlock } from "../src/protocol/block.js";
 import { blockOn, buildSpend, mineTo, newKeys, ownedCoinbase } from "../test/helpers/node-spend.js";
 import { type BenchSuite, flagString, progress } from "./lib/suite.js";
-import { machineLine } from "./lib/system.js";
+import { machineLine, processRssMiB } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 import { launch, post, type Proc, rpc, stop, waitAnswer } from "./wallet.js";
 
@@ -78,16 +78,6 @@ const monerodArgs = (dir: string, rpcPort: number, p2pPort: number, extra: strin
   "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(rpcPort),
   "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2pPort), "--no-zmq", "--non-interactive", "--no-igd", "--log-level", "0", ...extra,
 ];
-
-/** Peak resident set (VmHWM) of a process, in MiB; undefined once it is gone. */
-function peakRssMiB(pid: number | undefined): number | undefined {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 async function run(args: ParsedArgs): Promise<void> {
   const blocks = Number(flagString(args, "blocks") ?? 2000);
@@ -151,7 +141,7 @@ async function run(args: ParsedArgs): Promise<void> {
         for (const s of subjects) {
           if (s.done) continue;
           if (s.p.proc.exitCode !== null) throw new Error(`${s.name} exited ${s.p.proc.exitCode}: ${s.p.output.join("").slice(-1500)}`);
-          s.rss = Math.max(s.rss, peakRssMiB(s.p.proc.pid) ?? 0);
+          s.rss = Math.max(s.rss, processRssMiB(s.p.proc.pid).peak);
           try {
             const h = (await rpc(s.port, "get_last_block_header")).block_header as { hash: string; height: number } | undefined;
             if (h?.hash === top.hash) s.done = Date.now();

@@ -28,7 +28,7 @@
  *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,7 +40,8 @@ import { CHAIN_DIR_FLAG, chainDir } from "./chain.js";
 import { type ChainMeta, readChain, readMeta } from "./lib/big-chain.js";
 import { formatRatio } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
-import { machineLine } from "./lib/system.js";
+import { machineLine, processRssMiB } from "./lib/system.js";
+import { seededRandom } from "../test/helpers/random.js";
 import { markdownTable } from "./lib/table.js";
 import { launch, post, type Proc, rpc, stop, waitAnswer } from "./wallet.js";
 
@@ -85,16 +86,6 @@ function start(d: Daemon): Proc {
   return d.proc;
 }
 
-function rssMiB(pid: number | undefined): { now: number; peak: number } {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (k: string): number => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) / 1024;
-    return { now: kb("VmRSS"), peak: kb("VmHWM") };
-  } catch {
-    return { now: 0, peak: 0 };
-  }
-}
-
 function dropPageCache(): boolean {
   try {
     writeFileSync("/proc/sys/vm/drop_caches", "1\n");
@@ -104,16 +95,9 @@ function dropPageCache(): boolean {
   }
 }
 
-/** A seeded shuffle (mulberry32), so both daemons read in the same order. */
+/** A seeded shuffle, so both daemons read in the same order. */
 function shuffled<T>(xs: readonly T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const next = seededRandom(seed);
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
@@ -186,7 +170,7 @@ async function run(args: ParsedArgs): Promise<void> {
   };
   const all = IMPLS.map((i) => daemons[i]);
   const sampleRss = (): void => {
-    for (const d of all) d.peakRss = Math.max(d.peakRss, rssMiB(d.proc?.proc.pid).peak);
+    for (const d of all) d.peakRss = Math.max(d.peakRss, processRssMiB(d.proc?.proc.pid).peak);
   };
   try {
     for (const d of all) start(d);
@@ -234,7 +218,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const storage = all.map((d) => {
       const f = join(d.dataDir, "fake", "lmdb", "data.mdb");
       const st = existsSync(f) ? statSync(f) : undefined;
-      const rss = rssMiB(d.proc?.proc.pid);
+      const rss = processRssMiB(d.proc?.proc.pid);
       return { impl: d.impl, allocated: st ? st.blocks * 512 : 0, length: st?.size ?? 0, rss: rss.now, peak: Math.max(d.peakRss, rss.peak) };
     });
 
@@ -466,7 +450,7 @@ async function refreshWallet(
     const balance = await timed("get_balance", { account_index: 0, all_accounts: true });
     const transfers = await timed("get_transfers", { in: true, out: true, all_accounts: true });
     const count = ["in", "out"].reduce((n, k) => n + ((transfers.answer[k] as unknown[] | undefined)?.length ?? 0), 0);
-    return { secs, found, rss: rssMiB(p.proc.pid).peak, balanceMs: balance.ms, transfersMs: transfers.ms, transfers: count };
+    return { secs, found, rss: processRssMiB(p.proc.pid).peak, balanceMs: balance.ms, transfersMs: transfers.ms, transfers: count };
   } finally {
     if (oneCore) pin(daemon.proc?.proc.pid, "0-1");
     await stop(p);

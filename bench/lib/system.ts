@@ -24,3 +24,14 @@ export function machineLine(): string {
   const n = availableParallelism();
   return `${cpuModel()} (${n} logical core${n === 1 ? "" : "s"}), Node ${process.version}, ${process.platform} ${process.arch}`;
 }
+
+/** Resident set now (VmRSS) and at peak (VmHWM) of process `pid`, in MiB; zeros once it is gone. */
+export function processRssMiB(pid: number | undefined): { now: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const mib = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+    return { now: mib("VmRSS"), peak: mib("VmHWM") };
+  } catch {
+    return { now: 0, peak: 0 };
+  }
+}
