@@ -44,6 +44,7 @@ import { txHash } from "../../src/protocol/tx-hash.js";
 import { txWeight } from "../../src/protocol/weight.js";
 import { SubaddressDeriver } from "../../src/wallet/keys/subaddress.js";
 import { blockOn } from "../../test/helpers/node-spend.js";
+import { seededRandom } from "../../test/helpers/random.js";
 import type { ProveAnswer, ProveRequest } from "./prove-worker.js";
 
 export interface ChainMeta {
@@ -100,23 +101,14 @@ function ownerKeys(be: CryptoBackend): { spendSecret: Bytes; viewSecret: Bytes; 
   return { spendSecret, viewSecret, spendPublicKey: be.scalarMultBase(spendSecret), viewPublicKey: be.scalarMultBase(viewSecret) };
 }
 
-/** A deterministic generator (xorshift128+) for shapes and amounts; keys and masks use the system's. */
+/**
+ * Tx shapes and amount splits, drawn from a seeded generator (the tests' mulberry32): a run's shapes
+ * follow its seed. Keys, masks and ring members use the system's randomness.
+ */
 class Shapes {
-  private s0: bigint;
-  private s1: bigint;
+  readonly next: () => number;
   constructor(seed: number) {
-    this.s0 = BigInt(seed) | 1n;
-    this.s1 = 0x9e3779b97f4a7c15n;
-    for (let i = 0; i < 8; i++) this.next();
-  }
-  next(): number {
-    const M = (1n << 64n) - 1n;
-    let x = this.s0;
-    const y = this.s1;
-    this.s0 = y;
-    x ^= (x << 23n) & M;
-    this.s1 = x ^ y ^ (x >> 17n) ^ (y >> 26n);
-    return Number(((this.s1 + y) & M) >> 11n) / 2 ** 53;
+    this.next = seededRandom(seed);
   }
   int(lo: number, hi: number): number {
     return lo + Math.floor(this.next() * (hi - lo + 1));
