@@ -14,8 +14,10 @@
  *   restore + refresh   restore_deterministic_wallet (alice, restore_height 0) + refresh: the whole
  *                       chain, no warm-up (each round's first contact with the daemon is part of it)
  *   of which refresh    the refresh alone (the restore is the wallet's own work)
- *   refresh             refresh with no new block (what every later refresh costs)
- *   refresh, 1 block    one generateblocks (not timed), then refresh
+ *   refresh             refresh with no new block (what every later refresh costs), --repeat times
+ *                       in a row per round; the round's figure is their mean (a 2 ms call read once
+ *                       per round only shows whole milliseconds of noise)
+ *   refresh, 1 block    one generateblocks (not timed), then refresh; --repeat times, the mean
  *   transfer            bob, 1 destination, do_not_relay (built, signed, not relayed)
  *   sweep_all           bob, 50 inputs (the rest frozen), do_not_relay
  * The table gives per daemon the median and the min–max of the rounds, the ratio of the medians and
@@ -58,6 +60,7 @@ const CAROL = "42C1Dp59SFVM1VzBdzc7xJFkEmNGvKLSVMFU3cuhvvAJFwtQjUCMkV1XisaXJPUfK
 const FLAGS: readonly FlagSpec[] = [
   { name: "extra-blocks", takesValue: true, help: "Blocks mined to bob after the recorded chain (≥ 120: the sweep needs 50 unlocked outputs)", defaultValue: "300" },
   { name: "rounds", takesValue: true, help: "Rounds (each row once per daemon per round; median over rounds)", defaultValue: "7" },
+  { name: "repeat", takesValue: true, help: "Refreshes per round in the two small refresh rows (their mean is the round's figure)", defaultValue: "10" },
   { name: "quick", takesValue: false, help: "120 extra blocks, 3 rounds" },
   { name: "trace", takesValue: false, help: "Per-call table: a logging proxy between each wallet and its daemon (adds a hop to both)" },
   { name: "plain", takesValue: false, help: "With --trace: wallets get --daemon-ssl disabled, so calls are named" },
@@ -162,7 +165,7 @@ const TRANSFER = { destinations: [{ address: CAROL, amount: 1_000_000_000 }], do
 const SWEEP = { address: CAROL, do_not_relay: true };
 
 /** One round on one daemon: every row once. */
-async function round(which: Daemon, side: Side, i: number): Promise<void> {
+async function round(which: Daemon, side: Side, i: number, repeat: number): Promise<void> {
   const p = PORTS[which];
   const a = (method: string, params: unknown = {}) => rpc(p.alice, method, params);
   const b = (method: string, params: unknown = {}) => rpc(p.bob, method, params);
@@ -171,15 +174,24 @@ async function round(which: Daemon, side: Side, i: number): Promise<void> {
     list.push(t1 - t0);
     side.ms.set(row, list);
   };
-  const traced = async (row: Row, f: () => Promise<unknown>, wallet = side.alice): Promise<void> => {
+  /** `times` > 1: `f` runs that many times (`before` untimed ahead of each) and the row gets their mean. */
+  const traced = async (row: Row, f: () => Promise<unknown>, wallet = side.alice, times = 1, before?: () => Promise<unknown>): Promise<void> => {
     const mark = side.proxy?.now() ?? 0;
-    const c0 = [cpuMs(side.daemon), cpuMs(wallet)];
-    const t0 = performance.now();
-    await f();
-    add(row, t0);
+    let spent = 0;
+    const cpu = [0, 0];
+    for (let k = 0; k < times; k++) {
+      if (before) await before();
+      const c0 = [cpuMs(side.daemon), cpuMs(wallet)];
+      const t0 = performance.now();
+      await f();
+      spent += performance.now() - t0;
+      cpu[0] += cpuMs(side.daemon) - c0[0];
+      cpu[1] += cpuMs(wallet) - c0[1];
+    }
+    add(row, 0, spent / times);
     const c = side.cpu.get(row) ?? { daemon: [], wallet: [] };
-    c.daemon.push(cpuMs(side.daemon) - c0[0]);
-    c.wallet.push(cpuMs(wallet) - c0[1]);
+    c.daemon.push(cpu[0] / times);
+    c.wallet.push(cpu[1] / times);
     side.cpu.set(row, c);
     if (side.proxy) side.trace.set(row, [...(side.trace.get(row) ?? []), ...side.proxy.since(mark).exchanges]);
   };
@@ -197,21 +209,25 @@ async function round(which: Daemon, side: Side, i: number): Promise<void> {
   const h = Number((await a("get_height")).height);
   const daemonHeight = Number((await rpc(p.rpc, "get_block_count")).count);
   if (h !== daemonHeight) throw new Error(`${which}: alice's height ${h} after refresh, daemon ${daemonHeight}`);
-  await traced(ROWS[2], () => a("refresh"));
-  await rpc(p.rpc, "generateblocks", { amount_of_blocks: 1, wallet_address: BOB });
-  await traced(ROWS[3], () => a("refresh"));
+  await traced(ROWS[2], () => a("refresh"), side.alice, repeat);
+  await traced(ROWS[3], () => a("refresh"), side.alice, repeat, () => rpc(p.rpc, "generateblocks", { amount_of_blocks: 1, wallet_address: BOB }));
   await traced(ROWS[4], () => b("transfer", TRANSFER), side.bob);
   await traced(ROWS[5], () => b("sweep_all", SWEEP), side.bob);
 }
 
+/** Milliseconds as the table prints them: a decimal below 10 ms (the small refreshes are means of several calls). */
+const ms = (x: number): string => x.toFixed(x < 10 ? 1 : 0);
+
 function spread(xs: readonly number[]): string {
-  return `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
+  return `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}`;
 }
 
 async function run(args: ParsedArgs): Promise<void> {
   const quick = flagSet(args, "quick");
   const extra = Number(flagString(args, "extra-blocks") ?? (quick ? "120" : "300"));
   const rounds = Number(flagString(args, "rounds") ?? (quick ? "3" : "7"));
+  const repeat = Number(flagString(args, "repeat") ?? "10");
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat wants a whole number ≥ 1, got ${flagString(args, "repeat")}`);
   const trace = flagSet(args, "trace");
   if (trace) rmSync(TIMING_FILE, { force: true });
   const plain = flagSet(args, "plain");
@@ -233,7 +249,7 @@ async function run(args: ParsedArgs): Promise<void> {
       const order = i % 2 === 0 ? DAEMONS : [...DAEMONS].reverse();
       for (const d of order) {
         progress(`real-wallet: round ${i + 1}/${rounds}: ${d}`);
-        await round(d, sides.get(d)!, i);
+        await round(d, sides.get(d)!, i, repeat);
       }
     }
     if (replay > 0) replayed = await replayCalls(sides, replay);
@@ -253,7 +269,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const b = real.ms.get(row) ?? [];
     const r = median(a) / median(b);
     const perRound = median(a.map((x, k) => x / b[k]));
-    return [row, median(a).toFixed(0), spread(a), median(b).toFixed(0), spread(b), formatRatio(r), formatRatio(perRound), r <= 1 ? "met" : "NOT met"];
+    return [row, ms(median(a)), spread(a), ms(median(b)), spread(b), formatRatio(r), formatRatio(perRound), r <= 1 ? "met" : "NOT met"];
   });
   process.stdout.write(`## real-wallet — a real monero-wallet-rpc (default flags${plain ? " but --daemon-ssl disabled" : ""}) on tsmonerod vs on monerod\n\n${machineLine()}\n\n`);
   process.stdout.write(
@@ -272,13 +288,13 @@ async function run(args: ParsedArgs): Promise<void> {
     )}\n`,
   );
   process.stdout.write(
-    `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob (${ts.height} blocks; +1 per round). Both daemons up at once, ` +
-      `each with its own two real wallets; in each round every row runs once on each daemon, the first daemon alternating.${trace ? " Through the trace proxy (one more hop on both sides)." : ""}\n`,
+    `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob (${ts.height} blocks; +${repeat} per round). Both daemons up at once, ` +
+      `each with its own two real wallets; in each round every row runs once on each daemon (the two small refresh rows ${repeat} times, their mean), the first daemon alternating.${trace ? " Through the trace proxy (one more hop on both sides)." : ""}\n`,
   );
   const cpuRows = ROWS.filter((r) => r !== ROWS[1]).map((row) => {
     const f = (side: Side, k: "daemon" | "wallet") => {
       const xs = side.cpu.get(row)?.[k] ?? [];
-      return xs.length ? median(xs).toFixed(0) : "—";
+      return xs.length ? ms(median(xs)) : "—";
     };
     return [row, f(ts, "daemon"), f(real, "daemon"), f(ts, "wallet"), f(real, "wallet")];
   });
