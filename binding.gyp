@@ -19,6 +19,14 @@
       "defines": ["NAPI_VERSION=8"]
     },
     {
+      "target_name": "tsmonero_net",
+      "sources": [
+        "native/net/addon.c"
+      ],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "defines": ["NAPI_VERSION=8"]
+    },
+    {
       "target_name": "tsmonero_randomx",
       "sources": [
         "native/randomx/addon.c"

@@ -35,6 +35,7 @@
  * once.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { quickAck } from "./quick-ack.js";
 
 export interface HttpRequest {
   /** Upper-case method as sent (GET, POST, …). */
@@ -384,6 +385,7 @@ class Connection {
   ) {
     this.local = isLocalAddress(socket.remoteAddress ?? "");
     socket.setNoDelay(true);
+    quickAck(socket);
     socket.on("data", (d: Buffer) => this.onData(d));
     socket.on("error", () => this.destroy());
     socket.on("close", () => this.onClose());
@@ -712,6 +714,8 @@ class Connection {
       s.write(a.body as Uint8Array, flushed);
       s.uncork();
     }
+    // epee clients send the next request's head and body in two writes: ACK the head at once (quick-ack.ts)
+    quickAck(s);
     if (close) {
       this.closed = true;
       this.arm(undefined);
@@ -779,6 +783,7 @@ export class HttpServer {
     }
     this.sockets.add(s);
     this.perIp.set(ip, mine + 1);
+    quickAck(s);
     let c: Connection | undefined;
     const start = (t: Socket): void => {
       if (s.destroyed) return;
