@@ -7,7 +7,9 @@
  * and restarted each time. In the end every event of the outbox for the subscription has arrived,
  * and an id that arrived twice carried the same body both times. A double spend of a pool payment
  * (a twin wallet's conflicting tx refused by the node) arrives as double_spend_seen between tx_pool
- * and tx_confirmed, through another kill -9.
+ * and tx_confirmed, through another kill -9. A reorg that takes a confirmed payment out and mines it
+ * again, with recv killed during the refreshes that see it, gives exactly the expected events on
+ * both sides.
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
@@ -99,6 +101,14 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     await startRecv();
     await walletCall(recv.url, "open_wallet", { filename: "recv", password: "pw" });
     await walletCall(recv.url, "auto_refresh", { enable: false });
+  }
+  /** A refresh of recv killed with SIGKILL after a random delay up to `ms`, then recv reopened. */
+  async function refreshThroughKill(ms: number): Promise<void> {
+    const r = walletRpc(recv.url, "refresh").catch(() => undefined); // killed under way, or not
+    await sleep(Math.floor(Math.random() * ms));
+    await killRecv();
+    await r;
+    await reopenRecv();
   }
 
   before(async () => {
@@ -192,11 +202,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     await until("tx_pool of tx2 after the restart", () => has("tx_pool", tx2));
     for (let i = 0; i < 4; i++) {
       await mine(3);
-      const r = walletRpc(recv.url, "refresh").catch(() => undefined); // killed under way, or not
-      await sleep(Math.floor(Math.random() * 400));
-      await killRecv();
-      await r;
-      await reopenRecv();
+      await refreshThroughKill(400);
     }
     await walletCall(recv.url, "refresh");
     await until("tx_confirmed and tx_unlocked of tx2", () => has("tx_confirmed", tx2) && has("tx_unlocked", tx2));
@@ -271,6 +277,8 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     // wallet2, sees the reorg when the new chain is longer... or as long, at its first differing block
     await nodePath(node.url, "/pop_blocks", { nblocks: 3 });
     await mine(4);
+    // recv is killed while its refresh walks the reorg (or before it starts, or after it ends)
+    await refreshThroughKill(400);
     await walletCall(recv.url, "refresh");
     await until("tx_reorged of tx3", () => has("tx_reorged", tx3));
     const reorg = at("/", "tx_reorged", tx3)[0].event;
@@ -278,10 +286,25 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     assert.ok(reorg.status === "moved" || reorg.status === "pool", String(reorg.status));
     if (reorg.status === "pool") {
       await mine(3);
+      await refreshThroughKill(300);
       await walletCall(recv.url, "refresh");
     }
     await until("tx3 confirmed again", () => new Set(at("/", "tx_confirmed", tx3).map((g) => g.id)).size === 2);
+    for (const u of [alice.url, recv.url]) await walletCall(u, "refresh");
+    await until("alice's outgoing_confirmed again", () => new Set(at("/alice", "outgoing_confirmed", tx3).map((g) => g.id)).size === 2);
+    await sleep(1500); // anything re-sent late would land now
     assert.ok(got.every((g) => g.signatureOk));
+    // exactly the expected events, each id once (a repeat of an id is the same body: checked above)
+    const kindsOf = (path: string, txid: string, dir: string) => {
+      const byId = new Map(got.filter((g) => g.path === path && g.event.txid === txid && g.event.direction === dir).map((g) => [g.id, g.event.kind]));
+      return [...byId.values()].sort();
+    };
+    const again = reorg.status === "pool" ? ["tx_pool"] : [];
+    assert.deepEqual(kindsOf("/", tx3, "in"), ["tx_pool", "tx_confirmed", "tx_reorged", ...again, "tx_confirmed"].sort());
+    const alices = at("/alice", "tx_reorged", tx3).find((g) => g.event.direction === "out")?.event;
+    assert.ok(alices, "the sender sees the reorg of its tx");
+    const sentAgain = alices.status === "pool" ? ["outgoing_sent"] : [];
+    assert.deepEqual(kindsOf("/alice", tx3, "out"), ["outgoing_sent", "outgoing_confirmed", "tx_reorged", ...sentAgain, "outgoing_confirmed"].sort());
   });
 
   it("a double spend of a pool payment: tx_pool, double_spend_seen (recv killed with -9 in between), then tx_confirmed; the conflicting tx never shows", async () => {
@@ -317,11 +340,7 @@ describe("webhooks from tsmonero-wallet-rpc, through SIGKILLs", () => {
     await walletCall(recv.url, "refresh");
     await until("double_spend_seen of the payment", () => has("double_spend_seen", a));
     await mine(2);
-    const r = walletRpc(recv.url, "refresh").catch(() => undefined);
-    await sleep(Math.floor(Math.random() * 300));
-    await killRecv();
-    await r;
-    await reopenRecv();
+    await refreshThroughKill(300);
     await walletCall(recv.url, "refresh");
     await until("tx_confirmed of the payment", () => has("tx_confirmed", a));
     await sleep(1000);
