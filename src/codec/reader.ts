@@ -106,6 +106,8 @@ export class Reader {
     this.need(8, what);
     const lo = this.u32le(what);
     const hi = this.u32le(what);
+    // below 2^53 one BigInt from an exact double; above, the two halves (three allocations)
+    if (hi < 0x200000) return BigInt(hi * 0x100000000 + lo);
     return (BigInt(hi) << 32n) | BigInt(lo);
   }
 
