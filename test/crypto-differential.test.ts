@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import type { Bytes, CryptoBackend } from "../src/crypto/backend.js";
+import { type Bytes, type CryptoBackend, NO_VIEW_TAG, SCAN_BAD_KEY, SCAN_SPEND_KEY, SCAN_TAG_MISMATCH, type ScalarBatchOp } from "../src/crypto/backend.js";
 import { nativeBackendStatus } from "../src/crypto/index.js";
 import { MoneroTestRandom } from "../src/crypto/random.js";
 import { tsBackend } from "../src/crypto/ts/index.js";
@@ -330,4 +330,117 @@ test("differential: out buffers receive the result", { skip }, () => {
   const r = native.scalarMultBase(s, out);
   assert.equal(r, out);
   assert.deepEqual(out, ts.scalarMultBase(s));
+});
+
+/** The 32-byte slices of a concatenation. */
+function slices(buf: Bytes, unit = 32): Bytes[] {
+  return Array.from({ length: buf.length / unit }, (_, i) => buf.subarray(unit * i, unit * i + unit));
+}
+
+test("differential: batches equal their single calls on both backends", { skip }, () => {
+  const ops: ScalarBatchOp[] = ["reduce32", "add", "sub", "mul"];
+  const single = (b: CryptoBackend, op: ScalarBatchOp, x: Bytes, y: Bytes): Bytes =>
+    op === "reduce32" ? b.scReduce32(x) : op === "add" ? b.scAdd(x, y) : op === "sub" ? b.scSub(x, y) : b.scMul(x, y);
+  same(
+    "scBatch",
+    () => {
+      const n = int(40);
+      const op = ops[int(4)];
+      const a = Buffer.concat(Array.from({ length: n }, () => anyScalar()));
+      const bc = int(3) === 0; // one b for all
+      const bb = bc ? anyScalar() : Buffer.concat(Array.from({ length: n }, () => anyScalar()));
+      return [op, new Uint8Array(a), new Uint8Array(bb), bc] as [ScalarBatchOp, Bytes, Bytes, boolean];
+    },
+    (b, op, a, bb, bc) => {
+      const r = b.scBatch(op, a, op === "reduce32" ? null : bb);
+      slices(a).forEach((x, i) => assert.deepEqual(r.subarray(32 * i, 32 * i + 32), single(b, op, x, bc ? bb : bb.subarray(32 * i, 32 * i + 32)), `${b.name} ${op} ${i}`));
+      return r;
+    },
+    ROUNDS / 10,
+  );
+  // in place: out = a
+  same("scBatch in place", () => [new Uint8Array(Buffer.concat([anyScalar(), anyScalar(), anyScalar()])), anyScalar()] as [Bytes, Bytes], (b, a, y) => {
+    const copy = a.slice();
+    const r = b.scBatch("mul", copy, y, copy);
+    assert.equal(r, copy);
+    return r;
+  }, 50);
+  same(
+    "scCheckBatch",
+    () => [new Uint8Array(Buffer.concat(Array.from({ length: int(20) }, () => (int(6) === 0 ? anyScalar() : canonicalScalar()))))] as [Bytes],
+    (b, s) => {
+      const r = b.scCheckBatch(s);
+      assert.equal(r, slices(s).findIndex((x) => !b.scCheck(x)), `${b.name} scCheckBatch`);
+      return r;
+    },
+    ROUNDS / 10,
+  );
+  same(
+    "hashToScalars",
+    () => {
+      const n = 1 + int(20);
+      return [bytes(n * int(150)), n] as [Bytes, number];
+    },
+    (b, data, n) => {
+      const r = b.hashToScalars(data, n);
+      slices(data, data.length / n).forEach((x, i) => assert.deepEqual(r.subarray(32 * i, 32 * i + 32), b.hashToScalar(x)));
+      return r;
+    },
+    ROUNDS / 10,
+  );
+  same(
+    "deriveViewTags",
+    () => {
+      const n = int(30);
+      return [bytes(32 * n), Uint32Array.from({ length: n }, () => Math.min(index(), 0xffffffff))] as [Bytes, Uint32Array];
+    },
+    (b, d, idx) => {
+      const r = b.deriveViewTags(d, idx);
+      assert.deepEqual([...r], slices(d).map((x, i) => b.deriveViewTag(x, idx[i])));
+      return r;
+    },
+    ROUNDS / 10,
+  );
+  // A transaction-like set: some outputs really are D + Hs(d‖i)·G for a known D (their tag right or
+  // wrong), some untagged, some keys that do not decode; probes over every derivation and output.
+  same(
+    "scanOutputs",
+    () => {
+      const m = 1 + int(3);
+      const n = 1 + int(12);
+      const ds = new Uint8Array(32 * m);
+      for (let j = 0; j < m; j++) ds.set(int(4) === 0 ? bytes(32) : point(), 32 * j);
+      const keys = new Uint8Array(32 * n);
+      const tags = new Uint16Array(n);
+      for (let i = 0; i < n; i++) {
+        const j = int(m);
+        const d = ds.subarray(32 * j, 32 * j + 32);
+        const r = int(5);
+        keys.set(r === 0 ? anyPointBytes() : ts.derivePublicKey(d, i, point()) ?? bytes(32), 32 * i);
+        tags[i] = r === 1 ? NO_VIEW_TAG : r === 2 ? int(256) : ts.deriveViewTag(d, i);
+      }
+      const probes: number[] = [];
+      for (let k = int(2 * m * n + 1); k > 0; k--) probes.push(int(m), int(n));
+      return [ds, keys, tags, Uint32Array.from(probes)] as [Bytes, Bytes, Uint16Array, Uint32Array];
+    },
+    (b, ds, keys, tags, probes) => {
+      const { status, keys: out } = b.scanOutputs(ds, keys, tags, probes);
+      for (let k = 0; k < status.length; k++) {
+        const d = ds.subarray(32 * probes[2 * k], 32 * probes[2 * k] + 32);
+        const i = probes[2 * k + 1];
+        if (tags[i] !== NO_VIEW_TAG && b.deriveViewTag(d, i) !== tags[i]) {
+          assert.equal(status[k], SCAN_TAG_MISMATCH);
+          continue;
+        }
+        const D = b.deriveSubaddressPublicKey(keys.subarray(32 * i, 32 * i + 32), d, i);
+        assert.equal(status[k], D === null ? SCAN_BAD_KEY : SCAN_SPEND_KEY, `${b.name} probe ${k}`);
+        if (D) assert.deepEqual(out.subarray(32 * k, 32 * k + 32), D);
+      }
+      return [status, ...slices(out).map((x, k) => (status[k] === SCAN_SPEND_KEY ? x : null))];
+    },
+    ROUNDS / 20,
+  );
+  // wrong shapes throw the same error class on both
+  same("scanOutputs probe outside the outputs", () => [new Uint32Array([0, 3])] as [Uint32Array], (b, probes) => b.scanOutputs(new Uint8Array(32), new Uint8Array(96), new Uint16Array(3), probes), 3);
+  same("deriveViewTags with a short buffer", () => [bytes(31)] as [Bytes], (b, d) => b.deriveViewTags(d, new Uint32Array(1)), 3);
 });

@@ -57,6 +57,23 @@ static int arg_bytes(napi_env env, napi_value *argv, size_t argc, size_t i, size
   return 1;
 }
 
+/* Reads argument i as a typed array of the given type: its element count and data. */
+static int arg_typed(napi_env env, napi_value *argv, size_t argc, size_t i, napi_typedarray_type want, size_t *len,
+                     void **data) {
+  napi_typedarray_type type;
+  if (i >= argc || napi_get_typedarray_info(env, argv[i], &type, len, data, NULL, NULL) != napi_ok || type != want) {
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (pending) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+    napi_throw_type_error(env, NULL, "tsmonero_crypto: expected a typed array of another type");
+    return 0;
+  }
+  return 1;
+}
+
 static int arg_index(napi_env env, napi_value *argv, size_t argc, size_t i, uint64_t *out) {
   int64_t v;
   if (i >= argc || napi_get_value_int64(env, argv[i], &v) != napi_ok || v < 0) {
@@ -94,6 +111,11 @@ static napi_value ret_undef(napi_env env) {
   if (!arg_index(env, argv, argc, (i), &name)) return NULL
 
 #define ANY ((size_t)-1)
+/* name/name_n: the data and element count of typed array argument i of the given type */
+#define TYPED(name, i, type, ctype) \
+  ctype *name;                      \
+  size_t name##_n;                  \
+  if (!arg_typed(env, argv, argc, (i), (type), &name##_n, (void **)&name)) return NULL
 
 /* ---- hashing and scalars ---- */
 
@@ -173,6 +195,40 @@ static napi_value f_sc_isnonzero(napi_env env, napi_callback_info info) {
   ARGS(1);
   BYTES(s, 0, 32);
   return ret_bool(env, tsm_sc_isnonzero(s.p));
+}
+
+/* scBatch(op, a, b, out): n = a/32 operations; b is n*32 bytes or one 32-byte scalar for all */
+static napi_value f_sc_batch(napi_env env, napi_callback_info info) {
+  ARGS(4);
+  INDEX(op, 0);
+  BYTES(a, 1, ANY);
+  BYTES(b, 2, ANY);
+  BYTES(o, 3, ANY);
+  size_t n = a.n / 32;
+  if (op > TSM_SC_OP_MUL || a.n % 32 != 0 || o.n != a.n || (op != TSM_SC_OP_REDUCE32 && b.n != a.n && b.n != 32))
+    return throw_type(env, "tsmonero_crypto: scBatch wants a and out n*32 bytes, b n*32 or 32");
+  tsm_sc_batch((int)op, o.p, a.p, b.p, b.n == 32 ? 0 : 32, n);
+  return ret_undef(env);
+}
+
+static napi_value f_sc_check_batch(napi_env env, napi_callback_info info) {
+  napi_value v;
+  ARGS(1);
+  BYTES(s, 0, ANY);
+  if (s.n % 32 != 0) return throw_type(env, "tsmonero_crypto: scalars must be n*32 bytes");
+  napi_create_int64(env, tsm_sc_check_batch(s.p, s.n / 32), &v);
+  return v;
+}
+
+static napi_value f_hash_to_scalars(napi_env env, napi_callback_info info) {
+  ARGS(3);
+  BYTES(d, 0, ANY);
+  INDEX(n, 1);
+  BYTES(o, 2, ANY);
+  if (n == 0 || d.n % n != 0 || o.n != 32 * n)
+    return throw_type(env, "tsmonero_crypto: hashToScalars wants n equal inputs and n*32 bytes of out");
+  tsm_hash_to_scalars(o.p, d.p, d.n / n, n);
+  return ret_undef(env);
 }
 
 /* ---- points ---- */
@@ -411,6 +467,38 @@ static napi_value f_derive_view_tag(napi_env env, napi_callback_info info) {
   return v;
 }
 
+static napi_value f_derive_view_tags(napi_env env, napi_callback_info info) {
+  ARGS(3);
+  BYTES(d, 0, ANY);
+  TYPED(idx, 1, napi_uint32_array, uint32_t);
+  BYTES(o, 2, ANY);
+  if (d.n != 32 * idx_n || o.n != idx_n)
+    return throw_type(env, "tsmonero_crypto: deriveViewTags wants n*32 bytes of derivations, n indices, n bytes out");
+  tsm_derive_view_tags(o.p, d.p, idx, idx_n);
+  return ret_undef(env);
+}
+
+/* scanOutputs(derivations, keys, tags, probes, status, out): see tsm_scan_outputs */
+static napi_value f_scan_outputs(napi_env env, napi_callback_info info) {
+  ARGS(6);
+  BYTES(d, 0, ANY);
+  BYTES(keys, 1, ANY);
+  TYPED(tags, 2, napi_uint16_array, uint16_t);
+  TYPED(probes, 3, napi_uint32_array, uint32_t);
+  BYTES(status, 4, ANY);
+  BYTES(o, 5, ANY);
+  size_t q = probes_n / 2;
+  if (d.n % 32 != 0 || keys.n != 32 * tags_n || probes_n % 2 != 0 || status.n != q || o.n != 32 * q)
+    return throw_type(env, "tsmonero_crypto: scanOutputs: inconsistent buffer lengths");
+  for (size_t k = 0; k < q; k++)
+    if (probes[2 * k] >= d.n / 32 || probes[2 * k + 1] >= tags_n)
+      return throw_type(env, "tsmonero_crypto: scanOutputs: probe outside the derivations or outputs");
+  for (size_t i = 0; i < tags_n; i++)
+    if (tags[i] > TSM_NO_VIEW_TAG) return throw_type(env, "tsmonero_crypto: scanOutputs: view tag above 256");
+  tsm_scan_outputs(status.p, o.p, d.p, keys.p, tags, probes, q);
+  return ret_undef(env);
+}
+
 static napi_value f_generate_key_image(napi_env env, napi_callback_info info) {
   uint8_t r[32];
   ARGS(3);
@@ -531,6 +619,9 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"scInvert", f_sc_invert},
       {"scCheck", f_sc_check},
       {"scIsNonZero", f_sc_isnonzero},
+      {"scBatch", f_sc_batch},
+      {"scCheckBatch", f_sc_check_batch},
+      {"hashToScalars", f_hash_to_scalars},
       {"pointCheck", f_point_check},
       {"pointAdd", f_point_add},
       {"pointSub", f_point_sub},
@@ -550,6 +641,8 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"deriveSecretKey", f_derive_secret_key},
       {"deriveSubaddressPublicKey", f_derive_subaddress_public_key},
       {"deriveViewTag", f_derive_view_tag},
+      {"deriveViewTags", f_derive_view_tags},
+      {"scanOutputs", f_scan_outputs},
       {"generateKeyImage", f_generate_key_image},
       {"generateSignature", f_generate_signature},
       {"checkSignature", f_check_signature},

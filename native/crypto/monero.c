@@ -129,6 +129,57 @@ uint8_t tsm_derive_view_tag(const uint8_t d[32], uint64_t index) {
   return h[0];
 }
 
+void tsm_derive_view_tags(uint8_t *tags, const uint8_t *ds, const uint32_t *indices, size_t n) {
+  for (size_t i = 0; i < n; i++) tags[i] = tsm_derive_view_tag(ds + 32 * i, indices[i]);
+}
+
+void tsm_hash_to_scalars(uint8_t *r, const uint8_t *data, size_t len, size_t n) {
+  for (size_t i = 0; i < n; i++) tsm_hash_to_scalar(r + 32 * i, data + len * i, len);
+}
+
+/* wallet2's per-output check (is_out_to_acc_precomp: view tag, then derive_subaddress_public_key)
+ * over a transaction's probes; the spend keys of up to SCAN_CHUNK probes share one inversion. */
+#define SCAN_CHUNK 64
+void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const uint8_t *keys, const uint16_t *tags,
+                      const uint32_t *probes, size_t q) {
+  ge_p3 pts[SCAN_CHUNK], p, sg;
+  fe scratch[SCAN_CHUNK];
+  size_t slot[SCAN_CHUNK];
+  uint8_t s[32];
+  ge_cached c;
+  ge_p1p1 t;
+  size_t k = 0;
+  while (k < q) {
+    size_t m = 0;
+    for (; k < q && m < SCAN_CHUNK; k++) {
+      const uint8_t *d = ds + 32 * (size_t)probes[2 * k];
+      uint32_t o = probes[2 * k + 1];
+      if (tags[o] != TSM_NO_VIEW_TAG && tsm_derive_view_tag(d, o) != tags[o]) {
+        status[k] = TSM_SCAN_TAG_MISMATCH;
+        continue;
+      }
+      if (tsm_ge_frombytes(&p, keys + 32 * (size_t)o) != 0) {
+        status[k] = TSM_SCAN_BAD_KEY;
+        continue;
+      }
+      /* derive_subaddress_public_key: P - derivation_to_scalar(d, o)*G */
+      tsm_derivation_to_scalar(s, d, o);
+      tsm_ge_scalarmult_base(&sg, s);
+      ge_p3_to_cached(&c, &sg);
+      ge_sub(&t, &p, &c);
+      ge_p1p1_to_p3(&pts[m], &t);
+      status[k] = TSM_SCAN_SPEND_KEY;
+      slot[m++] = k;
+    }
+    if (m == 0) continue;
+    uint8_t enc[32 * SCAN_CHUNK];
+    tsm_ge_p3_tobytes_many(enc, pts, m, scratch);
+    for (size_t j = 0; j < m; j++) memcpy(out + 32 * slot[j], enc + 32 * j, 32);
+  }
+  tsm_wipe(s, sizeof s);
+  tsm_wipe(&sg, sizeof sg);
+}
+
 /* generate_key_image: sec * hash_to_ec(pub) */
 void tsm_generate_key_image(uint8_t r[32], const uint8_t pub[32], const uint8_t sec[32]) {
   ge_p3 h, q;

@@ -15,6 +15,22 @@ int tsm_derive_public_key(uint8_t r[32], const uint8_t d[32], uint64_t index, co
 void tsm_derive_secret_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);
 int tsm_derive_subaddress_public_key(uint8_t r[32], const uint8_t out_key[32], const uint8_t d[32], uint64_t index);
 uint8_t tsm_derive_view_tag(const uint8_t d[32], uint64_t index);
+/* tags[i] = derive_view_tag(ds + 32i, indices[i]) for i < n */
+void tsm_derive_view_tags(uint8_t *tags, const uint8_t *ds, const uint32_t *indices, size_t n);
+/* hash_to_scalar of n inputs of `len` bytes each, concatenated in data; r: n*32 bytes */
+void tsm_hash_to_scalars(uint8_t *r, const uint8_t *data, size_t len, size_t n);
+/* Output scanning for one transaction (wallet2 check_acc_out_precomp per output and derivation).
+ * Probe k is (derivation probes[2k], output probes[2k+1]): with d = ds + 32*probes[2k] and
+ * o = probes[2k+1], the output's view tag tags[o] (0..255, or TSM_NO_VIEW_TAG) is checked against
+ * derive_view_tag(d, o), then derive_subaddress_public_key(keys + 32o, d, o) goes to out + 32k.
+ * status[k]: TSM_SCAN_TAG_MISMATCH, TSM_SCAN_BAD_KEY (the output key does not decode) or
+ * TSM_SCAN_SPEND_KEY (out written). Indices are not checked here (the glue does). */
+#define TSM_NO_VIEW_TAG 256
+#define TSM_SCAN_TAG_MISMATCH 0
+#define TSM_SCAN_BAD_KEY 1
+#define TSM_SCAN_SPEND_KEY 2
+void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const uint8_t *keys, const uint16_t *tags,
+                      const uint32_t *probes, size_t q);
 void tsm_generate_key_image(uint8_t r[32], const uint8_t pub[32], const uint8_t sec[32]);
 void tsm_generate_signature(uint8_t sig[64], const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sec[32],
                             const uint8_t k[32]);

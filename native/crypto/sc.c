@@ -253,3 +253,20 @@ int tsm_sc_isnonzero(const uint8_t s[32]) {
   for (int i = 0; i < 32; i++) acc |= s[i];
   return (int)(1 ^ (((uint32_t)acc - 1) >> 31));
 }
+
+void tsm_sc_batch(int op, uint8_t *r, const uint8_t *a, const uint8_t *b, size_t b_stride, size_t n) {
+  for (size_t i = 0; i < n; i++, r += 32, a += 32, b += b_stride) {
+    switch (op) {
+      case TSM_SC_OP_REDUCE32: tsm_sc_reduce32(r, a); break;
+      case TSM_SC_OP_ADD: tsm_sc_add(r, a, b); break;
+      case TSM_SC_OP_SUB: tsm_sc_sub(r, a, b); break;
+      default: tsm_sc_mul(r, a, b); break;
+    }
+  }
+}
+
+int64_t tsm_sc_check_batch(const uint8_t *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!tsm_sc_check(s + 32 * i)) return (int64_t)i;
+  return -1;
+}

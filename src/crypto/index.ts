@@ -9,7 +9,8 @@ import type { BackendName, CryptoBackend } from "./backend.js";
 import { loadNativeBackend } from "./native/index.js";
 import { tsBackend } from "./ts/index.js";
 
-export type { BackendName, Bytes, CryptoBackend } from "./backend.js";
+export type { BackendName, Bytes, CryptoBackend, OutputScan, ScalarBatchOp } from "./backend.js";
+export { NO_VIEW_TAG, SCAN_BAD_KEY, SCAN_SPEND_KEY, SCAN_TAG_MISMATCH } from "./backend.js";
 
 let nativeCache: { backend: CryptoBackend } | { error: string } | undefined;
 

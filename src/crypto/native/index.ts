@@ -8,7 +8,8 @@ import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Bytes, CryptoBackend } from "../backend.js";
+import type { Bytes, CryptoBackend, OutputScan, ScalarBatchOp } from "../backend.js";
+import { batchOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../batch-args.js";
 
 /** The addon's exports (native/crypto/addon.c): results go to the trailing `out` argument. */
 interface Addon {
@@ -24,6 +25,12 @@ interface Addon {
   scInvert(a: Bytes, out: Bytes): void;
   scCheck(s: Bytes): boolean;
   scIsNonZero(s: Bytes): boolean;
+  /** op: 0 reduce32, 1 add, 2 sub, 3 mul (sc.h TSM_SC_OP_*); b n×32 or 32 bytes. */
+  scBatch(op: number, a: Bytes, b: Bytes, out: Bytes): void;
+  scCheckBatch(s: Bytes): number;
+  hashToScalars(data: Bytes, n: number, out: Bytes): void;
+  deriveViewTags(d: Bytes, indices: Uint32Array, out: Uint8Array): void;
+  scanOutputs(d: Bytes, keys: Bytes, tags: Uint16Array, probes: Uint32Array, status: Uint8Array, out: Bytes): void;
   pointCheck(p: Bytes): boolean;
   pointAdd(p: Bytes, q: Bytes, out: Bytes): boolean;
   pointSub(p: Bytes, q: Bytes, out: Bytes): boolean;
@@ -65,6 +72,10 @@ interface Addon {
   checkKeyImageSignatures(kis: Bytes, pubs: Bytes, sigs: Bytes, threads: number): number;
   subaddressSpendKeys?(spendPub: Bytes, viewSec: Bytes, major: number, begin: number, out: Bytes, threads: number): number;
 }
+
+/** The kernel's scalar batch op codes (native/crypto/sc.h TSM_SC_OP_*). */
+const SC_OPS: Record<ScalarBatchOp, number> = { reduce32: 0, add: 1, sub: 2, mul: 3 };
+const EMPTY = new Uint8Array(0);
 
 /** Forces one multi-scalar algorithm (tests and benchmarks); the backend itself picks by size. */
 export const MSM_AUTO = 0;
@@ -193,6 +204,35 @@ export function wrapAddon(a: Addon): NativeBackend {
       const o = outBuf("hashToScalar", out);
       a.hashToScalar(data, o);
       return o;
+    },
+
+    scBatch(op: ScalarBatchOp, x: Bytes, y: Bytes | null, out?: Bytes): Bytes {
+      const n = scBatchCount(op, x, y);
+      const o = batchOut("scBatch", out, 32 * n);
+      a.scBatch(SC_OPS[op], x, y ?? EMPTY, o);
+      return o;
+    },
+    scCheckBatch(s: Bytes): number {
+      scalarCount("scCheckBatch", s);
+      return a.scCheckBatch(s);
+    },
+    hashToScalars(data: Bytes, n: number, out?: Bytes): Bytes {
+      hashToScalarsItemLength(data, n);
+      const o = batchOut("hashToScalars", out, 32 * n);
+      a.hashToScalars(data, n, o);
+      return o;
+    },
+    deriveViewTags(derivations: Bytes, indices: Uint32Array, out?: Uint8Array): Uint8Array {
+      const o = batchOut("deriveViewTags", out, viewTagCount(derivations, indices));
+      a.deriveViewTags(derivations, indices, o);
+      return o;
+    },
+    scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan {
+      const q = scanProbeCount(derivations, outKeys, viewTags, probes);
+      const status = new Uint8Array(q);
+      const keys = new Uint8Array(32 * q);
+      a.scanOutputs(derivations, outKeys, viewTags, probes, status, keys);
+      return { status, keys };
     },
 
     pointCheck(p: Bytes): boolean {

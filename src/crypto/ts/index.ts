@@ -11,7 +11,8 @@
  *   bit 255 (only reachable for scalars ≥ 2^255);
  * - multiScalarMult uses scalars as plain 256-bit integers (as rct's multiexp does).
  */
-import type { Bytes, CryptoBackend } from "../backend.js";
+import { type Bytes, type CryptoBackend, NO_VIEW_TAG, type OutputScan, SCAN_BAD_KEY, SCAN_SPEND_KEY, SCAN_TAG_MISMATCH, type ScalarBatchOp } from "../backend.js";
+import { batchOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../batch-args.js";
 import * as M from "./monero.js";
 import * as G from "./point.js";
 import * as S from "./scalar.js";
@@ -159,6 +160,65 @@ export const tsBackend: CryptoBackend = {
   hashToScalar(data: Bytes, out?: Bytes): Bytes {
     if (!(data instanceof Uint8Array)) throw new TypeError("data: expected Uint8Array");
     return M.hashToScalar(data, outBuf(out));
+  },
+
+  /** n independent sc_reduce32 / sc_add / sc_sub / sc_mul. */
+  scBatch(op: ScalarBatchOp, a: Bytes, b: Bytes | null, out?: Bytes): Bytes {
+    const n = scBatchCount(op, a, b);
+    const o = batchOut("scBatch", out, 32 * n);
+    const step = b !== null && b.length === 32 ? 0 : 32;
+    for (let i = 0; i < n; i++) {
+      const r = o.subarray(32 * i, 32 * i + 32);
+      if (op === "reduce32" || b === null) {
+        S.reduce32(a.subarray(32 * i, 32 * i + 32), r);
+        continue;
+      }
+      const x = S.scalarToBig(a.subarray(32 * i, 32 * i + 32));
+      const y = S.scalarToBig(b.subarray(step * i, step * i + 32));
+      S.writeScalar(op === "add" ? x + y : op === "sub" ? x - y : x * y, r);
+    }
+    return o;
+  },
+
+  /** The first non-canonical scalar's index (sc_check), or −1. */
+  scCheckBatch(s: Bytes): number {
+    const n = scalarCount("scCheckBatch", s);
+    for (let i = 0; i < n; i++) if (!S.check(s.subarray(32 * i, 32 * i + 32))) return i;
+    return -1;
+  },
+
+  /** hash_to_scalar of each of n equal-length inputs. */
+  hashToScalars(data: Bytes, n: number, out?: Bytes): Bytes {
+    const len = hashToScalarsItemLength(data, n);
+    const o = batchOut("hashToScalars", out, 32 * n);
+    for (let i = 0; i < n; i++) M.hashToScalar(data.subarray(len * i, len * i + len), o.subarray(32 * i, 32 * i + 32));
+    return o;
+  },
+
+  /** derive_view_tag per (derivation, index) pair. */
+  deriveViewTags(derivations: Bytes, indices: Uint32Array, out?: Uint8Array): Uint8Array {
+    const n = viewTagCount(derivations, indices);
+    const o = batchOut("deriveViewTags", out, n);
+    for (let i = 0; i < n; i++) o[i] = M.deriveViewTag(derivations.subarray(32 * i, 32 * i + 32), indices[i]);
+    return o;
+  },
+
+  /** check_acc_out_precomp's view tag and derive_subaddress_public_key per probe (backend.ts). */
+  scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan {
+    const q = scanProbeCount(derivations, outKeys, viewTags, probes);
+    const status = new Uint8Array(q);
+    const keys = new Uint8Array(32 * q);
+    for (let k = 0; k < q; k++) {
+      const d = derivations.subarray(32 * probes[2 * k], 32 * probes[2 * k] + 32);
+      const i = probes[2 * k + 1];
+      if (viewTags[i] !== NO_VIEW_TAG && M.deriveViewTag(d, i) !== viewTags[i]) {
+        status[k] = SCAN_TAG_MISMATCH;
+        continue;
+      }
+      const D = M.deriveSubaddressPublicKey(outKeys.subarray(32 * i, 32 * i + 32), d, i, keys.subarray(32 * k, 32 * k + 32));
+      status[k] = D === null ? SCAN_BAD_KEY : SCAN_SPEND_KEY;
+    }
+    return { status, keys };
   },
 
   /** Decompresses under crypto-ops.c `ge_frombytes_vartime` rules (crypto.cpp `check_key`). */

@@ -1,0 +1,75 @@
+/**
+ * Argument checks of the backends' batch entry points (`scBatch`, `hashToScalars`,
+ * `deriveViewTags`, `scanOutputs`), shared so both backends reject the same calls with the same
+ * errors: TypeError for wrong buffer types or lengths, RangeError for indices out of range.
+ */
+import { type Bytes, NO_VIEW_TAG, type ScalarBatchOp } from "./backend.js";
+
+function bytesOf(fn: string, name: string, v: unknown): asserts v is Uint8Array {
+  if (!(v instanceof Uint8Array)) throw new TypeError(`${fn}: ${name} must be a Uint8Array`);
+}
+
+function lengthIs(fn: string, name: string, v: Uint8Array, len: number): void {
+  if (v.length !== len) throw new TypeError(`${fn}: ${name} must be ${len} bytes, got ${v.length}`);
+}
+
+/** The caller's out buffer of `len` bytes (checked), or a new one. */
+export function batchOut(fn: string, out: Uint8Array | undefined, len: number): Uint8Array {
+  if (out === undefined) return new Uint8Array(len);
+  bytesOf(fn, "out", out);
+  lengthIs(fn, "out", out, len);
+  return out;
+}
+
+/** n for scBatch: a is n×32, b n×32 or 32 (ignored for reduce32). */
+export function scBatchCount(op: ScalarBatchOp, a: Bytes, b: Bytes | null): number {
+  if (op !== "reduce32" && op !== "add" && op !== "sub" && op !== "mul") throw new TypeError(`scBatch: unknown op ${String(op)}`);
+  bytesOf("scBatch", "a", a);
+  if (a.length % 32 !== 0) throw new TypeError(`scBatch: a must be n×32 bytes, got ${a.length}`);
+  if (op !== "reduce32") {
+    bytesOf("scBatch", "b", b);
+    if (b.length !== a.length && b.length !== 32) throw new TypeError(`scBatch: b must be ${a.length} or 32 bytes, got ${b.length}`);
+  }
+  return a.length / 32;
+}
+
+/** n for scCheckBatch. */
+export function scalarCount(fn: string, s: Bytes): number {
+  bytesOf(fn, "scalars", s);
+  if (s.length % 32 !== 0) throw new TypeError(`${fn}: scalars must be n×32 bytes, got ${s.length}`);
+  return s.length / 32;
+}
+
+/** The length of each input of hashToScalars. */
+export function hashToScalarsItemLength(data: Bytes, n: number): number {
+  bytesOf("hashToScalars", "data", data);
+  if (!Number.isSafeInteger(n) || n < 1 || data.length % n !== 0)
+    throw new TypeError(`hashToScalars: ${data.length} bytes do not split into n = ${n} equal inputs`);
+  return data.length / n;
+}
+
+/** n for deriveViewTags. */
+export function viewTagCount(derivations: Bytes, indices: Uint32Array): number {
+  bytesOf("deriveViewTags", "derivations", derivations);
+  if (!(indices instanceof Uint32Array)) throw new TypeError("deriveViewTags: indices must be a Uint32Array");
+  lengthIs("deriveViewTags", "derivations", derivations, 32 * indices.length);
+  return indices.length;
+}
+
+/** q, the probe count of scanOutputs, after checking every probe and tag. */
+export function scanProbeCount(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): number {
+  const fn = "scanOutputs";
+  bytesOf(fn, "derivations", derivations);
+  bytesOf(fn, "outKeys", outKeys);
+  if (!(viewTags instanceof Uint16Array)) throw new TypeError(`${fn}: viewTags must be a Uint16Array`);
+  if (!(probes instanceof Uint32Array)) throw new TypeError(`${fn}: probes must be a Uint32Array`);
+  if (derivations.length % 32 !== 0) throw new TypeError(`${fn}: derivations must be m×32 bytes, got ${derivations.length}`);
+  lengthIs(fn, "outKeys", outKeys, 32 * viewTags.length);
+  if (probes.length % 2 !== 0) throw new TypeError(`${fn}: probes must hold (derivation, output) pairs`);
+  const m = derivations.length / 32;
+  for (let k = 0; k < probes.length; k += 2)
+    if (probes[k] >= m || probes[k + 1] >= viewTags.length)
+      throw new RangeError(`${fn}: probe ${k / 2} (${probes[k]}, ${probes[k + 1]}) outside ${m} derivations, ${viewTags.length} outputs`);
+  for (const t of viewTags) if (t > NO_VIEW_TAG) throw new RangeError(`${fn}: view tag ${t} above NO_VIEW_TAG`);
+  return probes.length / 2;
+}
