@@ -107,6 +107,33 @@ test("a wrong view tag skips the output", () => {
   assert.equal(scanner.scanTx(tx, new Uint8Array(32), false, 16, undefined).received.length, 0);
 });
 
+test("a second tx public key opens the outputs (wallet2's pk_index loop); an undecodable output key spoils only its output", () => {
+  const scanner = new Scanner(acct, be);
+  const { tx, R } = payTo(0, 5, [11n, 22n, 33n, 44n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true });
+  const decoy = be.scalarMultBase(randomScalar(be));
+  tx.extra = serializeTxExtra([{ type: "pubkey", key: decoy }, { type: "pubkey", key: R }]);
+  // output 1: a key that does not decompress (its view tag still matches the derivation)
+  const t1 = tx.vout[1].target;
+  if (t1.type !== "tagged_key") throw new Error("tagged");
+  const bad = new Uint8Array(32).fill(0xff);
+  assert.equal(be.pointCheck(bad), false);
+  tx.vout[1].target = { ...t1, key: bad };
+  // output 3: untagged, as before view tags
+  const t3 = tx.vout[3].target;
+  if (t3.type !== "tagged_key") throw new Error("tagged");
+  tx.vout[3].target = { type: "key", key: t3.key };
+  const got = scanner.scanTx(tx, new Uint8Array(32), false, 16, undefined);
+  assert.deepEqual(
+    got.received.map((r) => [r.index, r.amount, r.subaddress.major, r.subaddress.minor, hex(r.txPubKey!)]),
+    [
+      [0, 11n, 0, 5, hex(R)],
+      [2, 33n, 0, 5, hex(R)],
+      [3, 44n, 0, 5, hex(R)],
+    ],
+  );
+  assert.equal(got.rejected, 0);
+});
+
 test("an encrypted payment id decrypts with the tx key derivation (wallet2 keeps 8 bytes + 24 zeros)", () => {
   const scanner = new Scanner(acct, be);
   const pid = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]);

@@ -6,11 +6,11 @@
  *
  * For each transaction: the derivation 8·a·R for the tx public key R (and for each additional key);
  * per output, the view tag (when present) is checked first, then D = P − Hs(derivation‖i)·G is looked
- * up in the subaddress table; on a hit the amount is decoded and checked against its commitment, and
+ * up in the subaddress table (tags and D of all the tx's outputs come from one `scanOutputs` call); on a hit the amount is decoded and checked against its commitment, and
  * for a full wallet the key image of the one-time key is computed. Inputs' key images are returned
  * for every transaction: the ledger recognises its spends among them.
  */
-import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
+import { type Bytes, type CryptoBackend, NO_VIEW_TAG, SCAN_SPEND_KEY } from "../../crypto/backend.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { commit, commitmentMask, decodeLegacyEcdh, decryptAmount } from "../../crypto/ringct/amounts.js";
 import { blockHashesFromBlob } from "../../protocol/block.js";
@@ -222,11 +222,55 @@ const IDENTITY: Bytes = (() => {
 
 const eq = (a: Bytes, b: Bytes) => a.length === b.length && Buffer.compare(a, b) === 0;
 
+/** OutputProbes.spendKey's derivation row for an output's additional derivation. */
+const ADDITIONAL = -1;
+
+/** The subaddress spend keys D = P − Hs(d‖i)·G of a transaction's outputs, per derivation, from one `scanOutputs` call. */
+interface OutputProbes {
+  /** D of output i under tx public key `pk`'s derivation (or ADDITIONAL: the output's own); null: no derivation, a key that is not (tagged_)key, a view tag mismatch, or P does not decode. */
+  spendKey(pk: number, i: number): Bytes | null;
+}
+
+/**
+ * One backend call for every (derivation, output) pair detect can try: each tx public key's
+ * derivation against every key output, and each output's additional derivation against it
+ * (is_out_to_acc_precomp's view tag check, then derive_subaddress_public_key).
+ */
+function probeOutputs(be: CryptoBackend, tx: Transaction, mains: readonly (Bytes | null)[], additional: readonly (Bytes | null)[]): OutputProbes {
+  const n = tx.vout.length;
+  const rows = mains.length + 1; // the mains, then the additional row
+  const derivations = new Uint8Array(32 * (mains.length + additional.length));
+  mains.forEach((d, pk) => d && derivations.set(d, 32 * pk));
+  additional.forEach((d, i) => d && derivations.set(d, 32 * (mains.length + i)));
+  const keys = new Uint8Array(32 * n);
+  const tags = new Uint16Array(n).fill(NO_VIEW_TAG);
+  const probeOf = new Int32Array(rows * n).fill(-1);
+  const pairs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const target = tx.vout[i].target;
+    if (target.type !== "key" && target.type !== "tagged_key") continue;
+    keys.set(target.key, 32 * i);
+    if (target.type === "tagged_key") tags[i] = target.viewTag;
+    for (let r = 0; r < rows; r++) {
+      const main = r < mains.length;
+      if (!(main ? mains[r] : additional[i])) continue;
+      probeOf[r * n + i] = pairs.length / 2;
+      pairs.push(main ? r : mains.length + i, i);
+    }
+  }
+  const { status, keys: D } = be.scanOutputs(derivations, keys, tags, Uint32Array.from(pairs));
+  return {
+    spendKey(pk: number, i: number): Bytes | null {
+      const k = probeOf[(pk === ADDITIONAL ? mains.length : pk) * n + i];
+      return k >= 0 && status[k] === SCAN_SPEND_KEY ? D.subarray(32 * k, 32 * k + 32) : null;
+    },
+  };
+}
+
 /** Detects a wallet's outputs; keeps the subaddress lookahead table and grows it on receipts. */
 export class Scanner {
   readonly lookahead: SubaddressLookahead;
   private readonly deriver: SubaddressDeriver;
-  private readonly scratch = new Uint8Array(32);
 
   constructor(
     readonly keys: ScanKeys,
@@ -283,50 +327,47 @@ export class Scanner {
     const { tx, extra, additional } = p;
     const additionalDerivations: (Bytes | null)[] =
       additional.length === tx.vout.length ? additional.map((k, j) => (pre ? (pre.additional[j] ?? null) : be.generateKeyDerivation(k, a))) : [];
-    const received: ReceivedOutput[] = [];
-    const found = new Set<number>();
-    let rejected = 0;
-    let mainPub: Bytes | undefined;
-    // wallet2 tries every tx public key field in turn (pk_index)
+    // wallet2 tries every tx public key field in turn (pk_index); a tx without one still scans its additional keys
+    const txPubs: (Bytes | undefined)[] = [];
+    const mains: (Bytes | null)[] = [];
     for (let pk = 0; ; pk++) {
       const txPub = extraTxPubKey(extra, pk);
       if (!txPub && pk > 0) break;
-      if (pk === 0) mainPub = txPub;
-      const derivation = txPub ? (pre ? (pre.main[pk] ?? null) : be.generateKeyDerivation(txPub, a)) : null;
-      if (!derivation && additionalDerivations.length === 0) {
-        if (!txPub) break;
-        continue;
-      }
+      txPubs.push(txPub);
+      mains.push(txPub ? (pre ? (pre.main[pk] ?? null) : be.generateKeyDerivation(txPub, a)) : null);
+      if (!txPub) break;
+    }
+    const probes = probeOutputs(be, tx, mains, additionalDerivations);
+    const received: ReceivedOutput[] = [];
+    const found = new Set<number>();
+    let rejected = 0;
+    for (let pk = 0; pk < mains.length; pk++) {
+      const derivation = mains[pk];
+      if (!derivation && additionalDerivations.length === 0) continue;
       for (let i = 0; i < tx.vout.length; i++) {
         if (found.has(i)) continue;
-        const hit = this.matchOutput(tx, i, derivation, additionalDerivations[i] ?? null);
+        const hit = this.matchOutput(probes, pk, i, derivation, additionalDerivations[i] ?? null);
         if (!hit) continue;
         const out = this.takeOutput(tx, i, hit.derivation, hit.index, p.coinbase, p.globalIndices);
         if (out === null) rejected++;
         else {
           found.add(i);
-          const pub = hit.derivation === derivation ? txPub : additional[i];
+          const pub = hit.derivation === derivation ? txPubs[pk] : additional[i];
           received.push(pub ? { ...out, txPubKey: pub.slice() } : out);
         }
       }
-      if (!txPub) break;
     }
     received.sort((x, y) => x.index - y.index);
     for (const r of received) this.lookahead.expand(r.subaddress.major, r.subaddress.minor);
-    return { received, rejected, paymentId: received.length > 0 ? this.paymentId(extra, mainPub, blockVersion) : null };
+    return { received, rejected, paymentId: received.length > 0 ? this.paymentId(extra, txPubs[0], blockVersion) : null };
   }
 
-  /** View tag, then the subaddress table, for the main and the additional derivation. */
-  private matchOutput(tx: Transaction, i: number, main: Bytes | null, extraDer: Bytes | null): { derivation: Bytes; index: SubaddressIndex } | null {
-    const be = this.backend;
-    const target = tx.vout[i].target;
-    if (target.type !== "key" && target.type !== "tagged_key") return null;
-    for (const d of [main, extraDer]) {
+  /** View tag, then the subaddress table, for the main derivation (of tx public key `pk`) and the additional one; the first match wins. */
+  private matchOutput(probes: OutputProbes, pk: number, i: number, main: Bytes | null, extraDer: Bytes | null): { derivation: Bytes; index: SubaddressIndex } | null {
+    for (const [row, d] of [[pk, main], [ADDITIONAL, extraDer]] as const) {
       if (!d) continue;
-      if (target.type === "tagged_key" && be.deriveViewTag(d, i) !== target.viewTag) continue;
-      const D = be.deriveSubaddressPublicKey(target.key, d, i, this.scratch);
-      if (!D) continue;
-      const index = this.lookahead.table.get(D);
+      const D = probes.spendKey(row, i);
+      const index = D && this.lookahead.table.get(D);
       if (index) return { derivation: d, index };
     }
     return null;
