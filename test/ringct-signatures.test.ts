@@ -135,6 +135,31 @@ test("CLSAG in the C kernel: the same bytes as the TypeScript signer for the sam
   assert.throws(() => clsagSignWith(be, randomScalar(be), ring.P, ring.C, ring.p, ring.z, ring.cOffset, 0, nonces.slice(1)), RangeError);
 });
 
+/** s + ℓ as 32 bytes (s canonical, so it stays below 2^253): the same residue, written non-canonically. */
+function plusL(s: Uint8Array): Uint8Array {
+  const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+  let v = L;
+  for (let i = 31; i >= 0; i--) v += BigInt(s[i]) << BigInt(8 * i);
+  return Uint8Array.from({ length: 32 }, (_, i) => Number((v >> BigInt(8 * i)) & 0xffn));
+}
+
+test("CLSAG and MLSAG refuse a response or challenge written non-canonically (x + ℓ), which the algebra alone would accept", () => {
+  const ring = makeRing(be, 11, 4, 1000n);
+  const msg = randomScalar(be);
+  const c = clsagSign(be, msg, ring.P, ring.C, ring.p, ring.z, ring.cOffset, 4);
+  assert.ok(clsagVerify(be, msg, c.signature, ring.P, ring.C, c.keyImage, ring.cOffset));
+  for (const k of [0, 4, 10]) {
+    const s = c.signature.s.map((x, j) => (j === k ? plusL(x) : x));
+    assert.equal(clsagVerify(be, msg, { ...c.signature, s }, ring.P, ring.C, c.keyImage, ring.cOffset), false, `s[${k}] + ℓ`);
+  }
+  assert.equal(clsagVerify(be, msg, { ...c.signature, c1: plusL(c.signature.c1) }, ring.P, ring.C, c.keyImage, ring.cOffset), false, "c1 + ℓ");
+  const m = mlsagSignSimple(be, msg, ring.P, ring.C, ring.p, ring.z, ring.cOffset, 4);
+  assert.ok(mlsagVerifySimple(be, msg, m.signature, ring.P, ring.C, m.keyImage, ring.cOffset));
+  const ss = m.signature.ss.map((col, i) => (i === 7 ? col.map((x, j) => (j === 1 ? plusL(x) : x)) : col));
+  assert.equal(mlsagVerifySimple(be, msg, { ...m.signature, ss }, ring.P, ring.C, m.keyImage, ring.cOffset), false, "ss[7][1] + ℓ");
+  assert.equal(mlsagVerifySimple(be, msg, { ...m.signature, cc: plusL(m.signature.cc) }, ring.P, ring.C, m.keyImage, ring.cOffset), false, "cc + ℓ");
+});
+
 test(`MLSAG (simple, 2 rows): sign/verify and alterations (${rounds(60)} rounds)`, () => {
   for (let r = 0; r < rounds(60); r++) {
     const n = randomInt(2, 12);

@@ -32,16 +32,12 @@ const key = (buf: Bytes, i: number): Bytes => buf.subarray(32 * i, 32 * i + 32);
 /** verifyBorromean over decoded-checked P1/P2. */
 function verifyBorromean(b: CryptoBackend, asig: Bytes, P1: readonly Bytes[], P2: readonly Bytes[]): boolean {
   const ee = key(asig, 128);
-  const Lv1: Bytes[] = [];
-  for (let i = 0; i < 64; i++) {
-    const LL = b.doubleScalarMultBase(ee, P1[i], key(asig, i));
-    if (LL === null) return false;
-    const c = b.hashToScalar(LL);
-    const L1 = b.doubleScalarMultBase(c, P2[i], key(asig, 64 + i));
-    if (L1 === null) return false;
-    Lv1.push(L1);
-  }
-  return equalBytes(b.hashToScalar(concatBytes(Lv1)), ee);
+  const LL = new Uint8Array(64 * 32);
+  for (let i = 0; i < 64; i++) if (b.doubleScalarMultBase(ee, P1[i], key(asig, i), LL.subarray(32 * i, 32 * i + 32)) === null) return false;
+  const c = b.hashToScalars(LL, 64); // the 64 hashes in one call
+  const Lv1 = new Uint8Array(64 * 32);
+  for (let i = 0; i < 64; i++) if (b.doubleScalarMultBase(key(c, i), P2[i], key(asig, 64 + i), Lv1.subarray(32 * i, 32 * i + 32)) === null) return false;
+  return equalBytes(b.hashToScalar(Lv1), ee);
 }
 
 /** verRange: Σ Ci = C and each Ci commits to 0 or 2^i. Never throws on bad data. */

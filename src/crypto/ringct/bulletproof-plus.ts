@@ -8,7 +8,7 @@
  */
 import type { Bytes, CryptoBackend } from "../backend.js";
 import { type RandomSource, randomScalar, systemRandom } from "../random.js";
-import { generators, MAX_GENERATORS, preparedGenerators, scratchViews } from "./generators.js";
+import { generators, MAX_GENERATORS, preparedGenerators } from "./generators.js";
 import {
   concatBytes,
   equalBytes,
@@ -68,21 +68,60 @@ function logMFor(count: number): number {
 /** 2^64 − 1 as a scalar. */
 const TWO64_MINUS_ONE = Uint8Array.from([...new Array<number>(8).fill(0xff), ...new Array<number>(24).fill(0)]);
 
-/** Σ_{i=1..n} y^i. */
-function sumOfPowers(b: CryptoBackend, y: Bytes, n: number): Bytes {
-  let acc: Bytes = ZERO.slice();
-  let p: Bytes = ONE.slice();
-  for (let i = 0; i < n; i++) {
-    p = b.scMul(p, y);
-    acc = b.scAdd(acc, p);
+// The verifier's scalar vectors go through `scBatch` (one kernel call per vector, not per element).
+
+/** first·x^i for i < n, n×32 bytes (n a power of two): the filled prefix times x^k doubles it. */
+function powers(b: CryptoBackend, x: Bytes, n: number, first: Bytes = ONE): Bytes {
+  const out = new Uint8Array(32 * n);
+  out.set(first);
+  let xk = x; // x^k
+  for (let k = 1; k < n; k *= 2) {
+    b.scBatch("mul", out.subarray(0, 32 * k), xk, out.subarray(32 * k, 64 * k));
+    if (2 * k < n) xk = b.scMul(xk, xk);
   }
-  return acc;
+  return out;
+}
+
+/** The sum of the scalars of v (a power-of-two count), adding halves; v is overwritten. */
+function sumAll(b: CryptoBackend, v: Bytes): Bytes {
+  for (let k = v.length / 64; k >= 1; k /= 2) b.scBatch("add", v.subarray(0, 32 * k), v.subarray(32 * k, 64 * k), v.subarray(0, 32 * k));
+  return v.slice(0, 32);
+}
+
+/** Σ_{i=1..n} y^i for n a power of two (sum_of_scalar_powers). */
+function sumOfPowers(b: CryptoBackend, y: Bytes, n: number): Bytes {
+  return sumAll(b, powers(b, y, n, y));
 }
 
 /** Σ_{i=1..n/2} z^(2i) for n a power of two (sum_of_even_powers). */
 function sumOfEvenPowers(b: CryptoBackend, z: Bytes, n: number): Bytes {
   const z2 = b.scMul(z, z);
   return sumOfPowers(b, z2, n / 2);
+}
+
+/**
+ * The products of challenges for every index (challenges_cache): entry i multiplies, for each round
+ * j, ch[j] where bit (rounds − 1 − j) of i is set and chInv[j] where it is clear. Built from the
+ * last round back, each round doubling the table: [t·chInv[j] ‖ t·ch[j]].
+ */
+function challengeProducts(b: CryptoBackend, ch: readonly Bytes[], chInv: readonly Bytes[]): Bytes {
+  const rounds = ch.length;
+  const out = new Uint8Array(32 << rounds);
+  out.set(chInv[rounds - 1], 0);
+  out.set(ch[rounds - 1], 32);
+  for (let j = rounds - 2, k = 2; j >= 0; j--, k *= 2) {
+    const lo = out.subarray(0, 32 * k);
+    b.scBatch("mul", lo, ch[j], out.subarray(32 * k, 64 * k));
+    b.scBatch("mul", lo, chInv[j], lo);
+  }
+  return out;
+}
+
+/** The scalar 2^k for k < 256. */
+function pow2(k: number): Bytes {
+  const s = new Uint8Array(32);
+  s[k >> 3] = 1 << (k & 7);
+  return s;
 }
 
 /** Σ a[i]·b[i]·y^(i+1) (weighted_inner_product). */
@@ -372,18 +411,11 @@ function batchTerms(
 
   let gScalar: Bytes = ZERO.slice();
   let hScalar: Bytes = ZERO.slice();
-  // interleaved Gi/Hi scalars, accumulated in place over the proofs
-  const gh = new Uint8Array(64 * maxMN);
-  const Gi: Bytes[] = [];
-  const Hi: Bytes[] = [];
-  for (let i = 0; i < maxMN; i++) {
-    Gi.push(gh.subarray(64 * i, 64 * i + 32));
-    Hi.push(gh.subarray(64 * i + 32, 64 * i + 64));
-  }
+  // the Gi and Hi scalars, accumulated over the proofs (interleaved at the end)
+  const giSum = new Uint8Array(32 * maxMN);
+  const hiSum = new Uint8Array(32 * maxMN);
   const extraS: Bytes[] = [];
   const extraP: Bytes[] = [];
-  const g = new Uint8Array(32);
-  const h = new Uint8Array(32);
   for (let k = 0; k < proofs.length; k++) {
     const p = proofs[k];
     const { y, z, e, ch, logM } = data[k];
@@ -418,11 +450,11 @@ function batchTerms(
     extraP.push(p.A);
     gScalar = b.scMulAdd(w, p.d1, gScalar);
 
-    // d[j·N + i] = z^(2(j+1))·2^i
-    const d = scratchViews("bpp-d", MN);
-    d[0].set(z2);
-    for (let i = 1; i < N; i++) b.scAdd(d[i - 1], d[i - 1], d[i]);
-    for (let j = 1; j < M; j++) for (let i = 0; i < N; i++) b.scMul(d[(j - 1) * N + i], z2, d[j * N + i]);
+    // d[j·N + i] = z^(2(j+1))·2^i: z²·2^i by doubling the filled prefix, then z² more per block
+    const d = new Uint8Array(32 * MN);
+    d.set(z2);
+    for (let k = 1; k < N; k *= 2) b.scBatch("mul", d.subarray(0, 32 * k), pow2(k), d.subarray(32 * k, 64 * k));
+    for (let j = 1; j < M; j++) b.scBatch("mul", d.subarray(32 * N * (j - 1), 32 * N * j), z2, d.subarray(32 * N * j, 32 * N * (j + 1)));
     const sumD = b.scMul(TWO64_MINUS_ONE, sumOfEvenPowers(b, z, 2 * M));
     const sumY = sumOfPowers(b, y, MN);
     let hs = b.scMul(b.scSub(z2, z), sumY);
@@ -431,38 +463,42 @@ function batchTerms(
     hs = b.scAdd(hs, b.scMul(b.scMul(p.r1, y), p.s1));
     hScalar = b.scMulAdd(hs, w, hScalar);
 
-    // products of challenges for every index (challenges_cache)
-    const cache = scratchViews("bpp-cache", 1 << rounds);
-    cache[0].set(chInv[0]);
-    cache[1].set(ch[0]);
-    for (let j = 1; j < rounds; j++) {
-      const slots = 1 << (j + 1);
-      for (let s = slots - 1; s > 0; s -= 2) {
-        // cache[s >> 1] is read twice before being overwritten (s >> 1 < s − 1 for s ≥ 3; s = 1 writes 1 and 0 from 0)
-        b.scMul(cache[s >> 1], ch[j], cache[s]);
-        b.scMul(cache[s >> 1], chInv[j], cache[s - 1]);
-      }
-    }
+    // products of challenges for every index (challenges_cache); cacheRev[i] = cache[~i & (MN − 1)]
+    const cache = challengeProducts(b, ch, chInv);
+    const cacheRev = challengeProducts(b, chInv, ch);
     const eR1WY = b.scMul(b.scMul(e, p.r1), w);
     const eS1W = b.scMul(b.scMul(e, p.s1), w);
     const e2ZW = b.scMul(b.scMul(e2, z), w);
     const minusE2ZW = scNeg(b, e2ZW);
     const minusE2WY = b.scMul(b.scMul(scNeg(b, e2), w), yMN);
-    for (let i = 0; i < MN; i++) {
-      b.scMulAdd(eR1WY, cache[i], e2ZW, g);
-      b.scMulAdd(eS1W, cache[~i & (MN - 1)], minusE2ZW, h);
-      b.scMulAdd(minusE2WY, d[i], h, h);
-      b.scAdd(Gi[i], g, Gi[i]);
-      b.scAdd(Hi[i], h, Hi[i]);
-      b.scMul(eR1WY, yinv, eR1WY);
-      b.scMul(minusE2WY, yinv, minusE2WY);
-    }
+    const yinvPow = powers(b, yinv, MN);
+    // Gi += e·r1·w·y^−i·cache[i] + e²·z·w
+    const g = b.scBatch("mul", yinvPow, eR1WY);
+    b.scBatch("mul", g, cache, g);
+    b.scBatch("add", g, e2ZW, g);
+    b.scBatch("add", giSum.subarray(0, 32 * MN), g, giSum.subarray(0, 32 * MN));
+    // Hi += e·s1·w·cache[~i] − e²·z·w − e²·w·y^MN·y^−i·d[i]
+    const h = b.scBatch("mul", yinvPow, minusE2WY, yinvPow);
+    b.scBatch("mul", h, d, h);
+    b.scBatch("add", h, b.scBatch("mul", cacheRev, eS1W, cacheRev), h);
+    b.scBatch("add", h, minusE2ZW, h);
+    b.scBatch("add", hiSum.subarray(0, 32 * MN), h, hiSum.subarray(0, 32 * MN));
+    // L, R terms: ch[j]²·(−w·e²), chInv[j]²·(−w·e²)
+    const chSq = concatBytes(ch);
+    const chInvSq = concatBytes(chInv);
+    b.scBatch("mul", b.scBatch("mul", chSq, chSq, chSq), minusWe2, chSq);
+    b.scBatch("mul", b.scBatch("mul", chInvSq, chInvSq, chInvSq), minusWe2, chInvSq);
     for (let j = 0; j < rounds; j++) {
-      extraS.push(times8(b.scMul(b.scMul(ch[j], ch[j]), minusWe2)));
+      extraS.push(times8(chSq.subarray(32 * j, 32 * j + 32)));
       extraP.push(p.L[j]);
-      extraS.push(times8(b.scMul(b.scMul(chInv[j], chInv[j]), minusWe2)));
+      extraS.push(times8(chInvSq.subarray(32 * j, 32 * j + 32)));
       extraP.push(p.R[j]);
     }
+  }
+  const gh = new Uint8Array(64 * maxMN);
+  for (let i = 0; i < maxMN; i++) {
+    gh.set(giSum.subarray(32 * i, 32 * i + 32), 64 * i);
+    gh.set(hiSum.subarray(32 * i, 32 * i + 32), 64 * i + 32);
   }
   extraS.push(gScalar, hScalar);
   extraP.push(G, H);

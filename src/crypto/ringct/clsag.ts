@@ -158,8 +158,7 @@ export function clsagVerify(
 ): boolean {
   const n = P.length;
   if (n === 0 || C.length !== n || sig.s.length !== n) return false;
-  for (const s of sig.s) if (!b.scCheck(s)) return false;
-  if (!b.scCheck(sig.c1)) return false;
+  if (b.scCheckBatch(concatBytes([...sig.s, sig.c1])) >= 0) return false;
   if (isIdentity(I)) return false;
   if (!b.pointCheck(cOffset) || !b.pointCheck(I)) return false;
   const D8 = b.pointMul8(sig.D);

@@ -77,17 +77,3 @@ export function preparedGenerators(b: CryptoBackend, family: GeneratorFamily, n:
   perFamily.set(family, { prepared, pairs });
   return prepared;
 }
-
-/** Reusable scratch: `count` 32-byte views into one buffer (verification is synchronous, so one set per size is enough). */
-const scratch = new Map<string, Bytes[]>();
-export function scratchViews(tag: string, count: number): Bytes[] {
-  const key = `${tag}:${count}`;
-  let v = scratch.get(key);
-  if (!v) {
-    const buf = new Uint8Array(32 * count);
-    v = [];
-    for (let i = 0; i < count; i++) v.push(buf.subarray(32 * i, 32 * i + 32));
-    scratch.set(key, v);
-  }
-  return v;
-}

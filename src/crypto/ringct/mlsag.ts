@@ -121,11 +121,8 @@ export function mlsagVerify(
   const rows = pk[0].length;
   if (rows < 1 || pk.some((c) => c.length !== rows)) return false;
   if (keyImages.length !== dsRows || sig.ss.length !== cols || dsRows > rows) return false;
-  for (const col of sig.ss) {
-    if (col.length !== rows) return false;
-    for (const s of col) if (!b.scCheck(s)) return false;
-  }
-  if (!b.scCheck(sig.cc)) return false;
+  if (sig.ss.some((col) => col.length !== rows)) return false;
+  if (b.scCheckBatch(concatBytes([...sig.ss.flat(), sig.cc])) >= 0) return false;
   for (const I of keyImages) if (isIdentity(I) || !b.pointCheck(I)) return false;
   const toHash: Bytes[] = new Array<Bytes>(hashSlots(rows, dsRows));
   toHash[0] = message;
