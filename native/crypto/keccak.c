@@ -19,6 +19,15 @@ static const uint64_t RC[24] = {
 
 #define ROTL(v, n) (((v) << (n)) | ((v) >> (64 - (n))))
 
+static inline uint64_t load64le(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
 /* One permutation (Monero: keccakf), the 25 lanes (index x + 5y) in locals, two rounds per pass:
  * state a -> e -> a, so no lane is copied between rounds. Each round: theta (d[x] = c[x-1] ^
  * rotl(c[x+1], 1) from the column parities c), then per output row y the five lanes that rho and
@@ -31,188 +40,11 @@ static const uint64_t RC[24] = {
  * ~b1 & b2 = ~(b1 | ~b2) so that each output lands with the complement its position needs: 16 NOTs
  * a round instead of chi's 25. The round body is generated from those rules (native/crypto/README.md). */
 static inline __attribute__((always_inline)) void permute(uint64_t st[25]) {
-  uint64_t a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24;
-  uint64_t e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24;
-  uint64_t b0, b1, b2, b3, b4, c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
-  a0 = st[0]; a1 = ~st[1]; a2 = ~st[2]; a3 = st[3]; a4 = st[4];
-  a5 = st[5]; a6 = st[6]; a7 = st[7]; a8 = ~st[8]; a9 = st[9];
-  a10 = st[10]; a11 = st[11]; a12 = ~st[12]; a13 = st[13]; a14 = st[14];
-  a15 = st[15]; a16 = st[16]; a17 = ~st[17]; a18 = st[18]; a19 = st[19];
-  a20 = ~st[20]; a21 = st[21]; a22 = st[22]; a23 = st[23]; a24 = st[24];
-  c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20;
-  c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21;
-  c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22;
-  c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23;
-  c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24;
-  for (int r = 0; r < 24; r += 2) {
-    d0 = c4 ^ ROTL(c1, 1);
-    d1 = c0 ^ ROTL(c2, 1);
-    d2 = c1 ^ ROTL(c3, 1);
-    d3 = c2 ^ ROTL(c4, 1);
-    d4 = c3 ^ ROTL(c0, 1);
-    b0 = a0 ^ d0;
-    b1 = ROTL(a6 ^ d1, 44);
-    b2 = ROTL(a12 ^ d2, 43);
-    b3 = ROTL(a18 ^ d3, 21);
-    b4 = ROTL(a24 ^ d4, 14);
-    e0 = b0 ^ (b1 | b2);
-    e1 = b1 ^ (~b2 | b3);
-    e2 = b2 ^ (b3 & b4);
-    e3 = b3 ^ (b4 | b0);
-    e4 = b4 ^ (b0 & b1);
-    e0 ^= RC[r];
-    c0 = e0;
-    c1 = e1;
-    c2 = e2;
-    c3 = e3;
-    c4 = e4;
-    b0 = ROTL(a3 ^ d3, 28);
-    b1 = ROTL(a9 ^ d4, 20);
-    b2 = ROTL(a10 ^ d0, 3);
-    b3 = ROTL(a16 ^ d1, 45);
-    b4 = ROTL(a22 ^ d2, 61);
-    e5 = b0 ^ (b1 | b2);
-    e6 = b1 ^ (b2 & b3);
-    e7 = b2 ^ (b3 | ~b4);
-    e8 = b3 ^ (b4 | b0);
-    e9 = b4 ^ (b0 & b1);
-    c0 ^= e5;
-    c1 ^= e6;
-    c2 ^= e7;
-    c3 ^= e8;
-    c4 ^= e9;
-    b0 = ROTL(a1 ^ d1, 1);
-    b1 = ROTL(a7 ^ d2, 6);
-    b2 = ROTL(a13 ^ d3, 25);
-    b3 = ROTL(a19 ^ d4, 8);
-    b4 = ROTL(a20 ^ d0, 18);
-    e10 = b0 ^ (b1 | b2);
-    e11 = b1 ^ (b2 & b3);
-    e12 = b2 ^ (~b3 & b4);
-    e13 = ~(b3 ^ (b4 | b0));
-    e14 = b4 ^ (b0 & b1);
-    c0 ^= e10;
-    c1 ^= e11;
-    c2 ^= e12;
-    c3 ^= e13;
-    c4 ^= e14;
-    b0 = ROTL(a4 ^ d4, 27);
-    b1 = ROTL(a5 ^ d0, 36);
-    b2 = ROTL(a11 ^ d1, 10);
-    b3 = ROTL(a17 ^ d2, 15);
-    b4 = ROTL(a23 ^ d3, 56);
-    e15 = b0 ^ (b1 & b2);
-    e16 = b1 ^ (b2 | b3);
-    e17 = b2 ^ (~b3 | b4);
-    e18 = ~(b3 ^ (b4 & b0));
-    e19 = b4 ^ (b0 | b1);
-    c0 ^= e15;
-    c1 ^= e16;
-    c2 ^= e17;
-    c3 ^= e18;
-    c4 ^= e19;
-    b0 = ROTL(a2 ^ d2, 62);
-    b1 = ROTL(a8 ^ d3, 55);
-    b2 = ROTL(a14 ^ d4, 39);
-    b3 = ROTL(a15 ^ d0, 41);
-    b4 = ROTL(a21 ^ d1, 2);
-    e20 = b0 ^ (~b1 & b2);
-    e21 = ~(b1 ^ (b2 | b3));
-    e22 = b2 ^ (b3 & b4);
-    e23 = b3 ^ (b4 | b0);
-    e24 = b4 ^ (b0 & b1);
-    c0 ^= e20;
-    c1 ^= e21;
-    c2 ^= e22;
-    c3 ^= e23;
-    c4 ^= e24;
-    d0 = c4 ^ ROTL(c1, 1);
-    d1 = c0 ^ ROTL(c2, 1);
-    d2 = c1 ^ ROTL(c3, 1);
-    d3 = c2 ^ ROTL(c4, 1);
-    d4 = c3 ^ ROTL(c0, 1);
-    b0 = e0 ^ d0;
-    b1 = ROTL(e6 ^ d1, 44);
-    b2 = ROTL(e12 ^ d2, 43);
-    b3 = ROTL(e18 ^ d3, 21);
-    b4 = ROTL(e24 ^ d4, 14);
-    a0 = b0 ^ (b1 | b2);
-    a1 = b1 ^ (~b2 | b3);
-    a2 = b2 ^ (b3 & b4);
-    a3 = b3 ^ (b4 | b0);
-    a4 = b4 ^ (b0 & b1);
-    a0 ^= RC[r + 1];
-    c0 = a0;
-    c1 = a1;
-    c2 = a2;
-    c3 = a3;
-    c4 = a4;
-    b0 = ROTL(e3 ^ d3, 28);
-    b1 = ROTL(e9 ^ d4, 20);
-    b2 = ROTL(e10 ^ d0, 3);
-    b3 = ROTL(e16 ^ d1, 45);
-    b4 = ROTL(e22 ^ d2, 61);
-    a5 = b0 ^ (b1 | b2);
-    a6 = b1 ^ (b2 & b3);
-    a7 = b2 ^ (b3 | ~b4);
-    a8 = b3 ^ (b4 | b0);
-    a9 = b4 ^ (b0 & b1);
-    c0 ^= a5;
-    c1 ^= a6;
-    c2 ^= a7;
-    c3 ^= a8;
-    c4 ^= a9;
-    b0 = ROTL(e1 ^ d1, 1);
-    b1 = ROTL(e7 ^ d2, 6);
-    b2 = ROTL(e13 ^ d3, 25);
-    b3 = ROTL(e19 ^ d4, 8);
-    b4 = ROTL(e20 ^ d0, 18);
-    a10 = b0 ^ (b1 | b2);
-    a11 = b1 ^ (b2 & b3);
-    a12 = b2 ^ (~b3 & b4);
-    a13 = ~(b3 ^ (b4 | b0));
-    a14 = b4 ^ (b0 & b1);
-    c0 ^= a10;
-    c1 ^= a11;
-    c2 ^= a12;
-    c3 ^= a13;
-    c4 ^= a14;
-    b0 = ROTL(e4 ^ d4, 27);
-    b1 = ROTL(e5 ^ d0, 36);
-    b2 = ROTL(e11 ^ d1, 10);
-    b3 = ROTL(e17 ^ d2, 15);
-    b4 = ROTL(e23 ^ d3, 56);
-    a15 = b0 ^ (b1 & b2);
-    a16 = b1 ^ (b2 | b3);
-    a17 = b2 ^ (~b3 | b4);
-    a18 = ~(b3 ^ (b4 & b0));
-    a19 = b4 ^ (b0 | b1);
-    c0 ^= a15;
-    c1 ^= a16;
-    c2 ^= a17;
-    c3 ^= a18;
-    c4 ^= a19;
-    b0 = ROTL(e2 ^ d2, 62);
-    b1 = ROTL(e8 ^ d3, 55);
-    b2 = ROTL(e14 ^ d4, 39);
-    b3 = ROTL(e15 ^ d0, 41);
-    b4 = ROTL(e21 ^ d1, 2);
-    a20 = b0 ^ (~b1 & b2);
-    a21 = ~(b1 ^ (b2 | b3));
-    a22 = b2 ^ (b3 & b4);
-    a23 = b3 ^ (b4 | b0);
-    a24 = b4 ^ (b0 & b1);
-    c0 ^= a20;
-    c1 ^= a21;
-    c2 ^= a22;
-    c3 ^= a23;
-    c4 ^= a24;
-  }
-  st[0] = a0; st[1] = ~a1; st[2] = ~a2; st[3] = a3; st[4] = a4;
-  st[5] = a5; st[6] = a6; st[7] = a7; st[8] = ~a8; st[9] = a9;
-  st[10] = a10; st[11] = a11; st[12] = ~a12; st[13] = a13; st[14] = a14;
-  st[15] = a15; st[16] = a16; st[17] = ~a17; st[18] = a18; st[19] = a19;
-  st[20] = ~a20; st[21] = a21; st[22] = a22; st[23] = a23; st[24] = a24;
+#define LANE uint64_t
+#define RCX(i) RC[i]
+#include "keccak-permute.inc"
+#undef LANE
+#undef RCX
 }
 
 static void keccak_f_portable(uint64_t st[25]) { permute(st); }
@@ -230,14 +62,44 @@ __attribute__((constructor)) static void keccak_pick(void) {
 #define keccak_f keccak_f_portable
 #endif
 
-static inline uint64_t load64le(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Four states side by side, one per 64-bit element of an AVX2 vector: the same permutation on
+ * vectors, ~2.3x the throughput of four single ones where the CPU has AVX2. */
+typedef uint64_t lanes4 __attribute__((vector_size(32)));
+__attribute__((target("avx2"))) static void keccak_f_x4(lanes4 st[25]) {
+#define LANE lanes4
+#define RCX(i) ((lanes4){RC[i], RC[i], RC[i], RC[i]})
+#include "keccak-permute.inc"
+#undef LANE
+#undef RCX
 }
+
+__attribute__((target("avx2"))) static void keccak256_x4_avx2(uint8_t *const out[4], const uint8_t *const msg[4],
+                                                             const size_t len[4]) {
+  uint8_t blk[4][RATE];
+  lanes4 st[25];
+  for (int k = 0; k < 4; k++) {
+    memcpy(blk[k], msg[k], len[k]);
+    memset(blk[k] + len[k], 0, RATE - len[k]);
+    blk[k][len[k]] ^= 0x01;
+    blk[k][RATE - 1] ^= 0x80;
+  }
+  for (int i = 0; i < 25; i++) st[i] = (lanes4){0, 0, 0, 0};
+  for (int i = 0; i < RATE / 8; i++)
+    st[i] = (lanes4){load64le(blk[0] + 8 * i), load64le(blk[1] + 8 * i), load64le(blk[2] + 8 * i), load64le(blk[3] + 8 * i)};
+  keccak_f_x4(st);
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 8; j++) out[k][8 * i + j] = (uint8_t)(st[i][k] >> (8 * j));
+}
+
+static int have_avx2;
+__attribute__((constructor)) static void keccak_pick_x4(void) {
+  __builtin_cpu_init();
+  have_avx2 = __builtin_cpu_supports("avx2");
+}
+#endif
+
 
 static void absorb_block(uint64_t st[25], const uint8_t *blk) {
   for (int i = 0; i < RATE / 8; i++) st[i] ^= load64le(blk + 8 * i);
@@ -289,4 +151,14 @@ void tsm_keccak256(uint8_t out[32], const uint8_t *data, size_t len) {
   tsm_keccak_init(&c);
   tsm_keccak_update(&c, data, len);
   tsm_keccak_final(&c, out);
+}
+
+void tsm_keccak256_x4(uint8_t *const out[4], const uint8_t *const msg[4], const size_t len[4]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (have_avx2) {
+    keccak256_x4_avx2(out, msg, len);
+    return;
+  }
+#endif
+  for (int k = 0; k < 4; k++) tsm_keccak256(out[k], msg[k], len[k]);
 }

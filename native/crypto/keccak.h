@@ -6,6 +6,10 @@
 #include <stdint.h>
 
 void tsm_keccak256(uint8_t out[32], const uint8_t *data, size_t len);
+/* Four independent hashes of one-block messages (each len[k] < 136): out[k] = keccak256(msg[k]).
+ * Four states in one AVX2 permutation where the CPU has it, else four single hashes. */
+void tsm_keccak256_x4(uint8_t *const out[4], const uint8_t *const msg[4], const size_t len[4]);
+#define TSM_KECCAK_X4_MAX 135
 
 /* Incremental form, for hashing buffers assembled from several pieces without copying. */
 typedef struct {

@@ -119,45 +119,89 @@ int tsm_derive_subaddress_public_key(uint8_t r[32], const uint8_t out_key[32], c
   return point_plus_derived(r, out_key, d, index, -1);
 }
 
+/* derive_view_tag's message: "view_tag" || derivation || varint(index); returns its length */
+static size_t view_tag_message(uint8_t buf[8 + 32 + 10], const uint8_t d[32], uint64_t index) {
+  memcpy(buf, "view_tag", 8);
+  memcpy(buf + 8, d, 32);
+  return 40 + write_varint(buf + 40, index);
+}
+
 /* derive_view_tag: first byte of keccak("view_tag" || derivation || varint(index)) */
 uint8_t tsm_derive_view_tag(const uint8_t d[32], uint64_t index) {
   uint8_t buf[8 + 32 + 10], h[32];
-  memcpy(buf, "view_tag", 8);
-  memcpy(buf + 8, d, 32);
-  size_t n = write_varint(buf + 40, index);
-  tsm_keccak256(h, buf, 40 + n);
+  tsm_keccak256(h, buf, view_tag_message(buf, d, index));
   return h[0];
 }
 
+/* derive_view_tag of four (derivation, index) pairs in one four-way keccak */
+static void view_tags4(uint8_t tags[4], const uint8_t *const d[4], const uint32_t index[4]) {
+  uint8_t buf[4][8 + 32 + 10], h[4][32];
+  const uint8_t *msg[4];
+  uint8_t *out[4];
+  size_t len[4];
+  for (int k = 0; k < 4; k++) {
+    len[k] = view_tag_message(buf[k], d[k], index[k]);
+    msg[k] = buf[k];
+    out[k] = h[k];
+  }
+  tsm_keccak256_x4(out, msg, len);
+  for (int k = 0; k < 4; k++) tags[k] = h[k][0];
+}
+
 void tsm_derive_view_tags(uint8_t *tags, const uint8_t *ds, const uint32_t *indices, size_t n) {
-  for (size_t i = 0; i < n; i++) tags[i] = tsm_derive_view_tag(ds + 32 * i, indices[i]);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint8_t *d[4] = {ds + 32 * i, ds + 32 * (i + 1), ds + 32 * (i + 2), ds + 32 * (i + 3)};
+    view_tags4(tags + i, d, indices + i);
+  }
+  for (; i < n; i++) tags[i] = tsm_derive_view_tag(ds + 32 * i, indices[i]);
 }
 
 void tsm_hash_to_scalars(uint8_t *r, const uint8_t *data, size_t len, size_t n) {
-  for (size_t i = 0; i < n; i++) tsm_hash_to_scalar(r + 32 * i, data + len * i, len);
+  size_t i = 0;
+  if (len <= TSM_KECCAK_X4_MAX)
+    for (; i + 4 <= n; i += 4) {
+      const uint8_t *msg[4] = {data + len * i, data + len * (i + 1), data + len * (i + 2), data + len * (i + 3)};
+      uint8_t *out[4] = {r + 32 * i, r + 32 * (i + 1), r + 32 * (i + 2), r + 32 * (i + 3)};
+      const size_t lens[4] = {len, len, len, len};
+      tsm_keccak256_x4(out, msg, lens);
+      for (int k = 0; k < 4; k++) tsm_sc_reduce32(out[k], out[k]);
+    }
+  for (; i < n; i++) tsm_hash_to_scalar(r + 32 * i, data + len * i, len);
 }
 
 /* wallet2's per-output check (is_out_to_acc_precomp: view tag, then derive_subaddress_public_key)
- * over a transaction's probes; the spend keys of up to SCAN_CHUNK probes share one inversion. */
+ * over a transaction's probes, SCAN_CHUNK at a time: the chunk's view tags four per keccak, then
+ * its spend keys, whose encodings share one inversion. */
 #define SCAN_CHUNK 64
 void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const uint8_t *keys, const uint16_t *tags,
                       const uint32_t *probes, size_t q) {
   ge_p3 pts[SCAN_CHUNK], p, sg;
   fe scratch[SCAN_CHUNK];
-  size_t slot[SCAN_CHUNK];
-  uint8_t s[32];
+  size_t slot[SCAN_CHUNK], tagged[SCAN_CHUNK];
+  uint8_t got[SCAN_CHUNK + 3], enc[32 * SCAN_CHUNK], s[32];
   ge_cached c;
   ge_p1p1 t;
-  size_t k = 0;
-  while (k < q) {
-    size_t m = 0;
-    for (; k < q && m < SCAN_CHUNK; k++) {
+  for (size_t k0 = 0; k0 < q; k0 += SCAN_CHUNK) {
+    size_t end = q - k0 < SCAN_CHUNK ? q : k0 + SCAN_CHUNK, nt = 0, m = 0;
+    for (size_t k = k0; k < end; k++)
+      if (tags[probes[2 * k + 1]] != TSM_NO_VIEW_TAG) tagged[nt++] = k;
+    for (size_t j = 0; j < nt; j += 4) {
+      const uint8_t *d[4];
+      uint32_t idx[4];
+      for (size_t u = 0; u < 4; u++) {
+        size_t k = tagged[j + u < nt ? j + u : nt - 1]; /* a short last group repeats its last probe */
+        d[u] = ds + 32 * (size_t)probes[2 * k];
+        idx[u] = probes[2 * k + 1];
+      }
+      view_tags4(got + j, d, idx);
+    }
+    for (size_t j = 0; j < nt; j++)
+      status[tagged[j]] = got[j] == tags[probes[2 * tagged[j] + 1]] ? TSM_SCAN_SPEND_KEY : TSM_SCAN_TAG_MISMATCH;
+    for (size_t k = k0; k < end; k++) {
       const uint8_t *d = ds + 32 * (size_t)probes[2 * k];
       uint32_t o = probes[2 * k + 1];
-      if (tags[o] != TSM_NO_VIEW_TAG && tsm_derive_view_tag(d, o) != tags[o]) {
-        status[k] = TSM_SCAN_TAG_MISMATCH;
-        continue;
-      }
+      if (tags[o] != TSM_NO_VIEW_TAG && status[k] == TSM_SCAN_TAG_MISMATCH) continue;
       if (tsm_ge_frombytes(&p, keys + 32 * (size_t)o) != 0) {
         status[k] = TSM_SCAN_BAD_KEY;
         continue;
@@ -172,7 +216,6 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
       slot[m++] = k;
     }
     if (m == 0) continue;
-    uint8_t enc[32 * SCAN_CHUNK];
     tsm_ge_p3_tobytes_many(enc, pts, m, scratch);
     for (size_t j = 0; j < m; j++) memcpy(out + 32 * slot[j], enc + 32 * j, 32);
   }
