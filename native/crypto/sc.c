@@ -93,8 +93,8 @@ static void add_into(uint64_t r[8], const uint64_t a[4]) {
   }
 }
 
-/* r = x mod l for x < 2^257 (x[4] <= 1): with q = floor(x / 2^252) <= 31, x - q l lies in
- * (-2^130, 2^252) because l = 2^252 + d with d < 2^125, so one masked addition of l finishes. */
+/* r = x mod l for x < 2^258 (x[4] <= 3): with q = floor(x / 2^252) <= 63, x - q l lies in
+ * (-2^131, 2^252) because l = 2^252 + d with d < 2^125, so one masked addition of l finishes. */
 static void reduce_short(uint64_t r[4], const uint64_t x[5]) {
   const uint64_t q = (x[3] >> 60) | (x[4] << 4);
   uint64_t ql[5], d[5], borrow = 0;
@@ -178,13 +178,23 @@ void tsm_sc_add(uint8_t r[32], const uint8_t a[32], const uint8_t b[32]) {
   store4(r, o);
 }
 
+/* 16 l (> 2^256 > any b), 5 limbs */
+static const uint64_t L16[5] = {0x812631a5cf5d3ed0ULL, 0x4def9dea2f79cd65ULL, 1, 0, 1};
+
 void tsm_sc_sub(uint8_t r[32], const uint8_t a[32], const uint8_t b[32]) {
-  uint64_t aa[4], bb[4], o[4];
+  /* a + (16 l - b): congruent to a - b, positive and below 2^258, then one short reduction */
+  uint64_t aa[4], bb[4], x[5], o[4], borrow = 0;
+  u128 carry = 0;
   load4(aa, a);
   load4(bb, b);
-  reduce4(aa, aa);
-  reduce4(bb, bb);
-  sub_mod(o, aa, bb);
+  for (int i = 0; i < 5; i++) {
+    u128 t = (u128)L16[i] - (i < 4 ? bb[i] : 0) - borrow;
+    borrow = (uint64_t)(t >> 64) & 1;
+    u128 v = (u128)(uint64_t)t + (i < 4 ? aa[i] : 0) + carry;
+    x[i] = (uint64_t)v;
+    carry = v >> 64;
+  }
+  reduce_short(o, x);
   store4(r, o);
 }
 
