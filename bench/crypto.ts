@@ -162,20 +162,19 @@ const direct = (test: string): MoneroRef => ({ terms: [{ test, coef: 1 }] });
 /** BATCH values of a pool, concatenated (the pool cycled). */
 const batchOf = (pool: Bytes[]): Bytes => concat(Array.from({ length: BATCH }, (_, i) => pool[i & MASK]));
 
-/** A row timing `scBatch(op)` over BATCH pairs, next to Monero's single op. */
+/** A row timing one call of a batch entry point doing BATCH operations, per operation, next to Monero's single call. */
+function batchRow(label: string, monero: MoneroRef, prepare: Row["prepare"]): Row {
+  return { name: `${label}, batch of ${BATCH} (per op)`, monero, goal: 1, batch: BATCH, prepare };
+}
+
+/** A row timing `scBatch(op)` over BATCH pairs. */
 function scBatchRow(op: "add" | "sub" | "mul", label: string, test: string): Row {
-  return {
-    name: `${label}, batch of ${BATCH} (per op)`,
-    monero: direct(test),
-    goal: 1,
-    batch: BATCH,
-    prepare: (b, m) => {
-      const a = batchOf(m.scalars);
-      const c = batchOf(m.scalars2);
-      const out = new Uint8Array(32 * BATCH);
-      return () => b.scBatch(op, a, c, out);
-    },
-  };
+  return batchRow(label, direct(test), (b, m) => {
+    const a = batchOf(m.scalars);
+    const c = batchOf(m.scalars2);
+    const out = new Uint8Array(32 * BATCH);
+    return () => b.scBatch(op, a, c, out);
+  });
 }
 
 /**
@@ -231,17 +230,11 @@ const ROWS: Row[] = [
       return (i) => b.scReduce32(m.raw32[i & MASK], out);
     },
   },
-  {
-    name: `scReduce32, batch of ${BATCH} (per op)`,
-    monero: direct("test_sc_reduce32"),
-    goal: 1,
-    batch: BATCH,
-    prepare: (b, m) => {
-      const a = batchOf(m.raw32);
-      const out = new Uint8Array(32 * BATCH);
-      return () => b.scBatch("reduce32", a, null, out);
-    },
-  },
+  batchRow("scReduce32", direct("test_sc_reduce32"), (b, m) => {
+    const a = batchOf(m.raw32);
+    const out = new Uint8Array(32 * BATCH);
+    return () => b.scBatch("reduce32", a, null, out);
+  }),
   {
     name: "scReduce64",
     prepare: (b, m) => {
@@ -257,17 +250,11 @@ const ROWS: Row[] = [
       return (i) => b.scCheck(m.scalars[i & MASK]);
     },
   },
-  {
-    name: `scCheck, batch of ${BATCH} (per op)`,
-    monero: direct("test_sc_check"),
-    goal: 1,
-    batch: BATCH,
-    prepare: (b, m) => {
-      const s = batchOf(m.scalars);
-      expect(b.scCheckBatch(s) === -1, "scCheckBatch rejected a canonical scalar");
-      return () => b.scCheckBatch(s);
-    },
-  },
+  batchRow("scCheck", direct("test_sc_check"), (b, m) => {
+    const s = batchOf(m.scalars);
+    expect(b.scCheckBatch(s) === -1, "scCheckBatch rejected a canonical scalar");
+    return () => b.scCheckBatch(s);
+  }),
   {
     name: "scAdd",
     monero: direct("test_crypto_ops<op_sc_add>"),
@@ -317,17 +304,11 @@ const ROWS: Row[] = [
       return (i) => b.hashToScalar(m.raw32[i & MASK], out);
     },
   },
-  {
-    name: `hashToScalars, batch of ${BATCH} × 32 B (per op)`,
-    monero: derived(["test_cn_fast_hash<32>", 1], ["test_sc_reduce32", 1]),
-    goal: 1,
-    batch: BATCH,
-    prepare: (b, m) => {
-      const data = batchOf(m.raw32);
-      const out = new Uint8Array(32 * BATCH);
-      return () => b.hashToScalars(data, BATCH, out);
-    },
-  },
+  batchRow("hashToScalars (32 B each)", derived(["test_cn_fast_hash<32>", 1], ["test_sc_reduce32", 1]), (b, m) => {
+    const data = batchOf(m.raw32);
+    const out = new Uint8Array(32 * BATCH);
+    return () => b.hashToScalars(data, BATCH, out);
+  }),
   {
     name: "pointCheck (ge_frombytes_vartime)",
     monero: direct("test_ge_frombytes_vartime"),
@@ -485,18 +466,12 @@ const ROWS: Row[] = [
     monero: direct("test_derive_view_tag"),
     prepare: (b, m) => (i) => b.deriveViewTag(m.points[i & MASK], 0),
   },
-  {
-    name: `deriveViewTags, batch of ${BATCH} (per op)`,
-    monero: direct("test_derive_view_tag"),
-    goal: 1,
-    batch: BATCH,
-    prepare: (b, m) => {
-      const d = batchOf(m.points);
-      const idx = new Uint32Array(BATCH);
-      const out = new Uint8Array(BATCH);
-      return () => b.deriveViewTags(d, idx, out);
-    },
-  },
+  batchRow("deriveViewTags", direct("test_derive_view_tag"), (b, m) => {
+    const d = batchOf(m.points);
+    const idx = new Uint32Array(BATCH);
+    const out = new Uint8Array(BATCH);
+    return () => b.deriveViewTags(d, idx, out);
+  }),
   scanRow(false),
   scanRow(true),
   {

@@ -32,22 +32,27 @@ static napi_value throw_type(napi_env env, const char *msg) {
   return NULL;
 }
 
+/* A TypeError for an argument of the wrong type, replacing whatever napi_get_typedarray_info left
+ * pending; returns 0. */
+static int throw_arg_type(napi_env env, const char *msg) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) {
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+  }
+  napi_throw_type_error(env, NULL, msg);
+  return 0;
+}
+
 /* Reads argument i as a Uint8Array (Buffer included); want = exact length, or (size_t)-1 for any. */
 static int arg_bytes(napi_env env, napi_value *argv, size_t argc, size_t i, size_t want, bytes_t *out) {
   napi_typedarray_type type;
   size_t len;
   void *data;
   if (i >= argc || napi_get_typedarray_info(env, argv[i], &type, &len, &data, NULL, NULL) != napi_ok ||
-      (type != napi_uint8_array && type != napi_uint8_clamped_array)) {
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    if (pending) {
-      napi_value ignored;
-      napi_get_and_clear_last_exception(env, &ignored);
-    }
-    napi_throw_type_error(env, NULL, "tsmonero_crypto: expected a Uint8Array argument");
-    return 0;
-  }
+      (type != napi_uint8_array && type != napi_uint8_clamped_array))
+    return throw_arg_type(env, "tsmonero_crypto: expected a Uint8Array argument");
   if (want != (size_t)-1 && len != want) {
     napi_throw_type_error(env, NULL, "tsmonero_crypto: wrong buffer length");
     return 0;
@@ -61,16 +66,8 @@ static int arg_bytes(napi_env env, napi_value *argv, size_t argc, size_t i, size
 static int arg_typed(napi_env env, napi_value *argv, size_t argc, size_t i, napi_typedarray_type want, size_t *len,
                      void **data) {
   napi_typedarray_type type;
-  if (i >= argc || napi_get_typedarray_info(env, argv[i], &type, len, data, NULL, NULL) != napi_ok || type != want) {
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    if (pending) {
-      napi_value ignored;
-      napi_get_and_clear_last_exception(env, &ignored);
-    }
-    napi_throw_type_error(env, NULL, "tsmonero_crypto: expected a typed array of another type");
-    return 0;
-  }
+  if (i >= argc || napi_get_typedarray_info(env, argv[i], &type, len, data, NULL, NULL) != napi_ok || type != want)
+    return throw_arg_type(env, "tsmonero_crypto: expected a typed array of another type");
   return 1;
 }
 
