@@ -229,8 +229,10 @@ export function wrapAddon(a: Addon): NativeBackend {
     },
     scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan {
       const q = scanProbeCount(derivations, outKeys, viewTags, probes);
-      const status = new Uint8Array(q);
-      const keys = new Uint8Array(32 * q);
+      // one allocation for both (each fresh typed array handed to the addon costs ~0.3-0.6 µs)
+      const buf = new Uint8Array(33 * q);
+      const keys = buf.subarray(0, 32 * q);
+      const status = buf.subarray(32 * q);
       a.scanOutputs(derivations, outKeys, viewTags, probes, status, keys);
       return { status, keys };
     },
