@@ -84,21 +84,28 @@ void tsm_derivation_to_scalar(uint8_t r[32], const uint8_t d[32], uint64_t index
   tsm_hash_to_scalar(r, buf, 32 + n);
 }
 
-/* derive_public_key (sign = 1) and derive_subaddress_public_key (sign = -1): point +- s*G */
-static int point_plus_derived(uint8_t r[32], const uint8_t point[32], const uint8_t d[32], uint64_t index, int sign) {
+/* point +- derivation_to_scalar(d, index)*G into t; 0 when point does not decode */
+static int derived_sum(ge_p1p1 *t, const uint8_t point[32], const uint8_t d[32], uint64_t index, int sign) {
   uint8_t s[32];
   ge_p3 p, sg;
   ge_cached c;
-  ge_p1p1 t;
-  ge_p2 o;
   if (tsm_ge_frombytes(&p, point) != 0) return 0;
   tsm_derivation_to_scalar(s, d, index);
   tsm_ge_scalarmult_base(&sg, s);
+  tsm_wipe(s, sizeof s);
   ge_p3_to_cached(&c, &sg);
   if (sign > 0)
-    ge_add(&t, &p, &c);
+    ge_add(t, &p, &c);
   else
-    ge_sub(&t, &p, &c);
+    ge_sub(t, &p, &c);
+  return 1;
+}
+
+/* derive_public_key (sign = 1) and derive_subaddress_public_key (sign = -1): point +- s*G */
+static int point_plus_derived(uint8_t r[32], const uint8_t point[32], const uint8_t d[32], uint64_t index, int sign) {
+  ge_p1p1 t;
+  ge_p2 o;
+  if (!derived_sum(&t, point, d, index, sign)) return 0;
   ge_p1p1_to_p2(&o, &t);
   tsm_ge_p2_tobytes(r, &o);
   return 1;
@@ -176,11 +183,10 @@ void tsm_hash_to_scalars(uint8_t *r, const uint8_t *data, size_t len, size_t n) 
 #define SCAN_CHUNK 64
 void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const uint8_t *keys, const uint16_t *tags,
                       const uint32_t *probes, size_t q) {
-  ge_p3 pts[SCAN_CHUNK], p, sg;
+  ge_p3 pts[SCAN_CHUNK];
   fe scratch[SCAN_CHUNK];
   size_t slot[SCAN_CHUNK], tagged[SCAN_CHUNK];
-  uint8_t got[SCAN_CHUNK + 3], enc[32 * SCAN_CHUNK], s[32];
-  ge_cached c;
+  uint8_t got[SCAN_CHUNK + 3], enc[32 * SCAN_CHUNK];
   ge_p1p1 t;
   for (size_t k0 = 0; k0 < q; k0 += SCAN_CHUNK) {
     size_t end = q - k0 < SCAN_CHUNK ? q : k0 + SCAN_CHUNK, nt = 0, m = 0;
@@ -202,15 +208,11 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
       const uint8_t *d = ds + 32 * (size_t)probes[2 * k];
       uint32_t o = probes[2 * k + 1];
       if (tags[o] != TSM_NO_VIEW_TAG && status[k] == TSM_SCAN_TAG_MISMATCH) continue;
-      if (tsm_ge_frombytes(&p, keys + 32 * (size_t)o) != 0) {
+      /* derive_subaddress_public_key, kept as a point so the chunk's encodings share an inversion */
+      if (!derived_sum(&t, keys + 32 * (size_t)o, d, o, -1)) {
         status[k] = TSM_SCAN_BAD_KEY;
         continue;
       }
-      /* derive_subaddress_public_key: P - derivation_to_scalar(d, o)*G */
-      tsm_derivation_to_scalar(s, d, o);
-      tsm_ge_scalarmult_base(&sg, s);
-      ge_p3_to_cached(&c, &sg);
-      ge_sub(&t, &p, &c);
       ge_p1p1_to_p3(&pts[m], &t);
       status[k] = TSM_SCAN_SPEND_KEY;
       slot[m++] = k;
@@ -219,8 +221,6 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
     tsm_ge_p3_tobytes_many(enc, pts, m, scratch);
     for (size_t j = 0; j < m; j++) memcpy(out + 32 * slot[j], enc + 32 * j, 32);
   }
-  tsm_wipe(s, sizeof s);
-  tsm_wipe(&sg, sizeof sg);
 }
 
 /* generate_key_image: sec * hash_to_ec(pub) */
