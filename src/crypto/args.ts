@@ -1,7 +1,8 @@
 /**
- * Argument checks of the backends' batch entry points (`scBatch`, `hashToScalars`,
- * `deriveViewTags`, `scanOutputs`), shared so both backends reject the same calls with the same
- * errors: TypeError for wrong buffer types or lengths, RangeError for indices out of range.
+ * Argument checks shared by the backends: the batch entry points' (`scBatch`, `hashToScalars`,
+ * `deriveViewTags`, `scanOutputs`), so both backends reject the same calls with the same errors
+ * (TypeError for wrong buffer types or lengths, RangeError for indices out of range), and the
+ * native wrapper's fixed-length buffers (`need`, `outBuf`).
  */
 import { type Bytes, NO_VIEW_TAG, type ScalarBatchOp } from "./backend.js";
 
@@ -13,11 +14,16 @@ function lengthIs(fn: string, name: string, v: Uint8Array, len: number): void {
   if (v.length !== len) throw new TypeError(`${fn}: ${name} must be ${len} bytes, got ${v.length}`);
 }
 
+/** `v` is a Uint8Array of exactly `len` bytes. */
+export function need(fn: string, name: string, v: unknown, len: number): asserts v is Uint8Array {
+  bytesOf(fn, name, v);
+  lengthIs(fn, name, v, len);
+}
+
 /** The caller's out buffer of `len` bytes (checked), or a new one. */
-export function batchOut(fn: string, out: Uint8Array | undefined, len: number): Uint8Array {
+export function outBuf(fn: string, out: Uint8Array | undefined, len = 32): Uint8Array {
   if (out === undefined) return new Uint8Array(len);
-  bytesOf(fn, "out", out);
-  lengthIs(fn, "out", out, len);
+  need(fn, "out", out, len);
   return out;
 }
 

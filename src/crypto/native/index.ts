@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Bytes, CryptoBackend, OutputScan, ScalarBatchOp } from "../backend.js";
-import { batchOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../batch-args.js";
+import { hashToScalarsItemLength, need, outBuf, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../args.js";
 
 /** The addon's exports (native/crypto/addon.c): results go to the trailing `out` argument. */
 interface Addon {
@@ -97,11 +97,6 @@ export function setProverThreads(n: 1 | 2): void {
   threads = n;
 }
 
-function need(fn: string, name: string, v: Bytes, len: number): void {
-  if (!(v instanceof Uint8Array)) throw new TypeError(`${fn}: ${name} must be a Uint8Array`);
-  if (v.length !== len) throw new TypeError(`${fn}: ${name} must be ${len} bytes, got ${v.length}`);
-}
-
 function needMultiple(fn: string, name: string, v: Bytes, unit: number): number {
   if (!(v instanceof Uint8Array)) throw new TypeError(`${fn}: ${name} must be a Uint8Array`);
   if (v.length % unit !== 0) throw new TypeError(`${fn}: ${name} must be a multiple of ${unit} bytes, got ${v.length}`);
@@ -111,12 +106,6 @@ function needMultiple(fn: string, name: string, v: Bytes, unit: number): number 
 function needIndex(fn: string, index: number): void {
   if (!Number.isSafeInteger(index) || index < 0)
     throw new TypeError(`${fn}: index must be a non-negative safe integer, got ${index}`);
-}
-
-function outBuf(fn: string, out: Bytes | undefined, len = 32): Bytes {
-  if (out === undefined) return new Uint8Array(len);
-  need(fn, "out", out, len);
-  return out;
 }
 
 /** The native backend, plus a hook to force the multi-scalar algorithm (tests, benchmarks). */
@@ -208,7 +197,7 @@ export function wrapAddon(a: Addon): NativeBackend {
 
     scBatch(op: ScalarBatchOp, x: Bytes, y: Bytes | null, out?: Bytes): Bytes {
       const n = scBatchCount(op, x, y);
-      const o = batchOut("scBatch", out, 32 * n);
+      const o = outBuf("scBatch", out, 32 * n);
       a.scBatch(SC_OPS[op], x, y ?? EMPTY, o);
       return o;
     },
@@ -218,12 +207,12 @@ export function wrapAddon(a: Addon): NativeBackend {
     },
     hashToScalars(data: Bytes, n: number, out?: Bytes): Bytes {
       hashToScalarsItemLength(data, n);
-      const o = batchOut("hashToScalars", out, 32 * n);
+      const o = outBuf("hashToScalars", out, 32 * n);
       a.hashToScalars(data, n, o);
       return o;
     },
     deriveViewTags(derivations: Bytes, indices: Uint32Array, out?: Uint8Array): Uint8Array {
-      const o = batchOut("deriveViewTags", out, viewTagCount(derivations, indices));
+      const o = outBuf("deriveViewTags", out, viewTagCount(derivations, indices));
       a.deriveViewTags(derivations, indices, o);
       return o;
     },

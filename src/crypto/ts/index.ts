@@ -12,7 +12,7 @@
  * - multiScalarMult uses scalars as plain 256-bit integers (as rct's multiexp does).
  */
 import { type Bytes, type CryptoBackend, NO_VIEW_TAG, type OutputScan, SCAN_BAD_KEY, SCAN_SPEND_KEY, SCAN_TAG_MISMATCH, type ScalarBatchOp } from "../backend.js";
-import { batchOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../batch-args.js";
+import { outBuf as checkedOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../args.js";
 import * as M from "./monero.js";
 import * as G from "./point.js";
 import * as S from "./scalar.js";
@@ -165,7 +165,7 @@ export const tsBackend: CryptoBackend = {
   /** n independent sc_reduce32 / sc_add / sc_sub / sc_mul. */
   scBatch(op: ScalarBatchOp, a: Bytes, b: Bytes | null, out?: Bytes): Bytes {
     const n = scBatchCount(op, a, b);
-    const o = batchOut("scBatch", out, 32 * n);
+    const o = checkedOut("scBatch", out, 32 * n);
     const step = b !== null && b.length === 32 ? 0 : 32;
     for (let i = 0; i < n; i++) {
       const r = o.subarray(32 * i, 32 * i + 32);
@@ -190,7 +190,7 @@ export const tsBackend: CryptoBackend = {
   /** hash_to_scalar of each of n equal-length inputs. */
   hashToScalars(data: Bytes, n: number, out?: Bytes): Bytes {
     const len = hashToScalarsItemLength(data, n);
-    const o = batchOut("hashToScalars", out, 32 * n);
+    const o = checkedOut("hashToScalars", out, 32 * n);
     for (let i = 0; i < n; i++) M.hashToScalar(data.subarray(len * i, len * i + len), o.subarray(32 * i, 32 * i + 32));
     return o;
   },
@@ -198,7 +198,7 @@ export const tsBackend: CryptoBackend = {
   /** derive_view_tag per (derivation, index) pair. */
   deriveViewTags(derivations: Bytes, indices: Uint32Array, out?: Uint8Array): Uint8Array {
     const n = viewTagCount(derivations, indices);
-    const o = batchOut("deriveViewTags", out, n);
+    const o = checkedOut("deriveViewTags", out, n);
     for (let i = 0; i < n; i++) o[i] = M.deriveViewTag(derivations.subarray(32 * i, 32 * i + 32), indices[i]);
     return o;
   },
