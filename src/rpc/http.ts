@@ -385,6 +385,8 @@ class Connection {
   ) {
     this.local = isLocalAddress(socket.remoteAddress ?? "");
     socket.setNoDelay(true);
+    // a new TCP connection starts out acknowledging at once; after a TLS handshake it may not, and
+    // setting the option also sends an ACK already pending for what arrived first (quick-ack.ts)
     quickAck(socket);
     socket.on("data", (d: Buffer) => this.onData(d));
     socket.on("error", () => this.destroy());
@@ -783,7 +785,6 @@ export class HttpServer {
     }
     this.sockets.add(s);
     this.perIp.set(ip, mine + 1);
-    quickAck(s);
     let c: Connection | undefined;
     const start = (t: Socket): void => {
       if (s.destroyed) return;

@@ -41,8 +41,9 @@ export function quickAckAvailable(): boolean {
 }
 
 /**
- * Asks the kernel to acknowledge the next segments of `socket` at once. Call it when a connection
- * is accepted and after each answer written (the kernel drops back to delayed ACKs by itself).
+ * Asks the kernel to acknowledge the next segments of `socket` at once (and to send an ACK it
+ * holds now). Call it when HTTP starts on a connection (after TLS's handshake) and after each
+ * answer written: the kernel drops back to delayed ACKs by itself.
  * Returns whether the option was set.
  */
 export function quickAck(socket: Socket): boolean {
