@@ -267,7 +267,11 @@ if (CHILD_DIR !== undefined) {
   test("popping the top 60 blocks returns their txs and re-applying them gives identical state", () => {
     const full = digest(store);
     const popped: { block: Block; txs: Transaction[] }[] = [];
-    for (let i = 0; i < 60; i++) popped.unshift(store.popBlock());
+    for (let i = 0; i < 60; i++) {
+      popped.unshift(store.popBlock());
+      // the top kept in memory follows every pop
+      assert.equal(toHex(store.topHash()), chain[store.height() - 1].hash);
+    }
     assert.equal(store.height(), 273);
     audit(store, chain);
     let txs = 0;
@@ -282,7 +286,10 @@ if (CHILD_DIR !== undefined) {
       txs += p.txs.length;
     });
     assert.ok(txs > 10, `popped ${txs} txs`);
-    for (let h = 273; h < 333; h++) applyChecked(store, chain[h]);
+    for (let h = 273; h < 333; h++) {
+      applyChecked(store, chain[h]);
+      assert.equal(toHex(store.topHash()), chain[h].hash, "the top kept in memory follows every apply");
+    }
     assert.equal(digest(store), full);
     const both = store.cumulativeRctBothWays();
     assert.deepEqual(both.stored, both.walked, "popped and re-applied blocks carry their counts again");
@@ -297,6 +304,7 @@ if (CHILD_DIR !== undefined) {
     const bad: Block = { ...top.block, txHashes: [old.txIds[0]] };
     assert.throws(() => store.applyBlock(bad, [old.txs[0]], { difficulty: 1n, cumulativeDifficulty: 1n, weight: 1, longTermWeight: 1, alreadyGeneratedCoins: 1n, reward: 1n }), /already stored/);
     assert.equal(digest(store), before);
+    assert.equal(toHex(store.topHash()), chain[store.height() - 1].hash, "a rolled-back apply leaves the kept top alone");
     // a block that does not extend the top
     assert.throws(() => store.applyBlock(chain[100].block, chain[100].txs, { difficulty: 1n, cumulativeDifficulty: 1n, weight: 1, longTermWeight: 1, alreadyGeneratedCoins: 1n, reward: 1n }), StoreError);
     assert.equal(digest(store), before);

@@ -183,6 +183,28 @@ class Lifetime {
   }
 }
 
+/** A request as handlers see it (a class: a getter in an object literal is slow to create per request). */
+class IncomingRequest implements HttpRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: ReadonlyMap<string, string>;
+
+  constructor(
+    head: Head,
+    readonly body: Buffer,
+    readonly remoteAddress: string,
+    private readonly life: Lifetime,
+  ) {
+    this.method = head.method;
+    this.url = head.url;
+    this.headers = head.headers;
+  }
+
+  get signal(): AbortSignal {
+    return this.life.signal;
+  }
+}
+
 /** A request head that did not parse: answered with `status`, then the connection closes. */
 class HeadError extends Error {
   constructor(
@@ -378,12 +400,21 @@ class Connection {
   private life: Lifetime | undefined;
   /** The peer is on loopback or a private network (epee's m_local). */
   private readonly local: boolean;
+  /** The peer's address, read once (node:net asks the kernel on first use). */
+  private readonly remote: string;
+  /**
+   * Plain TCP, not TLS: epee's TLS client turns Nagle off (ssl_options_t::configure), its plain
+   * client does not, so only plain connections need an ACK forced after each answer.
+   */
+  private readonly plain: boolean;
 
   constructor(
     private readonly socket: Socket,
     private readonly server: HttpServer,
   ) {
-    this.local = isLocalAddress(socket.remoteAddress ?? "");
+    this.remote = socket.remoteAddress ?? "";
+    this.local = isLocalAddress(this.remote);
+    this.plain = (socket as Socket & { encrypted?: boolean }).encrypted !== true;
     socket.setNoDelay(true);
     // a new TCP connection starts out acknowledging at once; after a TLS handshake it may not, and
     // setting the option also sends an ACK already pending for what arrived first (quick-ack.ts)
@@ -654,16 +685,7 @@ class Connection {
     this.arm(undefined);
     const life = new Lifetime();
     this.life = life;
-    const req: HttpRequest = {
-      method: head.method,
-      url: head.url,
-      headers: head.headers,
-      body,
-      remoteAddress: this.socket.remoteAddress ?? "",
-      get signal() {
-        return life.signal;
-      },
-    };
+    const req = new IncomingRequest(head, body, this.remote, life);
     let answer: Promise<HttpAnswer> | HttpAnswer;
     try {
       answer = this.server.handler(req);
@@ -716,8 +738,9 @@ class Connection {
       s.write(a.body as Uint8Array, flushed);
       s.uncork();
     }
-    // epee clients send the next request's head and body in two writes: ACK the head at once (quick-ack.ts)
-    quickAck(s);
+    // epee's plain-HTTP client sends the next request's head and body in two writes with Nagle on:
+    // ACK the head at once (quick-ack.ts)
+    if (this.plain) quickAck(s);
     if (close) {
       this.closed = true;
       this.arm(undefined);

@@ -112,6 +112,22 @@ const BAD_REQUEST = 400;
 export const IDLE_TIMEOUT_REMOTE_MS = 300_000;
 export const IDLE_TIMEOUT_LOCAL_MS = 1_800_000;
 
+/** What a method's handler is given (a class: a getter in an object literal is slow to create per request). */
+class Context implements RpcContext {
+  readonly remoteAddress: string;
+
+  constructor(
+    private readonly req: HttpRequest,
+    readonly restricted: boolean,
+  ) {
+    this.remoteAddress = req.remoteAddress;
+  }
+
+  get signal(): AbortSignal {
+    return this.req.signal;
+  }
+}
+
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
@@ -226,13 +242,7 @@ export class RpcServer {
     }
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
-    const ctx: RpcContext = {
-      remoteAddress: req.remoteAddress,
-      restricted: this.o.restricted,
-      get signal() {
-        return req.signal;
-      },
-    };
+    const ctx = new Context(req, this.o.restricted);
     if (route?.stream && req.method === "GET") return route.stream(req);
     if (route) return route.methods ? this.jsonRpc(req.body, ctx, route.methods) : { status: 405, type: "text/plain", body: "use GET for this stream\n", headers: { Allow: "GET" } };
     if (path === "/json_rpc") return this.jsonRpc(req.body, ctx);
@@ -250,7 +260,7 @@ export class RpcServer {
     return { status: 200, type: "application/json", body: rawBytes ? Buffer.from(text, "latin1") : text };
   }
 
-  private async jsonRpc(body: Buffer, ctx: RpcContext, table: MethodTable = this.o.methods): Promise<Reply> {
+  private jsonRpc(body: Buffer, ctx: RpcContext, table: MethodTable = this.o.methods): Promise<Reply> | Reply {
     let root: JsonValue;
     try {
       // epee loads an empty body as an empty object (then: no method, -32600)
@@ -282,25 +292,32 @@ export class RpcServer {
     }
     const denied = table.denied(def, this.o.restricted);
     if (denied) return this.json({ error: { code: denied.code, message: denied.message }, id, jsonrpc: "2.0" });
-    let result: JsonWritable;
-    try {
-      result = await def.handler(params, ctx);
-    } catch (e) {
+    const failed = (e: unknown): Reply => {
       if (e instanceof RpcError) return this.json({ error: { code: e.code, message: e.message }, id, jsonrpc: "2.0" });
       if (e instanceof SchemaError) return this.json({ error: table.errors.invalidParams(e, def.name), id, jsonrpc: "2.0" });
       this.o.log(`rpc: ${def.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
-    }
+    };
+    const answered = (result: JsonWritable): Reply => {
+      try {
+        return this.json({ id, jsonrpc: "2.0", result }, def.rawBytes === true);
+      } catch (e) {
+        // a result JSON cannot hold (a non-finite number): the internal error, never an empty 500
+        this.o.log(`rpc: ${def.name}: answer not writable as JSON: ${e instanceof Error ? e.message : String(e)}`);
+        return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
+      }
+    };
+    let result: JsonWritable | Promise<JsonWritable>;
     try {
-      return this.json({ id, jsonrpc: "2.0", result }, def.rawBytes === true);
+      result = def.handler(params, ctx);
     } catch (e) {
-      // a result JSON cannot hold (a non-finite number): the internal error, never an empty 500
-      this.o.log(`rpc: ${def.name}: answer not writable as JSON: ${e instanceof Error ? e.message : String(e)}`);
-      return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
+      return failed(e);
     }
+    // a synchronous handler is answered in the same tick as its request
+    return result instanceof Promise ? result.then(answered, failed) : answered(result);
   }
 
-  private async jsonPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> {
+  private jsonPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
     const def = this.o.methods.jsonPath(path, this.o.restricted);
     if (!def) return { status: 404, type: "text/plain", body: "" };
     let params: unknown;
@@ -312,16 +329,30 @@ export class RpcServer {
         return { status: BAD_REQUEST, type: "text/plain", body: `Bad request: ${e.message}\n` };
       throw e;
     }
-    try {
-      return this.json(await def.handler(params, ctx), def.rawBytes === true);
-    } catch (e) {
+    const failed = (e: unknown): Reply => {
       if (e instanceof RpcError) return this.json({ status: e.message, untrusted: false });
       this.o.log(`rpc: ${path} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       return { status: 500, type: "text/plain", body: "" };
+    };
+    try {
+      const out = def.handler(params, ctx);
+      if (out instanceof Promise) return out.then((v) => this.jsonOr(v, def.rawBytes === true, failed), failed);
+      return this.json(out, def.rawBytes === true);
+    } catch (e) {
+      return failed(e);
     }
   }
 
-  private async binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> {
+  /** The JSON answer of `v`, or `failed`'s when it cannot be written. */
+  private jsonOr(v: JsonWritable, rawBytes: boolean, failed: (e: unknown) => Reply): Reply {
+    try {
+      return this.json(v, rawBytes);
+    } catch (e) {
+      return failed(e);
+    }
+  }
+
+  private binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
     const def = this.o.methods.binPath(path, this.o.restricted);
     if (!def) return { status: 404, type: "text/plain", body: "" };
     let req: unknown;
@@ -331,18 +362,29 @@ export class RpcServer {
       const why = e instanceof Error ? e.message : String(e);
       return { status: BAD_REQUEST, type: "text/plain", body: `Bad request: ${why}\n` };
     }
-    try {
-      const t0 = TIMING ? performance.now() : 0;
-      const out = await def.handler(req, ctx);
-      const t1 = TIMING ? performance.now() : 0;
-      const bytes = encodeEpee(def.response, out);
-      if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
-      return { status: 200, type: "application/octet-stream", body: bytes };
-    } catch (e) {
+    const failed = (e: unknown): Reply => {
       if (e instanceof RpcError || e instanceof EpeeTypeError) {
         this.o.log(`rpc: ${path}: ${e.message}`);
       } else this.o.log(`rpc: ${path} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       return { status: 500, type: "text/plain", body: "" };
+    };
+    const t0 = TIMING ? performance.now() : 0;
+    const encoded = (out: unknown): Reply => {
+      try {
+        const t1 = TIMING ? performance.now() : 0;
+        const bytes = encodeEpee(def.response, out);
+        if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
+        return { status: 200, type: "application/octet-stream", body: bytes };
+      } catch (e) {
+        return failed(e);
+      }
+    };
+    try {
+      const out = def.handler(req, ctx);
+      // a synchronous handler is answered in the same tick as its request
+      return out instanceof Promise ? out.then(encoded, failed) : encoded(out);
+    } catch (e) {
+      return failed(e);
     }
   }
 }

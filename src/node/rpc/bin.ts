@@ -385,8 +385,34 @@ function handleGetBlocks(d: NodeRpcDeps, req: GetBlocksBinRequest): Pick<BlocksA
 
 export { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT };
 
+/** Cores whose new blocks already get their get_blocks.bin entry built as they arrive. */
+const primed = new WeakSet<NodeRpcDeps["core"]>();
+
+/**
+ * Builds the pruned get_blocks.bin entry of each new top block as it is added (after the adding
+ * code's turn of the event loop), not in the first wallet request for it: every wallet's next
+ * refresh asks for that block. The same work, moved off the request path.
+ */
+function primeNewBlocks(d: NodeRpcDeps): void {
+  if (primed.has(d.core)) return;
+  primed.add(d.core);
+  d.core.on("block", (b) => {
+    setImmediate(() => {
+      const store = d.core.store;
+      if (store.isClosed || store.height() !== b.height + 1) return;
+      try {
+        keptEntry(d, b.height, false);
+      } catch (e) {
+        // the request for this block builds it again and answers the error there
+        console.error(`rpc: building get_blocks.bin's entry of new block ${b.height} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    });
+  });
+}
+
 export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
   const store = d.core.store;
+  primeNewBlocks(d);
 
   t.addBinPath({
     path: "/get_blocks.bin",

@@ -222,6 +222,7 @@ export class ChainStore implements ChainView {
 
   /** The committed height, kept in memory between writes (height() is read on every RPC). */
   private cachedHeight: number | undefined;
+  private cachedTop: { height: number; hash: Bytes } | undefined;
   private writeDepth = 0;
   private removals = 0;
 
@@ -294,11 +295,13 @@ export class ChainStore implements ChainView {
     // every write goes through here: the in-memory height is dropped before and after
     this.writeDepth++;
     this.cachedHeight = undefined;
+    this.cachedTop = undefined;
     try {
       return this.env.transactionSync(fn);
     } finally {
       this.writeDepth--;
       this.cachedHeight = undefined;
+      this.cachedTop = undefined;
     }
   }
 
@@ -310,6 +313,11 @@ export class ChainStore implements ChainView {
     return new Promise((resolve, reject) => {
       (this.env as unknown as { sync(cb: (e?: Error) => void): void }).sync((e) => (e ? reject(e) : resolve()));
     });
+  }
+
+  /** Whether close() was called (nothing can be read any more). */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** Closes the environment (every applied block is already committed). */
@@ -339,10 +347,15 @@ export class ChainStore implements ChainView {
     return this.removals;
   }
 
+  /** The top block's id (kept in memory like the height: every light refresh asks for it; do not modify it). */
   topHash(): Bytes {
     const h = this.height();
     if (h === 0) throw new StoreError("empty chain");
-    return this.meta(h - 1).hash;
+    if (this.cachedTop !== undefined && this.cachedTop.height === h) return this.cachedTop.hash;
+    const hash = this.meta(h - 1).hash;
+    // inside a write transaction the top may still roll back: only committed values are kept
+    if (this.writeDepth === 0) this.cachedTop = { height: h, hash };
+    return hash;
   }
 
   hardForkVersion(height: number): number {
@@ -553,6 +566,11 @@ export class ChainStore implements ChainView {
     });
     if (meta === undefined) throw new StoreError("applyBlock: transaction did not run");
     const m: BlockMeta = meta;
+    // committed: the new top is known without reading it back
+    if (this.writeDepth === 0) {
+      this.cachedHeight = m.height + 1;
+      this.cachedTop = { height: m.height + 1, hash: m.hash };
+    }
     if (this.cumRct) {
       if (this.cumRct.length === m.height) this.cumRct.push(Number(this.outputCount(0n)));
       else this.cumRct = null;
