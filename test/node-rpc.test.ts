@@ -18,6 +18,7 @@ import { parseBlock } from "../src/protocol/block.js";
 import { serializeTransaction } from "../src/protocol/tx.js";
 import { stringifyJson } from "../src/rpc/json.js";
 import { nodeCall, nodePath, nodeRpc } from "./helpers/node-rpc.js";
+import { NodeClient } from "../src/client/node-client.js";
 
 // alice's primary address from the recorded chain (test/fixtures/chain/meta.json)
 const ALICE = "42PVxo9KFKV3fFwFsj2tD5RjWWqdvPLgtKD2PTbDSHbgDqF91eJg6bTFBy8Th3bQQaBhbjjYwrZdzKqJbGy83QU79rCUhNs";
@@ -444,6 +445,28 @@ test("get_cache_stats (tsmonerod only): a header read twice is found the second 
   assert.ok(h1.hits + h1.misses >= h0.hits + h0.misses + 2, "both reads counted");
   const restricted = await rpc("http://127.0.0.1:29021", "get_cache_stats");
   assert.ok(restricted.error, "restricted port refuses it");
+});
+
+test("a new top block's pruned get_blocks.bin entry is built as it arrives: the first wallet request for it finds it", async () => {
+  const entries = async (): Promise<{ hits: number; misses: number }> =>
+    (await nodeCall(daemon.rpcUrl, "get_cache_stats")).caches.find((c) => c.name === "block entries (.bin)") ?? { hits: 0, misses: 0 };
+  // two new blocks, one after the other (each entry is built on the event loop's turn after its block)
+  for (let i = 0; i < 2; i++) {
+    await nodeRpc(daemon.rpcUrl, "generateblocks", { amount_of_blocks: 1, wallet_address: ALICE });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const count = (await nodeCall(daemon.rpcUrl, "get_block_count")).count;
+  const known = await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: count - 2 });
+  const genesis = await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0 });
+  const before = await entries();
+  const client = new NodeClient({ url: daemon.rpcUrl });
+  // a wallet that has the first of the two: 0.18.0.0 answers from that block on (it, then the newest)
+  const r = await client.getBlocksBin({ block_ids: [Buffer.from(known.block_header.hash, "hex"), Buffer.from(genesis.block_header.hash, "hex")], prune: true });
+  assert.equal(r.blocks.length, 2);
+  assert.equal(r.start_height, BigInt(count - 2));
+  const after = await entries();
+  assert.equal(after.misses, before.misses, `no entry built in the request: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  assert.equal(after.hits, before.hits + 2, `both found: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
 });
 
 test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate speak of the next block, as monerod does", async () => {
