@@ -20,7 +20,7 @@ import { BLOCK_RATE_BLOCKS, BLOCK_RATE_INTERVAL_MS, checkBlockRate } from "./blo
 import { openNode } from "./chain/index.js";
 import type { NodeCore } from "./core.js";
 import { throttled } from "./rpc/cache.js";
-import { DaemonState, nodeMethods } from "./rpc/index.js";
+import { DaemonState, nodeMethods, primeNewBlockEntries } from "./rpc/index.js";
 import { addBootstrapForwarding, BootstrapDaemon, type BootstrapOptions } from "./rpc/bootstrap.js";
 import { bootstrapAddress } from "./rpc/control.js";
 import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
@@ -369,6 +369,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     }),
   };
   const methods = nodeMethods({ ...deps, rpcConnections: () => servers[0]?.connections ?? 0 });
+  primeNewBlockEntries(deps);
   if (opts.bootstrapDaemon) {
     state.bootstrap = new BootstrapDaemon(opts.bootstrapDaemon);
     state.bootstrapDaemon = bootstrapAddress(opts.bootstrapDaemon.address);

@@ -391,9 +391,10 @@ const primed = new WeakSet<NodeRpcDeps["core"]>();
 /**
  * Builds the pruned get_blocks.bin entry of each new top block as it is added (after the adding
  * code's turn of the event loop), not in the first wallet request for it: every wallet's next
- * refresh asks for that block. The same work, moved off the request path.
+ * refresh asks for that block. The same work, moved off the request path. The daemon calls it
+ * once for its core (a method table alone, as the docs build, subscribes to nothing).
  */
-function primeNewBlocks(d: NodeRpcDeps): void {
+export function primeNewBlockEntries(d: NodeRpcDeps): void {
   if (primed.has(d.core)) return;
   primed.add(d.core);
   d.core.on("block", (b) => {
@@ -412,7 +413,6 @@ function primeNewBlocks(d: NodeRpcDeps): void {
 
 export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
   const store = d.core.store;
-  primeNewBlocks(d);
 
   t.addBinPath({
     path: "/get_blocks.bin",

@@ -17,6 +17,7 @@ export type { NodeRpcDeps } from "./common.js";
 export { NODE_DOCS } from "./docs.js";
 export { DaemonState, DEFAULT_LOG_CATEGORIES, LOG_LEVEL_CATEGORIES } from "./state.js";
 export { CORE_RPC_VERSION, MONERO_VERSION_FULL, getInfo, outputDistribution } from "./chain.js";
+export { primeNewBlockEntries } from "./bin.js";
 
 /**
  * Every group of JSON-RPC methods and JSON paths, in table order. A new group goes here; its
