@@ -128,6 +128,20 @@ class Context implements RpcContext {
   }
 }
 
+/**
+ * `answered(run())`, in the same tick when the handler is synchronous, else once it settles;
+ * `failed` for what it throws or rejects with. `answered` and `failed` catch their own errors.
+ */
+function settle<T>(run: () => T | Promise<T>, answered: (v: T) => Reply, failed: (e: unknown) => Reply): Reply | Promise<Reply> {
+  let out: T | Promise<T>;
+  try {
+    out = run();
+  } catch (e) {
+    return failed(e);
+  }
+  return out instanceof Promise ? out.then(answered, failed) : answered(out);
+}
+
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly auth: DigestAuthenticator | undefined;
@@ -307,14 +321,7 @@ export class RpcServer {
         return this.json({ error: table.errors.internal(def.name), id, jsonrpc: "2.0" });
       }
     };
-    let result: JsonWritable | Promise<JsonWritable>;
-    try {
-      result = def.handler(params, ctx);
-    } catch (e) {
-      return failed(e);
-    }
-    // a synchronous handler is answered in the same tick as its request
-    return result instanceof Promise ? result.then(answered, failed) : answered(result);
+    return settle(() => def.handler(params, ctx), answered, failed);
   }
 
   private jsonPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
@@ -334,22 +341,14 @@ export class RpcServer {
       this.o.log(`rpc: ${path} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       return { status: 500, type: "text/plain", body: "" };
     };
-    try {
-      const out = def.handler(params, ctx);
-      if (out instanceof Promise) return out.then((v) => this.jsonOr(v, def.rawBytes === true, failed), failed);
-      return this.json(out, def.rawBytes === true);
-    } catch (e) {
-      return failed(e);
-    }
-  }
-
-  /** The JSON answer of `v`, or `failed`'s when it cannot be written. */
-  private jsonOr(v: JsonWritable, rawBytes: boolean, failed: (e: unknown) => Reply): Reply {
-    try {
-      return this.json(v, rawBytes);
-    } catch (e) {
-      return failed(e);
-    }
+    const answered = (v: JsonWritable): Reply => {
+      try {
+        return this.json(v, def.rawBytes === true);
+      } catch (e) {
+        return failed(e);
+      }
+    };
+    return settle(() => def.handler(params, ctx), answered, failed);
   }
 
   private binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
@@ -379,12 +378,6 @@ export class RpcServer {
         return failed(e);
       }
     };
-    try {
-      const out = def.handler(req, ctx);
-      // a synchronous handler is answered in the same tick as its request
-      return out instanceof Promise ? out.then(encoded, failed) : encoded(out);
-    } catch (e) {
-      return failed(e);
-    }
+    return settle(() => def.handler(req, ctx), encoded, failed);
   }
 }
