@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { open } from "lmdb";
 import { fileURLToPath } from "node:url";
 import { decodeEpee } from "../src/codec/epee-map.js";
 import { type ChainView, checkBlock, checkTxInputsAgainstChain, checkTxSemantics, nextBlockContext, type TxRuleError } from "../src/consensus/index.js";
@@ -261,6 +262,62 @@ if (CHILD_DIR !== undefined) {
     await store.close();
     assert.throws(() => ChainStore.open(dir, "mainnet"), /regtest, not mainnet/);
     store = ChainStore.open(dir, "regtest");
+    assert.equal(digest(store), before);
+  });
+
+  test("a store in layout 1 (txs keyed by id, one output table) is migrated once at open and reads the same; a newer layout is refused", async () => {
+    const before = digest(store);
+    await store.close();
+    // write layout 1 by hand from layout 2's tables, as a store of an earlier version holds it,
+    // leaving half of the new tables behind as a crashed migration would
+    const raw = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
+    const db = (name: string, keyEncoding: "binary" | "ordered-binary" = "binary") => raw.openDB<Buffer, Buffer>(name, { encoding: "binary", keyEncoding });
+    const [index, pruned, prunable, hashes, rctOuts, preRct, props] = [db("tx_indices"), db("txs_pruned"), db("txs_prunable"), db("txs_prunable_hash"), db("rct_outputs"), db("pre_rct_outputs"), db("properties", "ordered-binary")];
+    const [oIndex, oPruned, oPrunable, oHashes, oOutputs] = [db("tx_index"), db("tx_pruned"), db("tx_prunable"), db("tx_prunable_hash"), db("outputs")];
+    const u64 = (n: bigint): Buffer => Buffer.from(new BigUint64Array([n]).buffer).reverse();
+    let txs = 0;
+    raw.transactionSync(() => {
+      for (const { key: id, value } of index.getRange({})) {
+        const num = value.subarray(0, 8);
+        oIndex.putSync(id, value.subarray(8));
+        oPruned.putSync(id, pruned.get(num)!);
+        const q = prunable.get(num);
+        if (q) oPrunable.putSync(id, q);
+        const h = hashes.get(num);
+        if (h) oHashes.putSync(id, h);
+        txs++;
+      }
+      for (const { key, value } of rctOuts.getRange({})) oOutputs.putSync(Buffer.concat([u64(0n), key]), value);
+      for (const { key, value } of preRct.getRange({})) oOutputs.putSync(key, value);
+      let k = 0;
+      for (const { key } of index.getRange({})) if (k++ % 2 === 0) index.removeSync(key);
+      rctOuts.clearSync();
+      props.removeSync(Buffer.from("schema"));
+    });
+    assert.ok(txs > 300, `${txs} txs rewritten`);
+    await raw.close();
+    const lines: string[] = [];
+    store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
+    assert.equal(lines.length, 2, lines.join("\n"));
+    assert.match(lines[0], /migrating layout 1 to 2 \(333 blocks/);
+    assert.match(lines[1], new RegExp(`layout 2 in place \\(${txs} txs\\)`));
+    assert.equal(digest(store), before);
+    audit(store, chain);
+    await store.close();
+    // migrated once: the old tables are gone and the next open says nothing
+    const check = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
+    for (const name of ["tx_index", "tx_pruned", "tx_prunable", "tx_prunable_hash", "outputs"]) assert.equal(check.openDB(name, { create: false, encoding: "binary" } as { encoding: "binary" }), undefined, `${name} dropped`);
+    const checkProps = check.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" });
+    assert.equal(checkProps.get(Buffer.from("schema"))?.readUInt32BE(0), 2);
+    checkProps.putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 3]));
+    await check.close();
+    assert.throws(() => ChainStore.open(dir, "regtest"), /layout 3; this version reads layout 2/);
+    const fix = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
+    fix.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 2]));
+    await fix.close();
+    lines.length = 0;
+    store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
+    assert.deepEqual(lines, []);
     assert.equal(digest(store), before);
   });
 

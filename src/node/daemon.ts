@@ -260,6 +260,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
       ...(opts.verifyThreads !== undefined ? { verifyThreads: opts.verifyThreads } : {}),
       dropAltBlocks: !(opts.keepAltBlocks ?? false),
       ...(opts.dbSalvage ? { salvage: true } : {}),
+      storeLog: (m) => log(0, m),
       // a bench knob, not a monerod flag: hash PoW at difficulty 1 too, as monerod does
       ...(process.env.TSMONERO_HASH_TRIVIAL_POW === "1" ? { hashTrivialPow: true } : {}),
     });

@@ -79,6 +79,8 @@ export interface OpenNodeOptions {
   dropAltBlocks?: boolean;
   /** --db-salvage: open the store at its previous committed snapshot (ChainStoreOptions.salvage). */
   salvage?: boolean;
+  /** Where the store's one-time work at open (a layout migration) is reported. */
+  storeLog?: (line: string) => void;
   /**
    * Hash the PoW of every block even at difficulty 1, where any hash meets it (monerod always
    * hashes). Default false: a regtest chain at --fixed-difficulty 1 is verified and generated with
@@ -790,7 +792,7 @@ export class Node extends EventEmitter implements NodeCore {
 
 /** Opens (creating if needed) the node's store in `dataDir` and its pool, alt blocks and workers. */
 export async function openNode(opts: OpenNodeOptions): Promise<Node> {
-  const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}), ...(opts.salvage ? { salvage: true } : {}) });
+  const store = ChainStore.open(opts.dataDir, opts.network, { ...(opts.syncMode ? { sync: opts.syncMode } : {}), ...(opts.backend ? { backend: opts.backend } : {}), ...(opts.salvage ? { salvage: true } : {}), ...(opts.storeLog ? { log: opts.storeLog } : {}) });
   const node = new Node(store, opts);
   await node.recover();
   if (opts.dropAltBlocks) node.dropAltBlocks();

@@ -7,19 +7,25 @@
  * commit; "fast" leaves flushing to the OS (a process crash is still atomic, an OS crash may lose
  * the newest blocks, like monerod's --db-sync-mode fast).
  *
- * Schema (all integers big-endian; heights u32, amounts and indices u64):
+ * Schema 2 (all integers big-endian; heights u32, amounts, indices and tx numbers u64):
  *   blocks        height → block blob
  *   block_heights block id (32) → height
  *   block_meta    height → BlockMeta (see encodeMeta)
- *   tx_pruned     tx id → pruned blob (prefix, plus RingCT base for v2)
- *   tx_prunable   tx id → prunable blob (v1 signatures / RingCT prunable part); absent once pruned
- *   tx_prunable_hash tx id → keccak of the prunable blob (v2 txs only; kept when the blob is pruned)
- *   tx_index      tx id → height, index in block (0 = coinbase), unlock time, pruned flag, global output indices
- *   outputs       amount ‖ global index → key, commitment, unlock time, height, tx id, coinbase flag
+ *   tx_indices    tx id → tx number, height, index in block (0 = coinbase), unlock time, pruned flag, global output indices
+ *   txs_pruned    tx number → pruned blob (prefix, plus RingCT base for v2)
+ *   txs_prunable  tx number → prunable blob (v1 signatures / RingCT prunable part); absent once pruned
+ *   txs_prunable_hash tx number → keccak of the prunable blob (v2 txs only; kept when the blob is pruned)
+ *   rct_outputs   global index (amount 0) → key, commitment, unlock time, height, tx id, coinbase flag
+ *   pre_rct_outputs amount ‖ global index → the same, for pre-RingCT outputs (amount > 0)
  *   output_counts amount → number of outputs of that amount (the next global index)
  *   key_images    key image → height of the block that spent it
- *   properties    "network", "height" (number of blocks), "pruning_seed" (u32, absent when unpruned)
+ *   properties    "network", "height" (number of blocks), "pruning_seed" (u32, absent when unpruned), "schema" (u32)
  * RingCT outputs (every output of a version-2 tx, coinbase included) are indexed under amount 0.
+ *
+ * Tables whose key grows with the chain (blocks, block_meta, txs_*, rct_outputs) are written with
+ * MDB_APPEND, as monerod writes its tables keyed by tx and output number: LMDB then fills each page
+ * instead of splitting it in half, so they take about half the pages that random-order inserts
+ * keyed by tx id took (schema 1, which open() migrates once).
  */
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
@@ -48,6 +54,8 @@ export interface ChainStoreOptions {
    */
   salvage?: boolean;
   backend?: CryptoBackend;
+  /** Where a one-time layout migration at open says what it does (it can take a while on a large store). */
+  log?: (line: string) => void;
 }
 
 /** What the consensus check computed for a block, recorded with it. */
@@ -144,19 +152,27 @@ function decodeMeta(height: number, b: Buffer): BlockMeta {
   };
 }
 
-function encodeLocation(l: TxLocation): Buffer {
-  return Buffer.concat([U32(l.height), U32(l.index), U64(l.unlockTime), Buffer.of(l.pruned ? 1 : 0), U32(l.outputIndices.length), ...l.outputIndices.map(U64)]);
-}
-function decodeLocation(b: Buffer): TxLocation {
-  const n = b.readUInt32BE(17);
+/** Schema 1's tx_index value: height, index, unlock time, pruned flag, output indices. */
+function decodeLocation1(b: Buffer, o = 0): TxLocation {
+  const n = b.readUInt32BE(o + 17);
   return {
-    height: b.readUInt32BE(0),
-    index: b.readUInt32BE(4),
-    unlockTime: b.readBigUInt64BE(8),
-    pruned: b[16] === 1,
-    outputIndices: Array.from({ length: n }, (_, i) => b.readBigUInt64BE(21 + 8 * i)),
+    height: b.readUInt32BE(o),
+    index: b.readUInt32BE(o + 4),
+    unlockTime: b.readBigUInt64BE(o + 8),
+    pruned: b[o + 16] === 1,
+    outputIndices: Array.from({ length: n }, (_, i) => b.readBigUInt64BE(o + 21 + 8 * i)),
   };
 }
+/** tx_indices value: the tx number (the key of its txs_* entries), then schema 1's fields. */
+function encodeLocation(num: Buffer, l: TxLocation): Buffer {
+  return Buffer.concat([num, U32(l.height), U32(l.index), U64(l.unlockTime), Buffer.of(l.pruned ? 1 : 0), U32(l.outputIndices.length), ...l.outputIndices.map(U64)]);
+}
+const LOCATION_PRUNED_FLAG = 8 + 16;
+function decodeLocation(b: Buffer): TxLocation {
+  return decodeLocation1(b, 8);
+}
+/** The tx number of a tx_indices value (an 8-byte key of the txs_* tables). */
+const locationNum = (b: Buffer): Buffer => b.subarray(0, 8);
 
 function encodeOutput(o: StoredOutput): Buffer {
   return Buffer.concat([buf(o.key), buf(o.commitment), U64(o.unlockTime), U32(o.height), buf(o.txId), Buffer.of(o.coinbase ? 1 : 0)]);
@@ -184,7 +200,35 @@ function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: 
   return { id: h.hash, pruned: b.subarray(0, h.layout.unprunableSize), prunable, prunableHash, isPruned: false };
 }
 
-const CHAIN_DBS = new Set(["blocks", "block_heights", "block_meta", "tx_pruned", "tx_prunable", "tx_prunable_hash", "tx_index", "outputs", "output_counts", "key_images", "properties"]);
+/** The store's layout version (properties "schema"); a store without one is schema 1. */
+const SCHEMA = 2;
+/** Schema 1's tables keyed by tx id and amount ‖ index, replaced by schema 2's (migrateSchema1). */
+const SCHEMA1_DBS = ["tx_pruned", "tx_prunable", "tx_prunable_hash", "tx_index", "outputs"] as const;
+const CHAIN_DBS = new Set<string>([
+  "blocks",
+  "block_heights",
+  "block_meta",
+  "tx_indices",
+  "txs_pruned",
+  "txs_prunable",
+  "txs_prunable_hash",
+  "rct_outputs",
+  "pre_rct_outputs",
+  "output_counts",
+  "key_images",
+  "properties",
+  ...SCHEMA1_DBS,
+]);
+
+/** Entries of a database from its B-tree's header (mdb_stat, as monerod's get_tx_count), not a cursor walk; lmdb-js types getStats as {}. */
+const entryCount = (db: Database<Buffer, Buffer>): number => (db.getStats() as { entryCount: number }).entryCount;
+
+/** db.putSync with MDB_APPEND: the key must sort after every key of `db` (lmdb-js answers false, not an error, otherwise). */
+function appendSync<K extends number | Buffer>(db: Database<Buffer, K>, name: string, key: K, value: Buffer): void {
+  // lmdb-js types putSync as void; it returns whether the put took place
+  const put = db.putSync.bind(db) as unknown as (k: K, v: Buffer, o: { append: boolean }) => boolean;
+  if (!put(key, value, { append: true })) throw new StoreError(`${name}: key ${Buffer.isBuffer(key) ? key.toString("hex") : key} does not sort after the last one`);
+}
 
 /** What a pruning pass did (prune_worker's counts). */
 export interface PruneResult {
@@ -208,11 +252,16 @@ export class ChainStore implements ChainView {
   private readonly ltwMedian = new WindowMedian();
   /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
   private cumRct: number[] | null = null;
+  /** tx id → tx number and location. */
+  private readonly txIndex: Database<Buffer, Buffer>;
+  /** tx number → pruned blob / prunable blob / prunable hash. */
   private readonly txPruned: Database<Buffer, Buffer>;
   private readonly txPrunable: Database<Buffer, Buffer>;
   private readonly txPrunableHashes: Database<Buffer, Buffer>;
-  private readonly txIndex: Database<Buffer, Buffer>;
-  private readonly outputs: Database<Buffer, Buffer>;
+  /** global index → RingCT output (amount 0). */
+  private readonly rctOutputs: Database<Buffer, Buffer>;
+  /** amount ‖ global index → pre-RingCT output. */
+  private readonly preRctOutputs: Database<Buffer, Buffer>;
   private readonly amountCounts: Database<Buffer, Buffer>;
   private readonly keyImages: Database<Buffer, Buffer>;
   private readonly props: Database<Buffer, string>;
@@ -248,11 +297,12 @@ export class ChainStore implements ChainView {
     this.blocks = db<number>("blocks", "uint32");
     this.blockHeights = db<Buffer>("block_heights", "binary");
     this.blockMeta = db<number>("block_meta", "uint32");
-    this.txPruned = db<Buffer>("tx_pruned", "binary");
-    this.txPrunable = db<Buffer>("tx_prunable", "binary");
-    this.txPrunableHashes = db<Buffer>("tx_prunable_hash", "binary");
-    this.txIndex = db<Buffer>("tx_index", "binary");
-    this.outputs = db<Buffer>("outputs", "binary");
+    this.txIndex = db<Buffer>("tx_indices", "binary");
+    this.txPruned = db<Buffer>("txs_pruned", "binary");
+    this.txPrunable = db<Buffer>("txs_prunable", "binary");
+    this.txPrunableHashes = db<Buffer>("txs_prunable_hash", "binary");
+    this.rctOutputs = db<Buffer>("rct_outputs", "binary");
+    this.preRctOutputs = db<Buffer>("pre_rct_outputs", "binary");
     this.amountCounts = db<Buffer>("output_counts", "binary");
     this.keyImages = db<Buffer>("key_images", "binary");
     this.props = db<string>("properties", "ordered-binary");
@@ -270,7 +320,14 @@ export class ChainStore implements ChainView {
       void s.close();
       throw new StoreError(`store in ${dir} is for ${stored.toString("utf8")}, not ${network}`);
     }
+    const schema = s.props.get("schema");
+    if (schema === undefined && s.height() > 0) s.migrateSchema1(opts.log);
+    else if (schema !== undefined && schema.readUInt32BE(0) !== SCHEMA) {
+      void s.close();
+      throw new StoreError(`store in ${dir} has layout ${schema.readUInt32BE(0)}; this version reads layout ${SCHEMA} (and migrates layout 1)`);
+    }
     if (s.height() === 0) {
+      s.props.putSync("schema", U32(SCHEMA));
       const g = genesisBlock(network);
       const ctx = nextBlockContext(s);
       const r = checkBlock(s, ctx, { block: g, txs: [], txIds: [], txWeights: [], minerTxWeight: serializeTransaction(g.minerTx).length, now: g.timestamp, backend: s.backend });
@@ -395,7 +452,7 @@ export class ChainStore implements ChainView {
     return this.keyImages.get(buf(keyImage)) !== undefined;
   }
   output(amount: bigint, index: bigint): StoredOutput | undefined {
-    const b = this.outputs.get(outKey(amount, index));
+    const b = amount === 0n ? this.rctOutputs.get(U64(index)) : this.preRctOutputs.get(outKey(amount, index));
     return b === undefined ? undefined : decodeOutput(b);
   }
 
@@ -426,23 +483,32 @@ export class ChainStore implements ChainView {
     const b = this.txIndex.get(buf(txId));
     return b === undefined ? undefined : decodeLocation(b);
   }
+  /** The full blob of a tx by its tx_indices value; undefined when its prunable part was pruned. */
+  private fullBlob(loc: Buffer): Bytes | undefined {
+    const num = locationNum(loc);
+    const p = this.txPruned.get(num);
+    if (p === undefined) return undefined;
+    const q = this.txPrunable.get(num);
+    if (q === undefined) return loc[LOCATION_PRUNED_FLAG] === 0 ? bytes(p) : undefined;
+    return bytes(Buffer.concat([p, q]));
+  }
   /** The full transaction blob (pruned part + prunable part); undefined for a tx whose prunable part was pruned. */
   txBlob(txId: Bytes): Bytes | undefined {
-    const p = this.txPruned.get(buf(txId));
-    if (p === undefined) return undefined;
-    const q = this.txPrunable.get(buf(txId));
-    if (q === undefined) return this.txLocation(txId)?.pruned === false ? bytes(p) : undefined;
-    return bytes(Buffer.concat([p, q]));
+    const loc = this.txIndex.get(buf(txId));
+    return loc === undefined ? undefined : this.fullBlob(loc);
   }
   /**
    * The prunable hash of a v2 tx (kept when its prunable part is pruned); undefined for v1 txs and
    * unknown ids. Stores written before the hash was kept compute it from the prunable blob.
    */
   txPrunableHash(txId: Bytes): Bytes | undefined {
-    const h = this.txPrunableHashes.get(buf(txId));
+    const loc = this.txIndex.get(buf(txId));
+    if (loc === undefined) return undefined;
+    const num = locationNum(loc);
+    const h = this.txPrunableHashes.get(num);
     if (h !== undefined) return bytes(h);
-    const p = this.txPruned.get(buf(txId));
-    const q = this.txPrunable.get(buf(txId));
+    const p = this.txPruned.get(num);
+    const q = this.txPrunable.get(num);
     if (p === undefined || q === undefined || parseTransaction(bytes(p), { pruned: true }).version < 2) return undefined;
     return this.backend.keccak256(q);
   }
@@ -453,14 +519,17 @@ export class ChainStore implements ChainView {
   }
   /** The pruned part (prefix, plus RingCT base for v2). */
   txPrunedBlob(txId: Bytes): Bytes | undefined {
-    const p = this.txPruned.get(buf(txId));
+    const loc = this.txIndex.get(buf(txId));
+    const p = loc === undefined ? undefined : this.txPruned.get(locationNum(loc));
     return p === undefined ? undefined : bytes(p);
   }
   /** A stored tx, parsed (pruned — no signatures — when its prunable part was pruned). */
   transaction(txId: Bytes): { tx: Transaction; location: TxLocation } | undefined {
-    const location = this.txLocation(txId);
-    if (location === undefined) return undefined;
-    const blob = location.pruned ? this.txPrunedBlob(txId) : this.txBlob(txId);
+    const loc = this.txIndex.get(buf(txId));
+    if (loc === undefined) return undefined;
+    const location = decodeLocation(loc);
+    const p = location.pruned ? this.txPruned.get(locationNum(loc)) : undefined;
+    const blob = location.pruned ? (p === undefined ? undefined : bytes(p)) : this.fullBlob(loc);
     if (blob === undefined) return undefined;
     return { tx: parseTransaction(blob, { pruned: location.pruned }), location };
   }
@@ -481,13 +550,77 @@ export class ChainStore implements ChainView {
     return b === undefined ? undefined : b.readUInt32BE(0);
   }
   keyImageCount(): number {
-    return this.keyImages.getKeysCount();
+    return entryCount(this.keyImages);
   }
   txCount(): number {
-    return this.txIndex.getKeysCount();
+    return entryCount(this.txIndex);
   }
 
   // ---- writes ----
+
+  /**
+   * Rewrites a schema-1 store (txs keyed by id, every output in one amount ‖ index table) as schema
+   * 2, `batch` blocks per write transaction, in chain order so every txs_* and rct_outputs write
+   * appends. The old tables are dropped and "schema" set in the last transaction: a crash before it
+   * leaves schema 1 whole, and the next open starts over. The file keeps its length (LMDB reuses
+   * the freed pages; `mdb_copy -c` compacts it).
+   */
+  private migrateSchema1(log?: (line: string) => void, batch = 500): void {
+    const [oPruned, oPrunable, oHash, oIndex, oOutputs] = SCHEMA1_DBS.map((name) => this.env.openDB<Buffer, Buffer>(name, { encoding: "binary", keyEncoding: "binary" }));
+    const top = this.height();
+    log?.(`chain store: migrating layout 1 to ${SCHEMA} (${top} blocks; txs and outputs in append order, about half the pages)`);
+    const started = Date.now();
+    const fresh = [this.txIndex, this.txPruned, this.txPrunable, this.txPrunableHashes, this.rctOutputs, this.preRctOutputs];
+    this.writeTransaction(() => {
+      for (const db of fresh) db.clearSync();
+    });
+    let num = 0;
+    for (let from = 0; from < top; from += batch) {
+      this.writeTransaction(() => {
+        for (let h = from; h < Math.min(from + batch, top); h++) {
+          const block = this.block(h);
+          if (!block) throw new StoreError(`layout migration: no block at height ${h}`);
+          for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
+            const id = buf(txId);
+            const loc = oIndex.get(id);
+            const p = oPruned.get(id);
+            if (loc === undefined || p === undefined) throw new StoreError(`layout migration: tx ${id.toString("hex")} of block ${h} missing`);
+            const n = U64(BigInt(num++));
+            appendSync(this.txPruned, "txs_pruned", n, p);
+            const q = oPrunable.get(id);
+            if (q !== undefined) appendSync(this.txPrunable, "txs_prunable", n, q);
+            const ph = oHash.get(id);
+            if (ph !== undefined) appendSync(this.txPrunableHashes, "txs_prunable_hash", n, ph);
+            this.txIndex.putSync(id, Buffer.concat([n, loc]));
+          }
+        }
+      });
+    }
+    const per = 20_000;
+    for (const [amount, count] of this.outputCounts()) {
+      for (let from = 0n; from < count; from += BigInt(per)) {
+        this.writeTransaction(() => {
+          for (let gi = from; gi < count && gi < from + BigInt(per); gi++) {
+            const o = oOutputs.get(outKey(amount, gi));
+            if (o === undefined) throw new StoreError(`layout migration: output ${amount}/${gi} missing`);
+            if (amount === 0n) appendSync(this.rctOutputs, "rct_outputs", U64(gi), o);
+            else this.preRctOutputs.putSync(outKey(amount, gi), o);
+          }
+        });
+      }
+    }
+    this.writeTransaction(() => {
+      for (const db of [oPruned, oPrunable, oHash, oIndex, oOutputs]) db.dropSync();
+      this.props.putSync("schema", U32(SCHEMA));
+    });
+    log?.(`chain store: layout ${SCHEMA} in place (${num} txs) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  /** The number the next stored tx gets: one more than the last in txs_pruned (txs are numbered in chain order from 0, as monerod's tx_id). */
+  private nextTxNumber(): number {
+    for (const k of this.txPruned.getKeys({ reverse: true, limit: 1 })) return Number(k.readBigUInt64BE(0)) + 1;
+    return 0;
+  }
 
   /**
    * Appends `block` (with its non-coinbase `txs` in tx_hashes order, full) and what consensus
@@ -509,6 +642,7 @@ export class ChainStore implements ChainView {
       if (height > 0 && !buf(this.meta(height - 1).hash).equals(buf(block.prevId))) throw new StoreError(`block ${buf(hash).toString("hex")} does not extend the top`);
       if (this.blockHeights.get(buf(hash)) !== undefined) throw new StoreError("block already stored");
       const counts = new Map<bigint, bigint>();
+      let num = this.nextTxNumber();
       const nextIndex = (amount: bigint): bigint => {
         const n = counts.get(amount) ?? this.outputCount(amount);
         counts.set(amount, n + 1n);
@@ -533,12 +667,15 @@ export class ChainStore implements ChainView {
           if (commitment === undefined) throw new StoreError(`tx ${id.toString("hex")} output ${i} has no commitment`);
           const gi = nextIndex(amount);
           outputIndices.push(gi);
-          this.outputs.putSync(outKey(amount, gi), encodeOutput({ key: o.target.key, commitment, unlockTime: tx.unlockTime, height, txId: p.id, coinbase }));
+          const record = encodeOutput({ key: o.target.key, commitment, unlockTime: tx.unlockTime, height, txId: p.id, coinbase });
+          if (rct) appendSync(this.rctOutputs, "rct_outputs", U64(gi), record);
+          else this.preRctOutputs.putSync(outKey(amount, gi), record);
         });
-        this.txPruned.putSync(id, p.pruned);
-        this.txPrunable.putSync(id, p.prunable);
-        if (p.prunableHash) this.txPrunableHashes.putSync(id, p.prunableHash);
-        this.txIndex.putSync(id, encodeLocation({ height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
+        const n = U64(BigInt(num++));
+        appendSync(this.txPruned, "txs_pruned", n, p.pruned);
+        appendSync(this.txPrunable, "txs_prunable", n, p.prunable);
+        if (p.prunableHash) appendSync(this.txPrunableHashes, "txs_prunable_hash", n, p.prunableHash);
+        this.txIndex.putSync(id, encodeLocation(n, { height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
       };
       addTx(block.minerTx, miner, 0);
       txs.forEach((t, i) => addTx(t, parts[i], i + 1));
@@ -555,9 +692,9 @@ export class ChainStore implements ChainView {
         reward,
         txCount: txs.length,
       };
-      this.blocks.putSync(height, blob);
+      appendSync(this.blocks, "blocks", height, blob);
       this.blockHeights.putSync(buf(hash), U32(height));
-      this.blockMeta.putSync(height, encodeMeta(meta, counts.get(0n) ?? this.outputCount(0n)));
+      appendSync(this.blockMeta, "block_meta", height, encodeMeta(meta, counts.get(0n) ?? this.outputCount(0n)));
       this.props.putSync("height", U32(height + 1));
       // a pruned store prunes the block that this one pushes out of the tip (update_pruning, per block)
       const seed = this.pruningSeed();
@@ -608,7 +745,7 @@ export class ChainStore implements ChainView {
     const n = this.outputCount(0n);
     let h = 0;
     let count = 0;
-    for (const { value } of this.outputs.getRange({ start: outKey(0n, 0n), end: outKey(0n, n) })) {
+    for (const { value } of this.rctOutputs.getRange({ start: U64(0n), end: U64(n) })) {
       const oh = value.readUInt32BE(72); // the height field of encodeOutput's layout, without decoding the rest
       while (h < oh) cum[h++] = count;
       count++;
@@ -635,15 +772,17 @@ export class ChainStore implements ChainView {
     let size = 0;
     for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
       const id = buf(txId);
-      const q = this.txPrunable.get(id);
       const loc = this.txIndex.get(id);
-      if (q === undefined || loc === undefined) continue;
-      const p = this.txPruned.get(id);
+      if (loc === undefined) continue;
+      const num = locationNum(loc);
+      const q = this.txPrunable.get(num);
+      if (q === undefined) continue;
+      const p = this.txPruned.get(num);
       if (p === undefined || parseTransaction(bytes(p), { pruned: true }).version < 2) continue;
-      if (this.txPrunableHashes.get(id) === undefined) this.txPrunableHashes.putSync(id, buf(this.backend.keccak256(q)));
-      this.txPrunable.removeSync(id);
+      if (this.txPrunableHashes.get(num) === undefined) this.txPrunableHashes.putSync(num, buf(this.backend.keccak256(q)));
+      this.txPrunable.removeSync(num);
       const marked = Buffer.from(loc);
-      marked[16] = 1;
+      marked[LOCATION_PRUNED_FLAG] = 1;
       this.txIndex.putSync(id, marked);
       txs++;
       size += id.length + q.length;
@@ -702,11 +841,13 @@ export class ChainStore implements ChainView {
       if (!block) return false;
       const keep = keepsPrunable(b, top, seed);
       for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
-        const loc = this.txLocation(txId);
-        if (!loc) return false;
-        if (loc.pruned && (keep || this.txPrunableHashes.get(buf(txId)) === undefined)) return false;
+        const raw = this.txIndex.get(buf(txId));
+        if (!raw) return false;
+        const loc = decodeLocation(raw);
+        const hasHash = this.txPrunableHashes.get(locationNum(raw)) !== undefined;
+        if (loc.pruned && (keep || !hasHash)) return false;
         // a v2 tx of a block outside the stripe must not hold its prunable part any more
-        if (!keep && !loc.pruned && this.txPrunableHashes.get(buf(txId)) !== undefined) return false;
+        if (!keep && !loc.pruned && hasHash) return false;
       }
     }
     return true;
@@ -733,8 +874,10 @@ export class ChainStore implements ChainView {
       // remove in reverse order so output counts fall back exactly
       for (let k = ids.length - 1; k >= 0; k--) {
         const id = buf(ids[k]);
+        const raw = this.txIndex.get(id);
         const found = this.transaction(ids[k]);
-        if (found === undefined) throw new StoreError(`tx ${id.toString("hex")} of block ${top} missing`);
+        if (found === undefined || raw === undefined) throw new StoreError(`tx ${id.toString("hex")} of block ${top} missing`);
+        const num = locationNum(raw);
         const { tx, location } = found;
         if (k > 0) txs.unshift(tx);
         const rct = tx.version >= 2;
@@ -743,13 +886,14 @@ export class ChainStore implements ChainView {
           const gi = location.outputIndices[i];
           const n = counts.get(amount) ?? this.outputCount(amount);
           if (gi !== n - 1n) throw new StoreError(`output ${amount}/${gi} is not the last of its amount (${n})`);
-          this.outputs.removeSync(outKey(amount, gi));
+          if (rct) this.rctOutputs.removeSync(U64(gi));
+          else this.preRctOutputs.removeSync(outKey(amount, gi));
           counts.set(amount, gi);
         }
         for (const input of tx.vin) if (input.type === "key") this.keyImages.removeSync(buf(input.keyImage));
-        this.txPruned.removeSync(id);
-        this.txPrunable.removeSync(id);
-        this.txPrunableHashes.removeSync(id);
+        this.txPruned.removeSync(num);
+        this.txPrunable.removeSync(num);
+        this.txPrunableHashes.removeSync(num);
         this.txIndex.removeSync(id);
       }
       for (const [amount, n] of counts) {
