@@ -10,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { parseBlock } from "../src/protocol/block.js";
 import type { JsonValue } from "../src/rpc/json.js";
 import { WALLET_SEEDS } from "./helpers/chain.js";
 import type { Daemon } from "./helpers/monerod.js";
@@ -177,6 +178,17 @@ test("two groups mine and transfer apart, reconnect, reorganise to the heavier c
   await W.M2.use("bob-spend");
   const heavyPay = (await walletCall(W.M2.rpc.url, "transfer", { destinations: [{ amount: 1_500_000_000_000, address: alice }] })).tx_hash as string;
   await until("M2 has both heavy txs", async () => ((await pool(M2.url)).length === 2 ? true : undefined));
+  // monerod mines a pool tx only once it left the Dandelion++ stem (tx_memory_pool::fill_block_template
+  // skips local and stem txs): wait until M2's own template holds both
+  await until(
+    "M2's block template holds both heavy txs",
+    async () => {
+      const t = await nodeCall(M2.url, "get_block_template", { wallet_address: bob, reserve_size: 0 });
+      const ids = parseBlock(Buffer.from(t.blocktemplate_blob as string, "hex")).txHashes.map((h) => Buffer.from(h).toString("hex"));
+      return ids.includes(heavySpend) && ids.includes(heavyPay) ? true : undefined;
+    },
+    180_000,
+  );
   await mine(M2, 1, bob);
   const heavyTxBlock = await top(M2.url);
   assert.deepEqual([...((await nodeCall(M2.url, "get_block", { hash: heavyTxBlock.hash })).tx_hashes as string[])].sort(), [heavySpend, heavyPay].sort());
