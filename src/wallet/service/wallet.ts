@@ -224,9 +224,13 @@ export class OpenWallet {
     return l.major * l.minor > BIG_LOOKAHEAD;
   }
 
-  /** Whether the main thread takes its lookahead table from the scanner (a big lookahead, or a hub wallet's shared scan). */
+  /**
+   * Whether the main thread takes its lookahead table from the scanner: always once a scan worker
+   * is attached (it derives the same keys to scan with; deriving them twice cost a 1-core restore of
+   * the 650-block bench chain about 0.5 s), and before that for a big lookahead or a hub wallet.
+   */
   private get adoptsTable(): boolean {
-    return this.bigLookahead || this.opts.scanPool !== undefined;
+    return this.worker !== null || this.bigLookahead || this.opts.scanPool !== undefined;
   }
 
   /** Takes a copy of the worker's lookahead table (already derived there) as the main thread's. */
@@ -259,13 +263,14 @@ export class OpenWallet {
 
   /**
    * Derives the subaddress lookahead (50 × 200 keys, ~0.2 s) in slices of 256 keys between
-   * event-loop turns after the wallet opens, so the first send or get_address_index neither waits
-   * for it nor blocks other requests while it is built.
+   * event-loop turns while no scan worker is attached, so the first send or get_address_index
+   * neither waits for it nor blocks other requests while it is built. Once a worker is attached it
+   * stops: the worker's table is adopted instead.
    */
   private warmLookup(): void {
     const l = this.lookupTable();
     const step = (): void => {
-      if (!this.closed && !l.work(256)) setImmediate(step);
+      if (!this.closed && this.worker === null && !l.work(256)) setImmediate(step);
     };
     setImmediate(step);
   }
