@@ -444,3 +444,22 @@ test("differential: batches equal their single calls on both backends", { skip }
   same("scanOutputs probe outside the outputs", () => [new Uint32Array([0, 3])] as [Uint32Array], (b, probes) => b.scanOutputs(new Uint8Array(32), new Uint8Array(96), new Uint16Array(3), probes), 3);
   same("deriveViewTags with a short buffer", () => [bytes(31)] as [Bytes], (b, d) => b.deriveViewTags(d, new Uint32Array(1)), 3);
 });
+
+test("differential: the kernel's commit (fixed tables of G and H) equals mask·G + amount·H of the TypeScript backend", { skip }, () => {
+  const b = native as CryptoBackend;
+  assert.ok(b.commit, "the C kernel has commit");
+  const H = fromHex("8b655970153799af2aeadc9ff1add0ea6c7251d54154cfa92c173a0dd39c1f94");
+  const U64 = 2n ** 64n - 1n;
+  const amounts = [0n, 1n, 8n, 15n, 16n, 0x8888888888888888n, 0x7fffffffffffffffn, 0xf000000000000000n, U64];
+  for (let i = 0; i < ROUNDS; i++) amounts.push(BigInt(`0x${Buffer.from(bytes(8)).toString("hex")}`) >> BigInt(int(64)));
+  // masks below 2^255, canonical or not (the radix-16 walk takes any such integer)
+  const masks = [...EDGE_SCALARS.filter((s) => s[31] < 0x80), ...Array.from({ length: 32 }, () => ts.scReduce32(bytes(32)))];
+  amounts.forEach((amount, k) => {
+    const mask = k < masks.length ? masks[k] : ts.scReduce32(bytes(32));
+    const want = ts.doubleScalarMultBase(le(amount), H, mask);
+    assert.ok(want);
+    assert.deepEqual(b.commit?.(amount, mask), want, `amount ${amount}, mask ${Buffer.from(mask).toString("hex")} (seed ${seedHex})`);
+  });
+  assert.throws(() => b.commit?.(U64 + 1n, masks[0]), RangeError);
+  assert.throws(() => b.commit?.(-1n, masks[0]), RangeError);
+});

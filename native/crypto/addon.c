@@ -299,6 +299,24 @@ static napi_value f_scalar_mult_base(napi_env env, napi_callback_info info) {
   return ret_undef(env);
 }
 
+/* commit(amount: 8 bytes little-endian, mask, out): mask*G + amount*H, constant time */
+static napi_value f_commit(napi_env env, napi_callback_info info) {
+  ge_p3 r;
+  uint8_t m[32];
+  uint64_t amount = 0;
+  ARGS(3);
+  BYTES(am, 0, 8);
+  BYTES(mb, 1, 32);
+  BYTES(o, 2, 32);
+  for (int i = 7; i >= 0; i--) amount = (amount << 8) | am.p[i];
+  memcpy(m, mb.p, 32); /* out may alias the mask */
+  tsm_commit(&r, amount, m);
+  tsm_ge_p3_tobytes(o.p, &r);
+  tsm_wipe(m, sizeof m);
+  tsm_wipe(&amount, sizeof amount);
+  return ret_undef(env);
+}
+
 static napi_value f_double_scalar_mult_base(napi_env env, napi_callback_info info) {
   ge_p3 p;
   ge_p2 r;
@@ -626,6 +644,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"scalarMult", f_scalar_mult},
       {"scalarMultBase", f_scalar_mult_base},
       {"doubleScalarMultBase", f_double_scalar_mult_base},
+      {"commit", f_commit},
       {"doubleScalarMult", f_double_scalar_mult},
       {"multiScalarMult", f_multi_scalar_mult},
       {"hashToPoint", f_hash_to_point},

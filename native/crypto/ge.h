@@ -201,6 +201,8 @@ void tsm_ge_mul8(ge_p3 *r, const ge_p2 *p);
  * for torsion), and below 2^255 the result is plainly s*P; above, Monero drops a top radix-16
  * digit greater than 8 and so do these. */
 void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]);
+/* mask*G + amount*H (rct::commit), constant time; mask < 2^255 */
+void tsm_commit(ge_p3 *r, uint64_t amount, const uint8_t mask[32]);
 void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p);
 /* out[i] = secs[32i..32i+32) * P for i < n, each exactly tsm_ge_scalarmult's result, P's table built
  * once for all (cheaper from n = 3 on). 0 ok, -1 out of memory. */

@@ -115,6 +115,11 @@ export interface CryptoBackend {
   scalarMultBase(s: Bytes, out?: Bytes): Bytes;
   /** a·P + b·G, variable time (`ge_double_scalarmult_base_vartime`), or null if P does not decompress. */
   doubleScalarMultBase(a: Bytes, p: Bytes, b: Bytes, out?: Bytes): Bytes | null;
+  /**
+   * mask·G + amount·H (`rct::commit`) in constant time from fixed tables of G and H (mask must be
+   * < 2^255; amount a u64). Optional: without it, callers use doubleScalarMultBase with H.
+   */
+  commit?(amount: bigint, mask: Bytes, out?: Bytes): Bytes;
   /** a·P + b·Q, variable time (`ge_double_scalarmult_precomp_vartime`), or null if P or Q does not decompress. */
   doubleScalarMult(a: Bytes, p: Bytes, b: Bytes, q: Bytes, out?: Bytes): Bytes | null;
   /**

@@ -38,6 +38,8 @@ interface Addon {
   scalarMult(s: Bytes, p: Bytes, out: Bytes): boolean;
   scalarMultBase(s: Bytes, out: Bytes): void;
   doubleScalarMultBase(a: Bytes, p: Bytes, b: Bytes, out: Bytes): boolean;
+  /** mask·G + amount·H; amount as 8 bytes little-endian (absent from an addon built before it). */
+  commit?(amount: Bytes, mask: Bytes, out: Bytes): void;
   doubleScalarMult(a: Bytes, p: Bytes, b: Bytes, q: Bytes, out: Bytes): boolean;
   multiScalarMult(scalars: Bytes, points: Bytes, out: Bytes, algo?: number): boolean;
   hashToPoint(h: Bytes, out: Bytes): void;
@@ -266,6 +268,19 @@ export function wrapAddon(a: Addon): NativeBackend {
       const o = outBuf("doubleScalarMultBase", out);
       return a.doubleScalarMultBase(x, p, y, o) ? o : null;
     },
+    ...(a.commit
+      ? {
+          commit(amount: bigint, mask: Bytes, out?: Bytes): Bytes {
+            if (amount < 0n || amount > 0xffffffffffffffffn) throw new RangeError(`commit: amount must be a u64, got ${amount}`);
+            need("commit", "mask", mask, 32);
+            const am = new Uint8Array(8);
+            new DataView(am.buffer).setBigUint64(0, amount, true);
+            const o = outBuf("commit", out);
+            a.commit?.(am, mask, o);
+            return o;
+          },
+        }
+      : {}),
     doubleScalarMult(x: Bytes, p: Bytes, y: Bytes, q: Bytes, out?: Bytes): Bytes | null {
       need("doubleScalarMult", "a", x, 32);
       need("doubleScalarMult", "p", p, 32);

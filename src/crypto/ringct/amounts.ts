@@ -42,6 +42,8 @@ function concat(tag: Uint8Array, key: Bytes): Uint8Array {
 
 /** mask·G + amount·H (`rct::commit`). */
 export function commit(backend: CryptoBackend, amount: bigint, mask: Bytes): Bytes {
+  // the native kernel's fixed tables of G and H: ~3× quicker than the generic double multiplication
+  if (backend.commit && amount >= 0n && amount <= 0xffffffffffffffffn && mask[31] < 0x80) return backend.commit(amount, mask);
   const c = backend.doubleScalarMultBase(amountToScalar(amount), H, mask);
   if (c === null) throw new Error("commit: H did not decompress (impossible)");
   return c;
