@@ -368,6 +368,17 @@ export class P2pNode extends EventEmitter implements NetworkView {
     return peer;
   }
 
+  /**
+   * An outgoing connection to host:port is open (is_addr_connected: incoming connections from that
+   * node do not count, so an exclusive or priority node that dialled us is still dialled back, and
+   * Dandelion++ keeps an outgoing peer to stem through).
+   */
+  private isDialledTo(host: string, port: number): boolean {
+    for (const p of this.peers) if (p.dialled && p.dialled.host === host && p.dialled.port === port) return true;
+    return false;
+  }
+
+  /** Any connection, either way, to host:port (is_peer_used, with the handshake's port standing in for the peer id). */
   private isConnectedTo(host: string, port: number): boolean {
     for (const p of this.peers) if ((p.dialled && p.dialled.host === host && p.dialled.port === port) || (p.inbound && p.host === host && p.myPort === port)) return true;
     return false;
@@ -465,10 +476,10 @@ export class P2pNode extends EventEmitter implements NetworkView {
     const room = (): boolean => this.outCount() < (this.opts.outPeers ?? 12);
     const exclusive = parse(this.opts.exclusiveNodes);
     if (exclusive.length > 0) {
-      for (const n of exclusive) if (room() && !this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
+      for (const n of exclusive) if (room() && !this.isDialledTo(n.host, n.port)) void this.dial(n.host, n.port);
       return;
     }
-    for (const n of parse(this.opts.priorityNodes)) if (room() && !this.isConnectedTo(n.host, n.port)) void this.dial(n.host, n.port);
+    for (const n of parse(this.opts.priorityNodes)) if (room() && !this.isDialledTo(n.host, n.port)) void this.dial(n.host, n.port);
     const out = this.outCount();
     let want = (this.opts.outPeers ?? 12) - out;
     if (want <= 0) return;
