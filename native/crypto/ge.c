@@ -206,20 +206,13 @@ static void to_niels_batch(ge_niels *out, const ge_p3 *in, int n, fe *scratch) {
   }
 }
 
-static void init_tables(void) {
-  /* G: y = 4/5, x even */
-  static const uint8_t GB[32] = {0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
-                                 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
-                                 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66};
-  static ge_p3 pts[32 * 8];
-  static fe scratch[32 * 8];
-  ge_p3 P, Q;
+/* pts[8k + j] = (j+1) * 256^k * P for k < tables: the points of a fixed-window table (before
+ * to_niels_batch), as BASE holds them for G */
+static void window_points(ge_p3 *pts, const ge_p3 *p, int tables) {
+  ge_p3 P = *p;
   ge_cached Pc;
   ge_p1p1 t;
-  tsm_ge_frombytes(&GP3, GB);
-
-  P = GP3;
-  for (int k = 0; k < 32; k++) {
+  for (int k = 0; k < tables; k++) {
     ge_p3_to_cached(&Pc, &P);
     pts[8 * k] = P;
     for (int j = 1; j < 8; j++) {
@@ -227,13 +220,24 @@ static void init_tables(void) {
       ge_p1p1_to_p3(&pts[8 * k + j], &t);
     }
     /* P *= 256 */
-    Q = P;
     for (int i = 0; i < 8; i++) {
-      ge_p3_dbl(&t, &Q);
-      ge_p1p1_to_p3(&Q, &t);
+      ge_p3_dbl(&t, &P);
+      ge_p1p1_to_p3(&P, &t);
     }
-    P = Q;
   }
+}
+
+static void init_tables(void) {
+  /* G: y = 4/5, x even */
+  static const uint8_t GB[32] = {0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+                                 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+                                 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66};
+  static ge_p3 pts[32 * 8];
+  static fe scratch[32 * 8];
+  ge_p1p1 t;
+  tsm_ge_frombytes(&GP3, GB);
+
+  window_points(pts, &GP3, 32);
   to_niels_batch(&BASE[0][0], pts, 32 * 8, scratch);
 
   /* H: the same windows as G's, for the amount of a commitment */
@@ -241,21 +245,9 @@ static void init_tables(void) {
     static const uint8_t HB[32] = {0x8b, 0x65, 0x59, 0x70, 0x15, 0x37, 0x99, 0xaf, 0x2a, 0xea, 0xdc,
                                    0x9f, 0xf1, 0xad, 0xd0, 0xea, 0x6c, 0x72, 0x51, 0xd5, 0x41, 0x54,
                                    0xcf, 0xa9, 0x2c, 0x17, 0x3a, 0x0d, 0xd3, 0x9c, 0x1f, 0x94};
-    tsm_ge_frombytes(&P, HB);
-    for (int k = 0; k < HTAB_TABLES; k++) {
-      ge_p3_to_cached(&Pc, &P);
-      pts[8 * k] = P;
-      for (int j = 1; j < 8; j++) {
-        ge_add(&t, &pts[8 * k + j - 1], &Pc);
-        ge_p1p1_to_p3(&pts[8 * k + j], &t);
-      }
-      Q = P;
-      for (int i = 0; i < 8; i++) {
-        ge_p3_dbl(&t, &Q);
-        ge_p1p1_to_p3(&Q, &t);
-      }
-      P = Q;
-    }
+    ge_p3 H;
+    tsm_ge_frombytes(&H, HB);
+    window_points(pts, &H, HTAB_TABLES);
     to_niels_batch(&HTAB[0][0], pts, HTAB_TABLES * 8, scratch);
   }
 
@@ -485,8 +477,6 @@ int tsm_ge_scalarmult_many(ge_p3 *out, const uint8_t *secs, size_t n, const ge_p
   ge_niels *tab = malloc(sizeof(ge_niels) * 256);
   ge_p3 *pts = malloc(sizeof(ge_p3) * 256);
   fe *scratch = malloc(sizeof(fe) * 256);
-  ge_p3 P, Q;
-  ge_cached Pc;
   ge_p1p1 t;
   ge_p2 q;
   ge_niels nl;
@@ -497,21 +487,7 @@ int tsm_ge_scalarmult_many(ge_p3 *out, const uint8_t *secs, size_t n, const ge_p
     free(scratch);
     return -1;
   }
-  P = *p;
-  for (int k = 0; k < 32; k++) {
-    ge_p3_to_cached(&Pc, &P);
-    pts[8 * k] = P;
-    for (int j = 1; j < 8; j++) {
-      ge_add(&t, &pts[8 * k + j - 1], &Pc);
-      ge_p1p1_to_p3(&pts[8 * k + j], &t);
-    }
-    Q = P;
-    for (int i = 0; i < 8; i++) {
-      ge_p3_dbl(&t, &Q);
-      ge_p1p1_to_p3(&Q, &t);
-    }
-    P = Q;
-  }
+  window_points(pts, p, 32);
   to_niels_batch(tab, pts, 256, scratch);
   for (size_t m = 0; m < n; m++) {
     ge_p3 *r = &out[m];
