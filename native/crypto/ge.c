@@ -346,32 +346,42 @@ static void recode_radix16(int8_t e[64], const uint8_t s[32]) {
 /* ------------------------------------------------------------------------------------------ */
 /* s*G                                                                                         */
 
-void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
-  int8_t e[64];
+/* The fixed-window walk over BASE of radix-16 digits e (tsm_ge_scalarmult_base); with amount
+ * digits a, HTAB's windows ride along in the same passes (tsm_commit). Constant time in the digits. */
+static void base_walk(ge_p3 *r, const int8_t e[64], const int8_t *a) {
   ge_p1p1 t;
   ge_p2 q;
   ge_niels n;
-  recode_radix16(e, s);
-
   ge_p3_0(r);
-  for (int i = 1; i < 64; i += 2) {
-    select_niels(&n, BASE[i / 2], e[i]);
-    ge_madd(&t, r, &n);
-    ge_p1p1_to_p3(r, &t);
+  for (int pass = 1; pass >= 0; pass--) {
+    for (int i = pass; i < 64; i += 2) {
+      select_niels(&n, BASE[i / 2], e[i]);
+      ge_madd(&t, r, &n);
+      ge_p1p1_to_p3(r, &t);
+      if (a && i / 2 < HTAB_TABLES) {
+        select_niels(&n, HTAB[i / 2], a[i]);
+        ge_madd(&t, r, &n);
+        ge_p1p1_to_p3(r, &t);
+      }
+    }
+    if (pass == 1) {
+      /* r *= 16 between the odd and the even windows */
+      ge_p3_dbl(&t, r);
+      ge_p1p1_to_p2(&q, &t);
+      ge_p2_dbl(&t, &q);
+      ge_p1p1_to_p2(&q, &t);
+      ge_p2_dbl(&t, &q);
+      ge_p1p1_to_p2(&q, &t);
+      ge_p2_dbl(&t, &q);
+      ge_p1p1_to_p3(r, &t);
+    }
   }
-  ge_p3_dbl(&t, r);
-  ge_p1p1_to_p2(&q, &t);
-  ge_p2_dbl(&t, &q);
-  ge_p1p1_to_p2(&q, &t);
-  ge_p2_dbl(&t, &q);
-  ge_p1p1_to_p2(&q, &t);
-  ge_p2_dbl(&t, &q);
-  ge_p1p1_to_p3(r, &t);
-  for (int i = 0; i < 64; i += 2) {
-    select_niels(&n, BASE[i / 2], e[i]);
-    ge_madd(&t, r, &n);
-    ge_p1p1_to_p3(r, &t);
-  }
+}
+
+void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
+  int8_t e[64];
+  recode_radix16(e, s);
+  base_walk(r, e, NULL);
   tsm_wipe(e, sizeof e);
 }
 
@@ -381,41 +391,10 @@ void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
 void tsm_commit(ge_p3 *r, uint64_t amount, const uint8_t mask[32]) {
   int8_t e[64], a[64];
   uint8_t amt[32] = {0};
-  ge_p1p1 t;
-  ge_p2 q;
-  ge_niels n;
   for (int i = 0; i < 8; i++) amt[i] = (uint8_t)(amount >> (8 * i));
   recode_radix16(e, mask);
   recode_radix16(a, amt);
-  ge_p3_0(r);
-  for (int i = 1; i < 64; i += 2) {
-    select_niels(&n, BASE[i / 2], e[i]);
-    ge_madd(&t, r, &n);
-    ge_p1p1_to_p3(r, &t);
-    if (i / 2 < HTAB_TABLES) {
-      select_niels(&n, HTAB[i / 2], a[i]);
-      ge_madd(&t, r, &n);
-      ge_p1p1_to_p3(r, &t);
-    }
-  }
-  ge_p3_dbl(&t, r);
-  ge_p1p1_to_p2(&q, &t);
-  ge_p2_dbl(&t, &q);
-  ge_p1p1_to_p2(&q, &t);
-  ge_p2_dbl(&t, &q);
-  ge_p1p1_to_p2(&q, &t);
-  ge_p2_dbl(&t, &q);
-  ge_p1p1_to_p3(r, &t);
-  for (int i = 0; i < 64; i += 2) {
-    select_niels(&n, BASE[i / 2], e[i]);
-    ge_madd(&t, r, &n);
-    ge_p1p1_to_p3(r, &t);
-    if (i / 2 < HTAB_TABLES) {
-      select_niels(&n, HTAB[i / 2], a[i]);
-      ge_madd(&t, r, &n);
-      ge_p1p1_to_p3(r, &t);
-    }
-  }
+  base_walk(r, e, a);
   tsm_wipe(e, sizeof e);
   tsm_wipe(a, sizeof a);
   tsm_wipe(amt, sizeof amt);
