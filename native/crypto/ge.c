@@ -346,16 +346,18 @@ static void recode_radix16(int8_t e[64], const uint8_t s[32]) {
 /* ------------------------------------------------------------------------------------------ */
 /* s*G                                                                                         */
 
-/* The fixed-window walk over BASE of radix-16 digits e (tsm_ge_scalarmult_base); with amount
- * digits a, HTAB's windows ride along in the same passes (tsm_commit). Constant time in the digits. */
-static void base_walk(ge_p3 *r, const int8_t e[64], const int8_t *a) {
+/* The fixed-window walk of radix-16 digits e over a table laid out as BASE (tab[8k + j] =
+ * (j+1)·256^k·P): the odd windows, r *= 16, the even windows. With amount digits a, HTAB's
+ * windows ride along in the same passes (tsm_commit). Constant time in the digits. Serves
+ * tsm_ge_scalarmult_base, tsm_commit and tsm_ge_scalarmult_many. */
+static void window_walk(ge_p3 *r, const ge_niels *tab, const int8_t e[64], const int8_t *a) {
   ge_p1p1 t;
   ge_p2 q;
   ge_niels n;
   ge_p3_0(r);
   for (int pass = 1; pass >= 0; pass--) {
     for (int i = pass; i < 64; i += 2) {
-      select_niels(&n, BASE[i / 2], e[i]);
+      select_niels(&n, &tab[8 * (i / 2)], e[i]);
       ge_madd(&t, r, &n);
       ge_p1p1_to_p3(r, &t);
       if (a && i / 2 < HTAB_TABLES) {
@@ -365,15 +367,10 @@ static void base_walk(ge_p3 *r, const int8_t e[64], const int8_t *a) {
       }
     }
     if (pass == 1) {
-      /* r *= 16 between the odd and the even windows */
+      /* r *= 16 between the odd and the even windows: one doubling, then tsm_ge_mul8 */
       ge_p3_dbl(&t, r);
       ge_p1p1_to_p2(&q, &t);
-      ge_p2_dbl(&t, &q);
-      ge_p1p1_to_p2(&q, &t);
-      ge_p2_dbl(&t, &q);
-      ge_p1p1_to_p2(&q, &t);
-      ge_p2_dbl(&t, &q);
-      ge_p1p1_to_p3(r, &t);
+      tsm_ge_mul8(r, &q);
     }
   }
 }
@@ -381,7 +378,7 @@ static void base_walk(ge_p3 *r, const int8_t e[64], const int8_t *a) {
 void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]) {
   int8_t e[64];
   recode_radix16(e, s);
-  base_walk(r, e, NULL);
+  window_walk(r, &BASE[0][0], e, NULL);
   tsm_wipe(e, sizeof e);
 }
 
@@ -394,7 +391,7 @@ void tsm_commit(ge_p3 *r, uint64_t amount, const uint8_t mask[32]) {
   for (int i = 0; i < 8; i++) amt[i] = (uint8_t)(amount >> (8 * i));
   recode_radix16(e, mask);
   recode_radix16(a, amt);
-  base_walk(r, e, a);
+  window_walk(r, &BASE[0][0], e, a);
   tsm_wipe(e, sizeof e);
   tsm_wipe(a, sizeof a);
   tsm_wipe(amt, sizeof amt);
@@ -456,9 +453,6 @@ int tsm_ge_scalarmult_many(ge_p3 *out, const uint8_t *secs, size_t n, const ge_p
   ge_niels *tab = malloc(sizeof(ge_niels) * 256);
   ge_p3 *pts = malloc(sizeof(ge_p3) * 256);
   fe *scratch = malloc(sizeof(fe) * 256);
-  ge_p1p1 t;
-  ge_p2 q;
-  ge_niels nl;
   int8_t e[64];
   if (!tab || !pts || !scratch) {
     free(tab);
@@ -469,27 +463,8 @@ int tsm_ge_scalarmult_many(ge_p3 *out, const uint8_t *secs, size_t n, const ge_p
   window_points(pts, p, 32);
   to_niels_batch(tab, pts, 256, scratch);
   for (size_t m = 0; m < n; m++) {
-    ge_p3 *r = &out[m];
     recode_radix16(e, secs + 32 * m);
-    ge_p3_0(r);
-    for (int i = 1; i < 64; i += 2) {
-      select_niels(&nl, &tab[8 * (i / 2)], e[i]);
-      ge_madd(&t, r, &nl);
-      ge_p1p1_to_p3(r, &t);
-    }
-    ge_p3_dbl(&t, r);
-    ge_p1p1_to_p2(&q, &t);
-    ge_p2_dbl(&t, &q);
-    ge_p1p1_to_p2(&q, &t);
-    ge_p2_dbl(&t, &q);
-    ge_p1p1_to_p2(&q, &t);
-    ge_p2_dbl(&t, &q);
-    ge_p1p1_to_p3(r, &t);
-    for (int i = 0; i < 64; i += 2) {
-      select_niels(&nl, &tab[8 * (i / 2)], e[i]);
-      ge_madd(&t, r, &nl);
-      ge_p1p1_to_p3(r, &t);
-    }
+    window_walk(&out[m], tab, e, NULL);
   }
   tsm_wipe(e, sizeof e);
   free(tab);
