@@ -21,9 +21,9 @@ interface Pending {
   crashes: number;
 }
 
-
 /** Young-generation limit of each verify worker (MiB). */
 const VERIFY_WORKER_YOUNG_MB = 6;
+
 /** The verification could not be carried out: its worker thread died twice. Not a verdict on the data. */
 export class VerifyWorkerCrashError extends Error {
   override name = "VerifyWorkerCrashError";

@@ -152,24 +152,23 @@ function decodeMeta(height: number, b: Buffer): BlockMeta {
   };
 }
 
-/** Schema 1's tx_index value: height, index, unlock time, pruned flag, output indices. */
-function decodeLocation1(b: Buffer, o = 0): TxLocation {
-  const n = b.readUInt32BE(o + 17);
-  return {
-    height: b.readUInt32BE(o),
-    index: b.readUInt32BE(o + 4),
-    unlockTime: b.readBigUInt64BE(o + 8),
-    pruned: b[o + 16] === 1,
-    outputIndices: Array.from({ length: n }, (_, i) => b.readBigUInt64BE(o + 21 + 8 * i)),
-  };
-}
-/** tx_indices value: the tx number (the key of its txs_* entries), then schema 1's fields. */
+/**
+ * tx_indices value: the tx number (u64, the key of its txs_* entries), then schema 1's tx_index
+ * value (height, index, unlock time, pruned flag, output indices), which the migration prefixes.
+ */
 function encodeLocation(num: Buffer, l: TxLocation): Buffer {
   return Buffer.concat([num, U32(l.height), U32(l.index), U64(l.unlockTime), Buffer.of(l.pruned ? 1 : 0), U32(l.outputIndices.length), ...l.outputIndices.map(U64)]);
 }
 const LOCATION_PRUNED_FLAG = 8 + 16;
 function decodeLocation(b: Buffer): TxLocation {
-  return decodeLocation1(b, 8);
+  const n = b.readUInt32BE(8 + 17);
+  return {
+    height: b.readUInt32BE(8),
+    index: b.readUInt32BE(8 + 4),
+    unlockTime: b.readBigUInt64BE(8 + 8),
+    pruned: b[LOCATION_PRUNED_FLAG] === 1,
+    outputIndices: Array.from({ length: n }, (_, i) => b.readBigUInt64BE(8 + 21 + 8 * i)),
+  };
 }
 /** The tx number of a tx_indices value (an 8-byte key of the txs_* tables). */
 const locationNum = (b: Buffer): Buffer => b.subarray(0, 8);
@@ -517,19 +516,25 @@ export class ChainStore implements ChainView {
     const b = this.props.get("pruning_seed");
     return b === undefined ? 0 : b.readUInt32BE(0);
   }
+  /** The pruned part of a tx by its tx_indices value. */
+  private prunedBlob(loc: Buffer): Bytes | undefined {
+    const p = this.txPruned.get(locationNum(loc));
+    return p === undefined ? undefined : bytes(p);
+  }
   /** The pruned part (prefix, plus RingCT base for v2). */
   txPrunedBlob(txId: Bytes): Bytes | undefined {
     const loc = this.txIndex.get(buf(txId));
-    const p = loc === undefined ? undefined : this.txPruned.get(locationNum(loc));
-    return p === undefined ? undefined : bytes(p);
+    return loc === undefined ? undefined : this.prunedBlob(loc);
   }
   /** A stored tx, parsed (pruned — no signatures — when its prunable part was pruned). */
   transaction(txId: Bytes): { tx: Transaction; location: TxLocation } | undefined {
     const loc = this.txIndex.get(buf(txId));
-    if (loc === undefined) return undefined;
+    return loc === undefined ? undefined : this.txAt(loc);
+  }
+  /** The tx a tx_indices value points to, parsed, with its location. */
+  private txAt(loc: Buffer): { tx: Transaction; location: TxLocation } | undefined {
     const location = decodeLocation(loc);
-    const p = location.pruned ? this.txPruned.get(locationNum(loc)) : undefined;
-    const blob = location.pruned ? (p === undefined ? undefined : bytes(p)) : this.fullBlob(loc);
+    const blob = location.pruned ? this.prunedBlob(loc) : this.fullBlob(loc);
     if (blob === undefined) return undefined;
     return { tx: parseTransaction(blob, { pruned: location.pruned }), location };
   }
@@ -875,7 +880,7 @@ export class ChainStore implements ChainView {
       for (let k = ids.length - 1; k >= 0; k--) {
         const id = buf(ids[k]);
         const raw = this.txIndex.get(id);
-        const found = this.transaction(ids[k]);
+        const found = raw === undefined ? undefined : this.txAt(raw);
         if (found === undefined || raw === undefined) throw new StoreError(`tx ${id.toString("hex")} of block ${top} missing`);
         const num = locationNum(raw);
         const { tx, location } = found;
