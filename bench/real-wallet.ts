@@ -362,12 +362,20 @@ async function replayCalls(sides: ReadonlyMap<Daemon, Side>, n: number): Promise
               let t = 0;
               let b = 0;
               for (const e of reqs.get(d)!) {
-                const c = await conn(d, tls);
-                const t0 = performance.now();
-                const a = await c.send(e.request!).catch((err: unknown) => {
-                  throw new Error(`replay: ${d} ${tls ? "TLS" : "plain"} ${name}: ${err instanceof Error ? err.message : String(err)}`);
-                });
-                t += performance.now() - t0;
+                // epee closes a keep-alive connection after a while; a close that crosses our request
+                // on the wire fails that request: it is sent again once on a new connection (every
+                // replayed request is a read)
+                let a: { status: number; bytes: number } | undefined;
+                for (let attempt = 0; a === undefined; attempt++) {
+                  const c = await conn(d, tls);
+                  const t0 = performance.now();
+                  try {
+                    a = await c.send(e.request!);
+                    t += performance.now() - t0;
+                  } catch (err) {
+                    if (!c.closed || attempt > 0) throw new Error(`replay: ${d} ${tls ? "TLS" : "plain"} ${name}: ${err instanceof Error ? err.message : String(err)}`);
+                  }
+                }
                 b += a.bytes;
                 if (a.status !== 200) throw new Error(`replay: ${d} answered ${name} with HTTP ${a.status}`);
               }
