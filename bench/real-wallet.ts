@@ -373,7 +373,7 @@ async function replayCalls(sides: ReadonlyMap<Daemon, Side>, n: number): Promise
                     a = await c.send(e.request!);
                     t += performance.now() - t0;
                   } catch (err) {
-                    if (!c.closed || attempt > 0) throw new Error(`replay: ${d} ${tls ? "TLS" : "plain"} ${name}: ${err instanceof Error ? err.message : String(err)}`);
+                    if (!c.closed || attempt > 0) throw new Error(`replay: ${d} ${tls ? "TLS" : "plain"} ${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
                   }
                 }
                 b += a.bytes;
