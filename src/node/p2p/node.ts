@@ -380,7 +380,8 @@ export class P2pNode extends EventEmitter implements NetworkView {
 
   /** Any connection, either way, to host:port (is_peer_used, with the handshake's port standing in for the peer id). */
   private isConnectedTo(host: string, port: number): boolean {
-    for (const p of this.peers) if ((p.dialled && p.dialled.host === host && p.dialled.port === port) || (p.inbound && p.host === host && p.myPort === port)) return true;
+    if (this.isDialledTo(host, port)) return true;
+    for (const p of this.peers) if (p.inbound && p.host === host && p.myPort === port) return true;
     return false;
   }
 
