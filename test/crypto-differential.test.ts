@@ -440,8 +440,43 @@ test("differential: batches equal their single calls on both backends", { skip }
     },
     ROUNDS / 20,
   );
+  // many wallets' derivations of one tx (rows × wallets × 32) against tagged, untagged and matching outputs
+  same(
+    "viewTagCandidates",
+    () => {
+      const w = 1 + int(9);
+      const rows = 1 + int(3);
+      const n = 1 + int(8);
+      const ds = bytes(32 * rows * w);
+      const tags = new Uint16Array(n);
+      for (let i = 0; i < n; i++) {
+        const r = int(6);
+        const at = 32 * (int(rows) * w + int(w));
+        tags[i] = r === 0 ? NO_VIEW_TAG : r < 3 ? ts.deriveViewTag(ds.subarray(at, at + 32), i) : int(256);
+      }
+      const probes: number[] = [];
+      for (let k = int(2 * n + 1); k > 0; k--) probes.push(int(rows), int(n));
+      return [ds, w, tags, Uint32Array.from(probes)] as [Bytes, number, Uint16Array, Uint32Array];
+    },
+    (b, ds, w, tags, probes) => {
+      const flags = b.viewTagCandidates(ds, w, tags, probes);
+      for (let k = 0; k < w; k++) {
+        let want = 0;
+        for (let j = 0; j < probes.length; j += 2) {
+          const i = probes[j + 1];
+          const at = 32 * (probes[j] * w + k);
+          if (tags[i] === NO_VIEW_TAG || b.deriveViewTag(ds.subarray(at, at + 32), i) === tags[i]) want = 1;
+        }
+        assert.equal(flags[k], want, `${b.name} wallet ${k}`);
+      }
+      return flags;
+    },
+    ROUNDS / 10,
+  );
   // wrong shapes throw the same error class on both
   same("scanOutputs probe outside the outputs", () => [new Uint32Array([0, 3])] as [Uint32Array], (b, probes) => b.scanOutputs(new Uint8Array(32), new Uint8Array(96), new Uint16Array(3), probes), 3);
+  same("viewTagCandidates probe outside the rows", () => [new Uint32Array([2, 0])] as [Uint32Array], (b, probes) => b.viewTagCandidates(new Uint8Array(128), 2, new Uint16Array(1), probes), 3);
+  same("viewTagCandidates with a ragged matrix", () => [bytes(96)] as [Bytes], (b, d) => b.viewTagCandidates(d, 2, new Uint16Array(1), new Uint32Array(0)), 3);
   same("deriveViewTags with a short buffer", () => [bytes(31)] as [Bytes], (b, d) => b.deriveViewTags(d, new Uint32Array(1)), 3);
 });
 

@@ -514,6 +514,28 @@ static napi_value f_scan_outputs(napi_env env, napi_callback_info info) {
   return ret_undef(env);
 }
 
+/* viewTagCandidates(derivations, wallets, tags, probes, flags): see tsm_view_tag_candidates */
+static napi_value f_view_tag_candidates(napi_env env, napi_callback_info info) {
+  uint32_t wallets;
+  ARGS(5);
+  if (napi_get_value_uint32(env, argv[1], &wallets) != napi_ok || wallets == 0)
+    return throw_type(env, "tsmonero_crypto: viewTagCandidates: wallets must be a positive integer");
+  BYTES(d, 0, ANY);
+  TYPED(tags, 2, napi_uint16_array, uint16_t);
+  TYPED(probes, 3, napi_uint32_array, uint32_t);
+  BYTES(flags, 4, ANY);
+  size_t q = probes_n / 2;
+  if (d.n % (32 * (size_t)wallets) != 0 || probes_n % 2 != 0 || flags.n != wallets)
+    return throw_type(env, "tsmonero_crypto: viewTagCandidates: inconsistent buffer lengths");
+  for (size_t k = 0; k < q; k++)
+    if (probes[2 * k] >= d.n / (32 * (size_t)wallets) || probes[2 * k + 1] >= tags_n)
+      return throw_type(env, "tsmonero_crypto: viewTagCandidates: probe outside the rows or outputs");
+  for (size_t i = 0; i < tags_n; i++)
+    if (tags[i] > TSM_NO_VIEW_TAG) return throw_type(env, "tsmonero_crypto: viewTagCandidates: view tag above 256");
+  tsm_view_tag_candidates(flags.p, d.p, wallets, tags, probes, q);
+  return ret_undef(env);
+}
+
 static napi_value f_generate_key_image(napi_env env, napi_callback_info info) {
   uint8_t r[32];
   ARGS(3);
@@ -659,6 +681,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"deriveViewTag", f_derive_view_tag},
       {"deriveViewTags", f_derive_view_tags},
       {"scanOutputs", f_scan_outputs},
+      {"viewTagCandidates", f_view_tag_candidates},
       {"generateKeyImage", f_generate_key_image},
       {"generateSignature", f_generate_signature},
       {"checkSignature", f_check_signature},

@@ -223,6 +223,31 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
   }
 }
 
+/* The hub's prefilter (see monero.h): four wallets per keccak for each probe; a wallet stays a
+ * candidate for wallet2's full check (tsm_scan_outputs) only if some probe passes its view tag. */
+void tsm_view_tag_candidates(uint8_t *flags, const uint8_t *ds, size_t wallets, const uint16_t *tags,
+                             const uint32_t *probes, size_t q) {
+  uint8_t got[4];
+  memset(flags, 0, wallets);
+  if (wallets == 0) return;
+  for (size_t k = 0; k < q; k++) {
+    const uint8_t *row = ds + 32 * wallets * (size_t)probes[2 * k];
+    uint32_t o = probes[2 * k + 1];
+    if (tags[o] == TSM_NO_VIEW_TAG) {
+      memset(flags, 1, wallets); /* an untagged output: every wallet checks it in full */
+      return;
+    }
+    for (size_t w = 0; w < wallets; w += 4) {
+      const uint8_t *d[4];
+      uint32_t idx[4] = {o, o, o, o};
+      for (size_t u = 0; u < 4; u++) d[u] = row + 32 * (w + u < wallets ? w + u : wallets - 1);
+      view_tags4(got, d, idx);
+      for (size_t u = 0; u < 4 && w + u < wallets; u++)
+        if (got[u] == tags[o]) flags[w + u] = 1;
+    }
+  }
+}
+
 /* generate_key_image: sec * hash_to_ec(pub) */
 void tsm_generate_key_image(uint8_t r[32], const uint8_t pub[32], const uint8_t sec[32]) {
   ge_p3 h, q;

@@ -62,6 +62,23 @@ export function viewTagCount(derivations: Bytes, indices: Uint32Array): number {
   return indices.length;
 }
 
+/** The row count of viewTagCandidates, after checking every probe and tag. */
+export function viewTagCandidateRows(derivations: Bytes, wallets: number, viewTags: Uint16Array, probes: Uint32Array): number {
+  const fn = "viewTagCandidates";
+  bytesOf(fn, "derivations", derivations);
+  if (!Number.isSafeInteger(wallets) || wallets < 1 || wallets > 0xffffffff) throw new TypeError(`${fn}: wallets must be a positive integer, got ${wallets}`);
+  if (!(viewTags instanceof Uint16Array)) throw new TypeError(`${fn}: viewTags must be a Uint16Array`);
+  if (!(probes instanceof Uint32Array)) throw new TypeError(`${fn}: probes must be a Uint32Array`);
+  if (derivations.length % (32 * wallets) !== 0) throw new TypeError(`${fn}: derivations must be rows×${wallets}×32 bytes, got ${derivations.length}`);
+  if (probes.length % 2 !== 0) throw new TypeError(`${fn}: probes must hold (row, output) pairs`);
+  const rows = derivations.length / (32 * wallets);
+  for (let k = 0; k < probes.length; k += 2)
+    if (probes[k] >= rows || probes[k + 1] >= viewTags.length)
+      throw new RangeError(`${fn}: probe ${k / 2} (${probes[k]}, ${probes[k + 1]}) outside ${rows} rows, ${viewTags.length} outputs`);
+  for (const t of viewTags) if (t > NO_VIEW_TAG) throw new RangeError(`${fn}: view tag ${t} above NO_VIEW_TAG`);
+  return rows;
+}
+
 /** q, the probe count of scanOutputs, after checking every probe and tag. */
 export function scanProbeCount(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): number {
   const fn = "scanOutputs";

@@ -99,6 +99,15 @@ export interface CryptoBackend {
    * D in `keys`. Throws RangeError for a probe outside the derivations or outputs.
    */
   scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan;
+  /**
+   * Many wallets' view tag check of one transaction (the hub's prefilter before `scanOutputs`):
+   * `derivations` is rows × wallets × 32 bytes, row r holding tx public key r's derivation for every
+   * wallet (as `generateKeyDerivations` returns them); `probes` are (row, output index) pairs;
+   * `viewTags` as for scanOutputs. Returns `wallets` bytes: 1 where some probe's output has no view
+   * tag or `deriveViewTag(derivation of that wallet in that row, output)` equals its tag (the wallet
+   * must look at the transaction), 0 where every probe fails its tag (scanOutputs would find nothing).
+   */
+  viewTagCandidates(derivations: Bytes, wallets: number, viewTags: Uint16Array, probes: Uint32Array): Uint8Array;
 
   // ---- points on ed25519 (compressed 32-byte form) ----
   /** True when the bytes decompress to a curve point under Monero's `ge_frombytes_vartime` rules (`check_key`). */

@@ -12,7 +12,7 @@
  * - multiScalarMult uses scalars as plain 256-bit integers (as rct's multiexp does).
  */
 import { type Bytes, type CryptoBackend, NO_VIEW_TAG, type OutputScan, SCAN_BAD_KEY, SCAN_SPEND_KEY, SCAN_TAG_MISMATCH, type ScalarBatchOp } from "../backend.js";
-import { outBuf as checkedOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCount } from "../args.js";
+import { outBuf as checkedOut, hashToScalarsItemLength, scalarCount, scanProbeCount, scBatchCount, viewTagCandidateRows, viewTagCount } from "../args.js";
 import * as M from "./monero.js";
 import * as G from "./point.js";
 import * as S from "./scalar.js";
@@ -219,6 +219,21 @@ export const tsBackend: CryptoBackend = {
       status[k] = D === null ? SCAN_BAD_KEY : SCAN_SPEND_KEY;
     }
     return { status, keys };
+  },
+
+  /** The hub's view tag prefilter over many wallets' derivations (backend.ts). */
+  viewTagCandidates(derivations: Bytes, wallets: number, viewTags: Uint16Array, probes: Uint32Array): Uint8Array {
+    viewTagCandidateRows(derivations, wallets, viewTags, probes);
+    const flags = new Uint8Array(wallets);
+    for (let k = 0; k < probes.length; k += 2) {
+      const [r, i] = [probes[k], probes[k + 1]];
+      if (viewTags[i] === NO_VIEW_TAG) return flags.fill(1);
+      for (let w = 0; w < wallets; w++) {
+        const at = 32 * (r * wallets + w);
+        if (!flags[w] && M.deriveViewTag(derivations.subarray(at, at + 32), i) === viewTags[i]) flags[w] = 1;
+      }
+    }
+    return flags;
   },
 
   /** Decompresses under crypto-ops.c `ge_frombytes_vartime` rules (crypto.cpp `check_key`). */

@@ -141,22 +141,61 @@ export interface WalletDerivations {
   readonly additional: readonly (Bytes | null)[];
 }
 
+/** Many wallets' derivations for one transaction, and which of the wallets can own one of its outputs. */
+export interface GroupDerivations {
+  /** Wallet k's derivations (k: its place in the view keys), as `Scanner.detect` takes them. */
+  of(k: number): WalletDerivations;
+  /**
+   * 1 where wallet k must run `detect` on the transaction: an output it probes has no view tag, or
+   * its view tag matches. 0 where every output's view tag rules the wallet out: detect would find
+   * nothing (no output, no rejected amount, no payment id), so it is skipped.
+   */
+  readonly candidates: Uint8Array;
+}
+
 /**
  * The derivations of many wallets for one transaction, one backend call per tx public key for all
- * of them (`generateKeyDerivations`: the C kernel decodes the key and builds its table once).
- * `viewKeys`: the wallets' view secret keys, 32 bytes each, concatenated; the answer has one entry per wallet.
+ * of them (`generateKeyDerivations`: the C kernel decodes the key and builds its table once), then
+ * the view tags of all of them against the outputs `detect` would probe (`viewTagCandidates`, one
+ * call per key). `viewKeys`: the wallets' view secret keys, 32 bytes each, concatenated.
  */
-export function groupDerivations(p: ParsedScanTx, viewKeys: Bytes, be: CryptoBackend = defaultBackend()): WalletDerivations[] {
+export function groupDerivations(p: ParsedScanTx, viewKeys: Bytes, be: CryptoBackend = defaultBackend()): GroupDerivations {
   const n = viewKeys.length / 32;
-  const split = (all: Bytes | null): (Bytes | null)[] => Array.from({ length: n }, (_, w) => (all ? all.subarray(32 * w, 32 * w + 32) : null));
-  const main: (Bytes | null)[][] = [];
+  const { vout } = p.tx;
+  const tags = new Uint16Array(vout.length).fill(NO_VIEW_TAG);
+  const probed: number[] = [];
+  vout.forEach((o, i) => {
+    if (o.target.type === "tagged_key") tags[i] = o.target.viewTag;
+    if (o.target.type === "key" || o.target.type === "tagged_key") probed.push(i);
+  });
+  const candidates = new Uint8Array(n);
+  const check = (rows: Bytes | null, outputs: readonly number[]): void => {
+    if (!rows || outputs.length === 0 || n === 0) return;
+    const probes = new Uint32Array(2 * outputs.length);
+    outputs.forEach((i, k) => (probes[2 * k + 1] = i));
+    const f = be.viewTagCandidates(rows, n, tags, probes);
+    for (let w = 0; w < n; w++) candidates[w] |= f[w];
+  };
+  const main: (Bytes | null)[] = [];
   for (let pk = 0; ; pk++) {
     const k = extraTxPubKey(p.extra, pk);
     if (!k) break;
-    main.push(split(be.generateKeyDerivations(k, viewKeys)));
+    const rows = be.generateKeyDerivations(k, viewKeys);
+    main.push(rows);
+    check(rows, probed);
   }
-  const additional = p.additional.length === p.tx.vout.length ? p.additional.map((k) => split(be.generateKeyDerivations(k, viewKeys))) : [];
-  return Array.from({ length: n }, (_, w) => ({ main: main.map((m) => m[w]), additional: additional.map((x) => x[w]) }));
+  const additional: (Bytes | null)[] = [];
+  if (p.additional.length === vout.length)
+    p.additional.forEach((k, i) => {
+      const rows = be.generateKeyDerivations(k, viewKeys);
+      additional.push(rows);
+      if (probed.includes(i)) check(rows, [i]);
+    });
+  const one = (rows: Bytes | null, w: number): Bytes | null => (rows ? rows.subarray(32 * w, 32 * w + 32) : null);
+  return {
+    of: (w) => ({ main: main.map((r) => one(r, w)), additional: additional.map((r) => one(r, w)) }),
+    candidates,
+  };
 }
 
 /** The part of a ScannedTx that is one wallet's. */

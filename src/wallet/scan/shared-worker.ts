@@ -2,8 +2,8 @@
  * Worker-thread entry of the hub's shared scan (shared.ts): one thread holds the scanners of many
  * wallets. A batch brings groups of wallets that asked for the same blocks: each block of a group
  * is parsed and hashed once, the key derivations of all the group's wallets are made in one kernel
- * call per tx public key (groupDerivations), then every wallet looks for its outputs in it (view
- * tags, its subaddress table). The answer carries each block once,
+ * call per tx public key and their view tags checked in another (groupDerivations), then only the
+ * wallets a view tag lets through look for their outputs in it (its subaddress table). The answer carries each block once,
  * as a wallet that found nothing sees it, and per wallet only the transactions where it found
  * something. Messages are plain structured-cloneable data.
  */
@@ -121,7 +121,9 @@ if (parentPort) {
         const k = slot.get(wid) ?? 0;
         parsed.forEach((p, b) =>
           p.txs.forEach((tx, t) => {
-            const d = s.detect(tx, p.majorVersion, derivations[b][t][k]);
+            const g = derivations[b][t];
+            if (!g.candidates[k]) return; // every output's view tag rules this wallet out
+            const d = s.detect(tx, p.majorVersion, g.of(k));
             if (d.received.length > 0 || d.rejected > 0 || d.paymentId !== null) mine.push({ wid, b, t, d });
           }),
         );
