@@ -158,6 +158,31 @@ test("damaged, truncated, foreign or missing files are clear errors, never crash
   await assert.rejects(WalletFiles.open(dir, "../w", "pw"), WalletFileError);
 });
 
+test("storeKeys leaves an unchanged keys file alone, and rewrites it when the data, the file or the password changed", async () => {
+  const dir = tmp();
+  const keys = keysData();
+  const files = await WalletFiles.create(dir, "w", "pw", keys, FAST);
+  const bytes = () => readFileSync(files.keysPath);
+  const first = bytes();
+  files.storeKeys(keys); // same data: same file (a fresh seal would have a new IV)
+  assert.deepEqual(bytes(), first);
+  keys.user.attributes.note = "changed";
+  files.storeKeys(keys);
+  const second = bytes();
+  assert.notDeepEqual(second, first);
+  assert.equal((await WalletFiles.open(dir, "w", "pw")).keys.user.attributes.note, "changed");
+  // opened files know what they read: a store with nothing changed writes nothing
+  const reopened = await WalletFiles.open(dir, "w", "pw");
+  reopened.files.storeKeys(reopened.keys);
+  assert.deepEqual(bytes(), second);
+  rmSync(files.keysPath);
+  files.storeKeys(keys); // the file is gone: written again
+  assert.equal((await WalletFiles.open(dir, "w", "pw")).keys.user.attributes.note, "changed");
+  await files.changePassword("new", keys, null, FAST); // another key: written under it
+  await assert.rejects(WalletFiles.open(dir, "w", "pw"), WrongPasswordError);
+  assert.equal((await WalletFiles.open(dir, "w", "new")).keys.user.attributes.note, "changed");
+});
+
 // The child stores keys and cache in a loop, printing each generation after its store returns.
 const CHILD = `
 import { WalletFiles, emptyUserData } from ${JSON.stringify(new URL("../src/wallet/files/index.js", import.meta.url).href)};

@@ -15,6 +15,21 @@ import type { ScannedBlock, ScannedTx } from "../scan/scan.js";
 import { wallet2PaymentOrder } from "./hash-order.js";
 import { bytesToHex as hex } from "../../base/bytes.js";
 
+/**
+ * Hex of the ids a scanned block carries (block hashes, txids, key images), kept per array: in a hub,
+ * every wallet applies the very same block objects, and converting the same ids once per wallet was
+ * most of applyBlock's time with a thousand wallets. Scanned blocks are never written to.
+ */
+const idHexes = new WeakMap<Uint8Array, string>();
+function idHex(b: Uint8Array): string {
+  let s = idHexes.get(b);
+  if (s === undefined) {
+    s = hex(b);
+    idHexes.set(b, s);
+  }
+  return s;
+}
+
 /** CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE. */
 export const DEFAULT_TX_SPENDABLE_AGE = 10;
 /** CRYPTONOTE_LOCKED_TX_ALLOWED_DELTA_BLOCKS. */
@@ -344,7 +359,7 @@ export class Ledger {
    * height rolled back to, or null.
    */
   applyBlock(b: ScannedBlock): number | null {
-    const hash = hex(b.hash);
+    const hash = idHex(b.hash);
     let rolledBack: number | null = null;
     if (b.height < this.state.height) {
       const known = this.blockHash(b.height);
@@ -355,7 +370,7 @@ export class Ledger {
     }
     if (b.height !== this.state.height) throw new RangeError(`block ${b.height} given at wallet height ${this.state.height}`);
     const prev = this.blockHash(b.height - 1);
-    if (prev !== undefined && prev !== hex(b.prevHash)) {
+    if (prev !== undefined && prev !== idHex(b.prevHash)) {
       // the node's chain forked below this block: drop our previous block; the caller refetches from there
       if (b.height - 1 < this.state.hashTailStart) throw new ChainMismatchError(b.height);
       this.rollback(b.height - 1);
@@ -371,7 +386,7 @@ export class Ledger {
     this.state.height = b.height + 1;
     this.state.lastBlockReward = b.reward;
     // a mined tx leaves the pool lists
-    const mined = new Set(b.txs.map((t) => hex(t.txid)));
+    const mined = new Set(b.txs.map((t) => idHex(t.txid)));
     this.state.pool = this.state.pool.filter((p) => !mined.has(p.txid));
     this.state.pending = this.state.pending.filter((p) => !mined.has(p.txid));
     return rolledBack;
@@ -418,7 +433,7 @@ export class Ledger {
   /** process_new_transaction for a block (pool = false) or pool (pool = true) transaction. */
   private processTx(tx: ScannedTx, height: number, timestamp: bigint, pool: boolean, doubleSpend: boolean): void {
     const s = this.state;
-    const txid = hex(tx.txid);
+    const txid = idHex(tx.txid);
     const got = new Map<string, { index: SubaddressIndex; total: bigint; amounts: bigint[] }>();
     // wallet2's tx_money_got_in_outs / tx_amounts_individual_outs: a subaddress stays in the map
     // (with what it got, possibly 0) once one of its outputs was seen in the tx
@@ -458,7 +473,7 @@ export class Ledger {
     let account: number | null = null;
     const indices = new Set<number>();
     for (const input of tx.inputs) {
-      const i = this.byKeyImage.get(hex(input.keyImage));
+      const i = this.byKeyImage.get(idHex(input.keyImage));
       if (i === undefined) continue;
       const td = s.transfers[i];
       spent += input.amount > 0n ? input.amount : td.amount;
