@@ -8,7 +8,7 @@ import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Bytes, type CryptoBackend, NO_VIEW_TAG, type OutputScan, type ScalarBatchOp } from "../backend.js";
+import type { Bytes, CryptoBackend, OutputScan, ScalarBatchOp } from "../backend.js";
 import { hashToScalarsItemLength, need, outBuf, scalarCount, scanProbeCount, scBatchCount, viewTagCandidateRows, viewTagCount } from "../args.js";
 
 /** The addon's exports (native/crypto/addon.c): results go to the trailing `out` argument. */
@@ -31,8 +31,7 @@ interface Addon {
   hashToScalars(data: Bytes, n: number, out: Bytes): void;
   deriveViewTags(d: Bytes, indices: Uint32Array, out: Uint8Array): void;
   scanOutputs(d: Bytes, keys: Bytes, tags: Uint16Array, probes: Uint32Array, status: Uint8Array, out: Bytes): void;
-  /** Absent from an addon built before it (then the wrapper loops over deriveViewTag). */
-  viewTagCandidates?(d: Bytes, wallets: number, tags: Uint16Array, probes: Uint32Array, flags: Uint8Array): void;
+  viewTagCandidates(d: Bytes, wallets: number, tags: Uint16Array, probes: Uint32Array, flags: Uint8Array): void;
   pointCheck(p: Bytes): boolean;
   pointAdd(p: Bytes, q: Bytes, out: Bytes): boolean;
   pointSub(p: Bytes, q: Bytes, out: Bytes): boolean;
@@ -233,18 +232,7 @@ export function wrapAddon(a: Addon): NativeBackend {
     viewTagCandidates(derivations: Bytes, wallets: number, viewTags: Uint16Array, probes: Uint32Array): Uint8Array {
       viewTagCandidateRows(derivations, wallets, viewTags, probes);
       const flags = new Uint8Array(wallets);
-      if (a.viewTagCandidates) {
-        a.viewTagCandidates(derivations, wallets, viewTags, probes, flags);
-        return flags;
-      }
-      for (let k = 0; k < probes.length; k += 2) {
-        const [r, i] = [probes[k], probes[k + 1]];
-        if (viewTags[i] === NO_VIEW_TAG) return flags.fill(1);
-        for (let w = 0; w < wallets; w++) {
-          const at = 32 * (r * wallets + w);
-          if (!flags[w] && a.deriveViewTag(derivations.subarray(at, at + 32), i) === viewTags[i]) flags[w] = 1;
-        }
-      }
+      a.viewTagCandidates(derivations, wallets, viewTags, probes, flags);
       return flags;
     },
 
