@@ -151,6 +151,8 @@ export interface GroupDerivations {
    * nothing (no output, no rejected amount, no payment id), so it is skipped.
    */
   readonly candidates: Uint8Array;
+  /** Key derivations made: the wallets × the tx's public keys that decode (main and additional). */
+  readonly derived: number;
 }
 
 /**
@@ -195,6 +197,7 @@ export function groupDerivations(p: ParsedScanTx, viewKeys: Bytes, be: CryptoBac
   return {
     of: (w) => ({ main: main.map((r) => one(r, w)), additional: additional.map((r) => one(r, w)) }),
     candidates,
+    derived: n * [...main, ...additional].filter((r) => r !== null).length,
   };
 }
 

@@ -62,6 +62,8 @@ export interface BatchReply {
   readonly singles: SingleResult[];
   /** Blocks this batch parsed (each block once per thread, whatever the wallets and groups scanning it). */
   readonly parsed: number;
+  /** Key derivations this batch made (wallets × tx public keys): the work no sharing removes. */
+  readonly derived: number;
 }
 
 const why = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
@@ -97,12 +99,12 @@ if (parentPort) {
     return { parsed: p, shared, fresh: true };
   };
 
-  const runGroup = (g: BlockGroup): { r: GroupResult; parsed: number } => {
+  const runGroup = (g: BlockGroup): { r: GroupResult; parsed: number; derived: number } => {
     let got;
     try {
       got = g.blocks.map(parseOnce);
     } catch (e) {
-      return { r: { ok: false, error: why(e) }, parsed: 0 };
+      return { r: { ok: false, error: why(e) }, parsed: 0, derived: 0 };
     }
     const parsed = got.map((x) => x.parsed);
     const blocks = got.map((x) => x.shared);
@@ -132,7 +134,9 @@ if (parentPort) {
         failed.push({ wid, error: why(e) });
       }
     }
-    return { r: { ok: true, blocks, hits, failed }, parsed: got.filter((x) => x.fresh).length };
+    let derived = 0;
+    for (const b of derivations) for (const t of b) derived += t.derived;
+    return { r: { ok: true, blocks, hits, failed }, parsed: got.filter((x) => x.fresh).length, derived };
   };
 
   const runSingle = (wid: number, req: SingleOp): SingleResult => {
@@ -160,14 +164,16 @@ if (parentPort) {
       broken.delete(m.wid);
     } else {
       let parsed = 0;
+      let derived = 0;
       const groups = m.groups.map((g) => {
         const x = runGroup(g);
         parsed += x.parsed;
+        derived += x.derived;
         return x.r;
       });
       const singles = m.singles.map((x) => runSingle(x.wid, x.req));
       for (const id of m.evict) held.delete(id);
-      const reply: BatchReply = { id: m.id, groups, singles, parsed };
+      const reply: BatchReply = { id: m.id, groups, singles, parsed, derived };
       port.postMessage(reply);
     }
   });

@@ -33,6 +33,8 @@ export interface SharedScanStats {
   batches: number;
   groups: number;
   blocksParsed: number;
+  /** Key derivations made (wallets × tx public keys): each wallet needs its own; no sharing removes them. */
+  derivations: number;
 }
 
 type Queued =
@@ -166,6 +168,7 @@ class ScanThread {
     this.inflight = null;
     this.worker.unref();
     this.stats.blocksParsed += m.parsed;
+    this.stats.derivations += m.derived;
     f.groups.forEach((g, k) => {
       const r = m.groups[k];
       if (!r.ok) {
@@ -241,7 +244,7 @@ class ScanThread {
 export class SharedScanPool {
   private readonly threads: ScanThread[];
   private nextWid = 1;
-  readonly stats: SharedScanStats = { wallets: 0, blockRequests: 0, walletBlocks: 0, batches: 0, groups: 0, blocksParsed: 0 };
+  readonly stats: SharedScanStats = { wallets: 0, blockRequests: 0, walletBlocks: 0, batches: 0, groups: 0, blocksParsed: 0, derivations: 0 };
 
   constructor(readonly threadCount = Math.max(1, Math.min(availableParallelism(), 8))) {
     this.threads = Array.from({ length: threadCount }, () => new ScanThread(this.stats));
