@@ -493,6 +493,20 @@ static napi_value f_derive_view_tags(napi_env env, napi_callback_info info) {
   return ret_undef(env);
 }
 
+/* Every probe k (probes[2k], probes[2k+1]) below (rows, outputs): 1, else 0 (scanOutputs, viewTagCandidates). */
+static int probes_within(const uint32_t *probes, size_t q, size_t rows, size_t outputs) {
+  for (size_t k = 0; k < q; k++)
+    if (probes[2 * k] >= rows || probes[2 * k + 1] >= outputs) return 0;
+  return 1;
+}
+
+/* Every view tag a byte or TSM_NO_VIEW_TAG: 1, else 0. */
+static int view_tags_ok(const uint16_t *tags, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (tags[i] > TSM_NO_VIEW_TAG) return 0;
+  return 1;
+}
+
 /* scanOutputs(derivations, keys, tags, probes, status, out): see tsm_scan_outputs */
 static napi_value f_scan_outputs(napi_env env, napi_callback_info info) {
   ARGS(6);
@@ -505,11 +519,9 @@ static napi_value f_scan_outputs(napi_env env, napi_callback_info info) {
   size_t q = probes_n / 2;
   if (d.n % 32 != 0 || keys.n != 32 * tags_n || probes_n % 2 != 0 || status.n != q || o.n != 32 * q)
     return throw_type(env, "tsmonero_crypto: scanOutputs: inconsistent buffer lengths");
-  for (size_t k = 0; k < q; k++)
-    if (probes[2 * k] >= d.n / 32 || probes[2 * k + 1] >= tags_n)
-      return throw_type(env, "tsmonero_crypto: scanOutputs: probe outside the derivations or outputs");
-  for (size_t i = 0; i < tags_n; i++)
-    if (tags[i] > TSM_NO_VIEW_TAG) return throw_type(env, "tsmonero_crypto: scanOutputs: view tag above 256");
+  if (!probes_within(probes, q, d.n / 32, tags_n))
+    return throw_type(env, "tsmonero_crypto: scanOutputs: probe outside the derivations or outputs");
+  if (!view_tags_ok(tags, tags_n)) return throw_type(env, "tsmonero_crypto: scanOutputs: view tag above 256");
   tsm_scan_outputs(status.p, o.p, d.p, keys.p, tags, probes, q);
   return ret_undef(env);
 }
@@ -527,11 +539,9 @@ static napi_value f_view_tag_candidates(napi_env env, napi_callback_info info) {
   size_t q = probes_n / 2;
   if (d.n % (32 * (size_t)wallets) != 0 || probes_n % 2 != 0 || flags.n != wallets)
     return throw_type(env, "tsmonero_crypto: viewTagCandidates: inconsistent buffer lengths");
-  for (size_t k = 0; k < q; k++)
-    if (probes[2 * k] >= d.n / (32 * (size_t)wallets) || probes[2 * k + 1] >= tags_n)
-      return throw_type(env, "tsmonero_crypto: viewTagCandidates: probe outside the rows or outputs");
-  for (size_t i = 0; i < tags_n; i++)
-    if (tags[i] > TSM_NO_VIEW_TAG) return throw_type(env, "tsmonero_crypto: viewTagCandidates: view tag above 256");
+  if (!probes_within(probes, q, d.n / (32 * (size_t)wallets), tags_n))
+    return throw_type(env, "tsmonero_crypto: viewTagCandidates: probe outside the rows or outputs");
+  if (!view_tags_ok(tags, tags_n)) return throw_type(env, "tsmonero_crypto: viewTagCandidates: view tag above 256");
   tsm_view_tag_candidates(flags.p, d.p, wallets, tags, probes, q);
   return ret_undef(env);
 }

@@ -70,12 +70,8 @@ export function viewTagCandidateRows(derivations: Bytes, wallets: number, viewTa
   if (!(viewTags instanceof Uint16Array)) throw new TypeError(`${fn}: viewTags must be a Uint16Array`);
   if (!(probes instanceof Uint32Array)) throw new TypeError(`${fn}: probes must be a Uint32Array`);
   if (derivations.length % (32 * wallets) !== 0) throw new TypeError(`${fn}: derivations must be rows×${wallets}×32 bytes, got ${derivations.length}`);
-  if (probes.length % 2 !== 0) throw new TypeError(`${fn}: probes must hold (row, output) pairs`);
   const rows = derivations.length / (32 * wallets);
-  for (let k = 0; k < probes.length; k += 2)
-    if (probes[k] >= rows || probes[k + 1] >= viewTags.length)
-      throw new RangeError(`${fn}: probe ${k / 2} (${probes[k]}, ${probes[k + 1]}) outside ${rows} rows, ${viewTags.length} outputs`);
-  for (const t of viewTags) if (t > NO_VIEW_TAG) throw new RangeError(`${fn}: view tag ${t} above NO_VIEW_TAG`);
+  checkProbes(fn, "row", rows, viewTags, probes);
   return rows;
 }
 
@@ -88,11 +84,15 @@ export function scanProbeCount(derivations: Bytes, outKeys: Bytes, viewTags: Uin
   if (!(probes instanceof Uint32Array)) throw new TypeError(`${fn}: probes must be a Uint32Array`);
   if (derivations.length % 32 !== 0) throw new TypeError(`${fn}: derivations must be m×32 bytes, got ${derivations.length}`);
   lengthIs(fn, "outKeys", outKeys, 32 * viewTags.length);
-  if (probes.length % 2 !== 0) throw new TypeError(`${fn}: probes must hold (derivation, output) pairs`);
-  const m = derivations.length / 32;
-  for (let k = 0; k < probes.length; k += 2)
-    if (probes[k] >= m || probes[k + 1] >= viewTags.length)
-      throw new RangeError(`${fn}: probe ${k / 2} (${probes[k]}, ${probes[k + 1]}) outside ${m} derivations, ${viewTags.length} outputs`);
-  for (const t of viewTags) if (t > NO_VIEW_TAG) throw new RangeError(`${fn}: view tag ${t} above NO_VIEW_TAG`);
+  checkProbes(fn, "derivation", derivations.length / 32, viewTags, probes);
   return probes.length / 2;
+}
+
+/** (`what`, output) probe pairs within `count` of what and the outputs, and view tags up to NO_VIEW_TAG (scanOutputs, viewTagCandidates). */
+function checkProbes(fn: string, what: string, count: number, viewTags: Uint16Array, probes: Uint32Array): void {
+  if (probes.length % 2 !== 0) throw new TypeError(`${fn}: probes must hold (${what}, output) pairs`);
+  for (let k = 0; k < probes.length; k += 2)
+    if (probes[k] >= count || probes[k + 1] >= viewTags.length)
+      throw new RangeError(`${fn}: probe ${k / 2} (${probes[k]}, ${probes[k + 1]}) outside ${count} ${what}s, ${viewTags.length} outputs`);
+  for (const t of viewTags) if (t > NO_VIEW_TAG) throw new RangeError(`${fn}: view tag ${t} above NO_VIEW_TAG`);
 }
