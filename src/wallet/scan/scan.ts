@@ -165,33 +165,36 @@ export function groupDerivations(p: ParsedScanTx, viewKeys: Bytes, be: CryptoBac
   const n = viewKeys.length / 32;
   const { vout } = p.tx;
   const tags = new Uint16Array(vout.length).fill(NO_VIEW_TAG);
-  const probed: number[] = [];
+  const probed = new Uint8Array(vout.length);
+  const mainProbes: number[] = []; // (row 0, output) for every key output
   vout.forEach((o, i) => {
     if (o.target.type === "tagged_key") tags[i] = o.target.viewTag;
-    if (o.target.type === "key" || o.target.type === "tagged_key") probed.push(i);
+    if (o.target.type === "key" || o.target.type === "tagged_key") {
+      probed[i] = 1;
+      mainProbes.push(0, i);
+    }
   });
   const candidates = new Uint8Array(n);
-  const check = (rows: Bytes | null, outputs: readonly number[]): void => {
-    if (!rows || outputs.length === 0 || n === 0) return;
-    const probes = new Uint32Array(2 * outputs.length);
-    outputs.forEach((i, k) => (probes[2 * k + 1] = i));
+  const check = (rows: Bytes | null, probes: Uint32Array): void => {
+    if (!rows || probes.length === 0 || n === 0) return;
     const f = be.viewTagCandidates(rows, n, tags, probes);
     for (let w = 0; w < n; w++) candidates[w] |= f[w];
   };
+  const forMain = Uint32Array.from(mainProbes);
   const main: (Bytes | null)[] = [];
   for (let pk = 0; ; pk++) {
     const k = extraTxPubKey(p.extra, pk);
     if (!k) break;
     const rows = be.generateKeyDerivations(k, viewKeys);
     main.push(rows);
-    check(rows, probed);
+    check(rows, forMain);
   }
   const additional: (Bytes | null)[] = [];
   if (p.additional.length === vout.length)
     p.additional.forEach((k, i) => {
       const rows = be.generateKeyDerivations(k, viewKeys);
       additional.push(rows);
-      if (probed.includes(i)) check(rows, [i]);
+      if (probed[i]) check(rows, Uint32Array.of(0, i));
     });
   const one = (rows: Bytes | null, w: number): Bytes | null => (rows ? rows.subarray(32 * w, 32 * w + 32) : null);
   return {
