@@ -11,7 +11,7 @@ import { RCT_TYPE } from "../src/protocol/rct.js";
 import type { Transaction } from "../src/protocol/tx.js";
 import { accountFromRecoveryKey } from "../src/wallet/keys/account.js";
 import { SubaddressDeriver } from "../src/wallet/keys/subaddress.js";
-import { decryptPaymentId, Scanner } from "../src/wallet/scan/scan.js";
+import { decryptPaymentId, groupDerivations, parseScanTx, Scanner } from "../src/wallet/scan/scan.js";
 
 const be = defaultBackend();
 const acct = accountFromRecoveryKey(new Uint8Array(32).fill(3), be);
@@ -144,4 +144,75 @@ test("an encrypted payment id decrypts with the tx key derivation (wallet2 keeps
   tx.extra = serializeTxExtra([{ type: "pubkey", key: R }, { type: "nonce", nonce: nonceWithEncryptedPaymentId(enc) }]);
   const got = scanner.scanTx(tx, new Uint8Array(32), false, 16, undefined);
   assert.equal(hex(got.paymentId!), "0102030405060708" + "0".repeat(48));
+});
+
+/**
+ * A tx as wallet2 builds one paying several subaddresses of several wallets: a main tx key r·G and
+ * one additional key per output (r_i·D_i for a subaddress, r_i·G for a main address).
+ */
+function payMany(dests: { acct: typeof acct; major: number; minor: number; amount: bigint }[], tagged: boolean): Transaction {
+  const vout: Transaction["vout"] = [];
+  const ecdhInfo: { amount: Uint8Array }[] = [];
+  const outPk: Uint8Array[] = [];
+  const additional: Uint8Array[] = [];
+  dests.forEach((d, i) => {
+    const keys = new SubaddressDeriver(d.acct, be).publicKeys(d.major, d.minor);
+    const sub = d.major !== 0 || d.minor !== 0;
+    const r = randomScalar(be);
+    additional.push(sub ? be.scalarMult(r, keys.spendPublicKey)! : be.scalarMultBase(r));
+    const derivation = be.generateKeyDerivation(keys.viewPublicKey, r)!;
+    const P = be.derivePublicKey(derivation, i, keys.spendPublicKey)!;
+    vout.push({ amount: 0n, target: tagged ? { type: "tagged_key", key: P, viewTag: be.deriveViewTag(derivation, i) } : { type: "key", key: P } });
+    const s = be.derivationToScalar(derivation, i);
+    ecdhInfo.push({ amount: encryptAmount(be, s, d.amount) });
+    outPk.push(commit(be, d.amount, commitmentMask(be, s)));
+  });
+  return {
+    version: 2,
+    unlockTime: 0n,
+    vin: [{ type: "key", amount: 0n, keyOffsets: [1n], keyImage: new Uint8Array(32).fill(6) }],
+    vout,
+    extra: serializeTxExtra([{ type: "pubkey", key: be.scalarMultBase(randomScalar(be)) }, { type: "additional_pubkeys", keys: additional }]),
+    signatures: [],
+    rct: { type: RCT_TYPE.BulletproofPlus, fee: 1000n, pseudoOuts: [], ecdhInfo, outPk },
+    pruned: true,
+  };
+}
+
+test("the hub's group scan (main and additional tx keys): a wallet its view tags rule out finds nothing alone, the others find with the group's derivations what they find alone", () => {
+  const accts = Array.from({ length: 10 }, (_, k) => accountFromRecoveryKey(new Uint8Array(32).fill(20 + k), be));
+  const scanners = accts.map((a) => new Scanner({ ...a, lookaheadMajor: 3, lookaheadMinor: 10 }, be));
+  const viewKeys = new Uint8Array(32 * accts.length);
+  accts.forEach((a, k) => viewKeys.set(a.viewSecretKey, 32 * k));
+  const dests = [
+    { acct: accts[0], major: 1, minor: 2, amount: 10n },
+    { acct: accts[1], major: 0, minor: 0, amount: 20n },
+    { acct: accts[1], major: 2, minor: 7, amount: 30n },
+    { acct: accts[0], major: 0, minor: 3, amount: 40n },
+  ];
+  for (const tagged of [true, false]) {
+    const p = parseScanTx(payMany(dests, tagged), new Uint8Array(32).fill(9), false, undefined);
+    const g = groupDerivations(p, viewKeys, be);
+    assert.equal(g.derived, accts.length * (1 + dests.length), "every wallet × the main key and each additional key");
+    const found = scanners.map((s, k) => {
+      const alone = s.detect(p, 16);
+      const any = alone.received.length > 0 || alone.rejected > 0 || alone.paymentId !== null;
+      if (!g.candidates[k]) assert.equal(any, false, `wallet ${k} was ruled out but finds something alone`);
+      else assert.deepEqual(s.detect(p, 16, g.of(k)), alone, `wallet ${k}`);
+      return alone.received.map((r) => [r.amount, r.subaddress.major, r.subaddress.minor]);
+    });
+    assert.deepEqual(found.slice(0, 2), [
+      [
+        [10n, 1, 2],
+        [40n, 0, 3],
+      ],
+      [
+        [20n, 0, 0],
+        [30n, 2, 7],
+      ],
+    ]);
+    assert.ok(found.slice(2).every((f) => f.length === 0));
+    if (tagged) assert.ok([...g.candidates.slice(2)].includes(0), "view tags rule out some of the eight wallets paid nothing");
+    else assert.deepEqual([...g.candidates], accts.map(() => 1), "untagged outputs: every wallet looks");
+  }
 });
