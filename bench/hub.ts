@@ -14,6 +14,10 @@
  *             same wallets, same refresh, measured the same way, for N ≤ --separate-max (default 10);
  *             above that the row says "extrapolated": N × the per-service CPU measured at the largest
  *             measured N.
+ *   real      when /usr/bin/monero-wallet-rpc is installed: the first wallet restored from its keys in
+ *             a real monero-wallet-rpc on the same tsmonerod, and its CPU (/proc, all threads) for one
+ *             refresh of the same chain (median of 7 restores): the "one service" most integrators run
+ *             today, one process per wallet; a second ratio column.
  * Memory per open wallet: the RSS growth of this process with the hub's N wallets open (and idle),
  * divided by N, next to the same for N separate services.
  * Each side prints what it did: get_blocks.bin requests and fetches, blocks parsed, scan threads.
@@ -32,13 +36,18 @@ import { createWallet } from "../src/wallet/keys/rpc.js";
 import { WalletService } from "../src/wallet/service/service.js";
 import { OpenWallet } from "../src/wallet/service/wallet.js";
 import { type Daemon, stopDaemon, waitReady } from "../test/helpers/monerod.js";
-import { call, startRegtestNode } from "../test/helpers/wallet-rpc.js";
+import { call, startRegtestNode, startWallet, stopProcesses, waitWallet } from "../test/helpers/wallet-rpc.js";
+import { existsSync } from "node:fs";
+import { bytesToHex } from "../src/base/bytes.js";
+import type { AccountKeys } from "../src/wallet/keys/account.js";
 import { formatRatio } from "./lib/stats.js";
 import { type BenchSuite, flagString, progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 
-const PORTS = { node: 19750, funder: 19752 } as const;
+const PORTS = { node: 19750, funder: 19752, real: 19754 } as const;
+const REAL_WALLET_RPC = "/usr/bin/monero-wallet-rpc";
+const REAL_REPEATS = 7;
 const FAST_KDF = { log2N: 10, r: 8, p: 1 };
 const PER_TX = 15;
 const amountOf = (i: number): bigint => 1_000_000_000n * BigInt(i + 1);
@@ -193,6 +202,60 @@ async function runSeparate(template: string, nodeUrl: string, daemon: Daemon, n:
   }
 }
 
+/** One real monero-wallet-rpc's cost for the same wallet and chain: what an integrator runs today per wallet. */
+interface RealMeasured {
+  cpu: number;
+  nodeCpu: number;
+  wall: number;
+  /** The process's RSS with the wallet open after the refresh, KiB. */
+  rss: number;
+  /** Refreshes measured (the figures are their medians). */
+  runs: number;
+}
+
+/**
+ * Wallet 0 restored from its keys (generate_from_keys at the wallets' creation height) in a real
+ * monero-wallet-rpc on the same tsmonerod, auto refresh off, then one `refresh`: that process's CPU
+ * (all its threads, /proc) and tsmonerod's during the refresh. The balance is checked like the others.
+ */
+async function runReal(keys: AccountKeys, address: string, restoreHeight: bigint, nodeUrl: string, daemon: Daemon): Promise<RealMeasured> {
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-bench-hub-real-"));
+  const wallet = startWallet(REAL_WALLET_RPC, nodeUrl, PORTS.real, dir);
+  try {
+    await waitWallet(wallet);
+    await call(wallet.url, "auto_refresh", { enable: false });
+    const pid = wallet.proc.pid ?? 0;
+    // /proc counts 10 ms ticks and one refresh takes tens of ms: the wallet is restored REAL_REPEATS
+    // times (generate_from_keys under a new name, which closes the one before), each one refreshed
+    // once, the same work every time; the row is their median. (rescan_blockchain is not the same
+    // work: it costs wallet2 several times a first refresh.)
+    const runs: { cpu: number; nodeCpu: number; wall: number }[] = [];
+    for (let r = 0; r < REAL_REPEATS; r++) {
+      await call(wallet.url, "generate_from_keys", {
+        filename: `real${r}`,
+        password: "",
+        address,
+        viewkey: bytesToHex(keys.viewSecretKey),
+        spendkey: bytesToHex(keys.spendSecretKey ?? new Uint8Array(32)),
+        restore_height: Number(restoreHeight),
+        autosave_current: false,
+      });
+      const [c0, nc0, t0] = [procCpu(pid), procCpu(daemon.proc.pid ?? 0), performance.now()];
+      await call(wallet.url, "refresh");
+      const [c1, nc1, t1] = [procCpu(pid), procCpu(daemon.proc.pid ?? 0), performance.now()];
+      runs.push({ cpu: c1 - c0, nodeCpu: nc1 - nc0, wall: (t1 - t0) / 1000 });
+      const b = await call(wallet.url, "get_balance");
+      if (BigInt(String(b.unlocked_balance)) !== amountOf(0)) throw new Error(`monero-wallet-rpc: balance ${String(b.unlocked_balance)}, expected ${amountOf(0)}`);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const rss = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+    return { cpu: median(runs.map((x) => x.cpu)), nodeCpu: median(runs.map((x) => x.nodeCpu)), wall: median(runs.map((x) => x.wall)), rss, runs: runs.length };
+  } finally {
+    await stopProcesses([wallet]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function run(args: ParsedArgs): Promise<void> {
   const total = Math.max(1, Number(flagString(args, "wallets") ?? "1000"));
   const sepMax = Math.max(1, Number(flagString(args, "separate-max") ?? "10"));
@@ -213,12 +276,14 @@ async function run(args: ParsedArgs): Promise<void> {
     // (files only, as create_wallet writes them: no scanner is built for them here)
     progress(`hub: creating ${total} wallets`);
     const addresses: string[] = [];
+    let firstKeys: AccountKeys | undefined;
     const be = defaultBackend();
     const restoreHeight = BigInt((await node.getHeight()).height);
     for (let i = 0; i < total; i++) {
       const kw = createWallet({ language: "English" }, "regtest", randomScalar(be), be);
       const w = await OpenWallet.create({ dir: template, name: name(i), network: "regtest", password: "", keys: kw.keys, seedLanguage: kw.seedLanguage, restoreHeight, kdf: FAST_KDF, log });
       addresses.push(w.address({ major: 0, minor: 0 }));
+      firstKeys ??= kw.keys;
       await w.close();
     }
     // the funder pays every wallet
@@ -258,6 +323,12 @@ async function run(args: ParsedArgs): Promise<void> {
         progress(said(sepRows[sepRows.length - 1]));
       }
     }
+    let real: RealMeasured | undefined;
+    if (existsSync(REAL_WALLET_RPC) && firstKeys) {
+      progress("hub: one real monero-wallet-rpc, the first wallet restored from its keys");
+      real = await runReal(firstKeys, addresses[0], restoreHeight, daemon.url, daemon);
+      progress(`  median of ${real.runs} refreshes: CPU ${real.cpu.toFixed(3)} s, node CPU ${real.nodeCpu.toFixed(2)} s, wall ${real.wall.toFixed(1)} s, RSS ${(real.rss / 1024).toFixed(0)} MiB`);
+    }
     const perService = sepRows[sepRows.length - 1];
     const perServiceCpu = perService.cpu / perService.n;
     const perServiceNode = perService.nodeCpu / perService.n;
@@ -281,6 +352,7 @@ async function run(args: ParsedArgs): Promise<void> {
         s ? s.wall.toFixed(1) : "",
         formatRatio(sepCpu / h.cpu),
         formatRatio(h.cpu / one.cpu),
+        real ? formatRatio(h.cpu / real.cpu) : "—",
         `${h.rssPerWallet.toFixed(0)}${s ? ` / ${s.rssPerWallet.toFixed(0)}` : ""}`,
       ];
     });
@@ -296,13 +368,17 @@ async function run(args: ParsedArgs): Promise<void> {
           { header: "separate wall s", align: "right" },
           { header: "separate/hub CPU", align: "right" },
           { header: "hub CPU / one service's", align: "right" },
+          { header: "hub CPU / one monero-wallet-rpc's", align: "right" },
           { header: "RSS KiB per open wallet (hub / separate)", align: "right" },
         ],
         rows,
       )}\n\n`,
     );
     const last = hubRows[hubRows.length - 1];
-    process.stdout.write(`Goal (issue 20): ${total} wallets in one hub at under 20× the cost of one service: ${formatRatio(last.cpu / one.cpu)}×.\n`);
+    process.stdout.write(
+      `Goal (issue 20): ${total} wallets in one hub at under 20× the cost of one service: ${formatRatio(last.cpu / one.cpu)}× one tsmonero wallet service (same runtime, its scan thread), ` +
+        (real ? `${formatRatio(last.cpu / real.cpu)}× one monero-wallet-rpc (a process of its own; median of ${real.runs} refreshes of the whole chain: CPU ${real.cpu.toFixed(3)} s, tsmonerod's ${real.nodeCpu.toFixed(2)} s, wall ${real.wall.toFixed(1)} s, RSS ${(real.rss / 1024).toFixed(0)} MiB with the wallet open; its refresh pulls and parses the same blocks).\n` : "monero-wallet-rpc not installed: no row for it.\n"),
+    );
     // the part no sharing removes: each wallet derives its own key for every tx public key
     const micros = derivationMicros(Math.max(1, Math.ceil(last.n / 2)));
     const floor = ((last.derivations ?? 0) * micros) / 1e6;
