@@ -186,6 +186,14 @@ test("monerod's semantic errors: codes and messages", async () => {
     ["banned", { address: "999.1.1.1" }, -1, /Unsupported host type/],
     ["prune_blockchain", { check: "yes" }, -32602, /params\.check/],
     ["no_such_method", {}, -32601, /Method not found/],
+    // get_txids_loose (monerod after 0.18), the bad templates of Monero's functional test k_anonymity
+    ["get_txids_loose", { txid_template: "69".repeat(32), num_matching_bits: 257 }, -1, /There are only 256 bits in a hash, you gave too many/],
+    ["get_txids_loose", { txid_template: "q", num_matching_bits: 256 }, -1, /Could not decode hex txid/],
+    ["get_txids_loose", { txid_template: "a", num_matching_bits: 128 }, -1, /Could not decode hex txid/],
+    ["get_txids_loose", { txid_template: "0abcdef1234567890abcdef1234567890abcdef1234567890abcdef123456789", num_matching_bits: 193 }, -1, /not zeroed correctly for number of bits/],
+    ["get_txids_loose", { txid_template: `${"00".repeat(31)}80`, num_matching_bits: 0 }, -1, /not zeroed correctly/],
+    ["get_txids_loose", { txid_template: `${"00".repeat(31)}07`, num_matching_bits: 5 }, -1, /not zeroed correctly/],
+    ["get_txids_loose", { txid_template: "00".repeat(32), num_matching_bits: -1 }, -32602, /num_matching_bits/],
   ];
   // raw: a table of method names and params, bad ones among them (mistyped heights, a string for params, an unknown method)
   for (const [m, p, code, msg] of cases) {
@@ -202,6 +210,13 @@ test("monerod's semantic errors: codes and messages", async () => {
   assert.equal(gt.status, "Failed, size of data mismatch");
   const outs = await nodePath(u, "/get_outs", { outputs: [{ amount: 0, index: 99 }] });
   assert.equal(outs.status, "Failed");
+  // the genesis coinbase is the chain's one tx: found with 0 bits, and with all 256 of its own
+  const genesisTx = "c88ce9783b4f11190d7b9c17a69c1c52200f9faaee8e98dd07e6811175177139";
+  assert.deepEqual((await nodeCall(u, "get_txids_loose", { txid_template: "00".repeat(32), num_matching_bits: 0 })).txids, [genesisTx]);
+  assert.deepEqual((await nodeCall(u, "get_txids_loose", { txid_template: genesisTx, num_matching_bits: 256 })).txids, [genesisTx]);
+  // top 4 bits (byte 31's high nibble, 0x3_) kept: the template 00…0030 matches; 00…0040 does not
+  assert.deepEqual((await nodeCall(u, "get_txids_loose", { txid_template: `${"00".repeat(31)}30`, num_matching_bits: 4 })).txids, [genesisTx]);
+  assert.equal((await nodeCall(u, "get_txids_loose", { txid_template: `${"00".repeat(31)}40`, num_matching_bits: 4 })).txids ?? undefined, undefined);
   const sum = await nodeCall(u, "get_coinbase_tx_sum", { height: 9, count: 1 });
   assert.equal(sum.status, "height or count is too large");
   const lvl = await nodePath(u, "/set_log_level", { level: 9 });

@@ -298,9 +298,12 @@ if (CHILD_DIR !== undefined) {
     await raw.close();
     const lines: string[] = [];
     store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
-    assert.equal(lines.length, 2, lines.join("\n"));
+    assert.equal(lines.length, 4, lines.join("\n"));
     assert.match(lines[0], /migrating layout 1 to 2 \(333 blocks/);
     assert.match(lines[1], new RegExp(`layout 2 in place \\(${txs} txs\\)`));
+    assert.match(lines[2], new RegExp(`migrating layout 2 to 3 \\(tx ids by value for get_txids_loose, ${txs} txs\\)`));
+    assert.match(lines[3], new RegExp(`layout 3 in place \\(${txs} tx ids by value\\)`));
+    assert.deepEqual(looseAll(store), allTxIdsInLooseOrder(chain));
     assert.equal(digest(store), before);
     audit(store, chain);
     await store.close();
@@ -308,17 +311,42 @@ if (CHILD_DIR !== undefined) {
     const check = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
     for (const name of ["tx_index", "tx_pruned", "tx_prunable", "tx_prunable_hash", "outputs"]) assert.equal(check.openDB(name, { create: false, encoding: "binary" } as { encoding: "binary" }), undefined, `${name} dropped`);
     const checkProps = check.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" });
-    assert.equal(checkProps.get(Buffer.from("schema"))?.readUInt32BE(0), 2);
-    checkProps.putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 3]));
+    assert.equal(checkProps.get(Buffer.from("schema"))?.readUInt32BE(0), 3);
+    checkProps.putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 4]));
     await check.close();
-    assert.throws(() => ChainStore.open(dir, "regtest"), /layout 3; this version reads layout 2/);
+    assert.throws(() => ChainStore.open(dir, "regtest"), /layout 4; this version reads layout 3/);
     const fix = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
-    fix.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 2]));
+    fix.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 3]));
     await fix.close();
     lines.length = 0;
     store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
     assert.deepEqual(lines, []);
     assert.equal(digest(store), before);
+  });
+
+  test("a layout-2 store gets tx_ids_by_value at open; get_txids_loose's lookup matches a brute-force filter for every bit count", async () => {
+    await store.close();
+    const raw = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
+    raw.transactionSync(() => {
+      raw.openDB<Buffer, Buffer>("tx_ids_by_value", { encoding: "binary", keyEncoding: "binary" }).clearSync();
+      raw.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 2]));
+    });
+    await raw.close();
+    const lines: string[] = [];
+    store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
+    assert.equal(lines.length, 2, lines.join("\n"));
+    const all = allTxIdsInLooseOrder(chain);
+    assert.deepEqual(looseAll(store), all);
+    for (let bits = 0; bits <= 256; bits += bits < 16 ? 1 : 24) {
+      const target = all[(bits * 37) % all.length];
+      const template = looseTemplate(target, bits);
+      const want = all.filter((id) => toHex(looseTemplate(id, bits)) === toHex(template));
+      const got = store.txIdsLoose(template, bits, 0);
+      assert.ok(got !== "too many");
+      assert.deepEqual(got.map(toHex), want.map(toHex), `${bits} bits`);
+      assert.ok(got.some((id) => toHex(id) === toHex(target)), `${bits} bits: the id sought is among them`);
+      if (want.length > 1) assert.equal(store.txIdsLoose(template, bits, want.length - 1), "too many");
+    }
   });
 
   test("popping the top 60 blocks returns their txs and re-applying them gives identical state", () => {
@@ -343,11 +371,13 @@ if (CHILD_DIR !== undefined) {
       txs += p.txs.length;
     });
     assert.ok(txs > 10, `popped ${txs} txs`);
+    assert.deepEqual(looseAll(store), allTxIdsInLooseOrder(chain.slice(0, 273)), "popped txs leave tx_ids_by_value too");
     for (let h = 273; h < 333; h++) {
       applyChecked(store, chain[h]);
       assert.equal(toHex(store.topHash()), chain[h].hash, "the top kept in memory follows every apply");
     }
     assert.equal(digest(store), full);
+    assert.deepEqual(looseAll(store), allTxIdsInLooseOrder(chain));
     const both = store.cumulativeRctBothWays();
     assert.deepEqual(both.stored, both.walked, "popped and re-applied blocks carry their counts again");
   });
@@ -419,4 +449,25 @@ if (CHILD_DIR !== undefined) {
     assert.ok(new Set(heights).size >= 3, `heights after kills: ${heights.join(",")}`);
     console.log(`# store heights after each SIGKILL: ${heights.join(", ")}`);
   });
+}
+
+/** make_hash32_loose_template: the id with every bit below its top `bits` (read as a little-endian number) zeroed. */
+function looseTemplate(id: Bytes, bits: number): Bytes {
+  const t = Uint8Array.from(id);
+  for (let i = 31, left = bits; i >= 0; i--, left = Math.max(0, left - 8)) t[i] &= left >= 8 ? 0xff : (0xff << (8 - left)) & 0xff;
+  return t;
+}
+
+/** Every tx id of the recorded chain, in monerod's compare_hash32 order (little-endian numbers). */
+function allTxIdsInLooseOrder(chain: readonly ChainBlock[]): Bytes[] {
+  const ids = chain.flatMap((b) => [txHash(b.block.minerTx), ...b.txIds]);
+  const key = (id: Bytes) => toHex(Uint8Array.from(id).reverse());
+  return ids.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** The whole chain through get_txids_loose's lookup (a zero template, 0 bits, no limit). */
+function looseAll(s: ChainStore): Bytes[] {
+  const r = s.txIdsLoose(new Uint8Array(32), 0, 0);
+  assert.ok(r !== "too many");
+  return r;
 }

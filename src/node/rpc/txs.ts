@@ -10,7 +10,7 @@ import { txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { type Bytes, parseTransaction, parseTransactionAsSanityCheck, pruneTransaction, type Transaction } from "../../protocol/tx.js";
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { RpcError } from "../../rpc/methods.js";
-import { array, bool, object, str, u64, withDefault } from "../../rpc/schema.js";
+import { array, bool, object, str, u32, u64, withDefault } from "../../rpc/schema.js";
 import { isBroadcast, type PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
@@ -129,6 +129,27 @@ export function compareHash32(a: Bytes, b: Bytes): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return 0;
+}
+
+/**
+ * Whether the top `bits` bits of a hash, read as a little-endian 256-bit number, equal the
+ * template's (compare_hash32_reversed_nbits(…) === 0): byte 31's high bits first.
+ */
+export function matchesLooseTemplate(id: Bytes, template: Bytes, bits: number): boolean {
+  for (let i = 31; bits > 0; i--, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((id[i] & mask) !== (template[i] & mask)) return false;
+  }
+  return true;
+}
+
+/** A template is well formed when every bit below its top `bits` is zero (make_hash32_loose_template leaves it unchanged). */
+function isLooseTemplate(template: Bytes, bits: number): boolean {
+  for (let i = 31; i >= 0; i--, bits = Math.max(0, bits - 8)) {
+    const keep = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((template[i] & ~keep & 0xff) !== 0) return false;
+  }
+  return true;
 }
 
 /** Pool entries a caller may see, in monerod's txpool table order; a restricted server hides txs not broadcast (do_not_relay, Dandelion++ stem). */
@@ -479,6 +500,32 @@ export function txMethods(d: NodeRpcDeps) {
       path: "/get_transaction_pool_stats",
       params: object({}),
       handler: (_p, ctx) => epeeShape({ ...access(), pool_stats: poolStats(visiblePool(d, ctx.restricted), d.now()) }),
+    }),
+
+    defineJsonRpc({
+      // core_rpc_server::on_get_txids_loose (monerod after 0.18: k-anonymous tx lookup): every chain
+      // tx id, then every pool tx id the caller may see, whose top num_matching_bits bits (the id as
+      // a little-endian number) equal the template's, each part in that number's order
+      name: "get_txids_loose",
+      summary: "monerod after 0.18: the tx ids (chain, then pool) whose top num_matching_bits bits equal txid_template's, without naming the tx sought",
+      description:
+        "In: txid_template string (64 hex; every bit below the top num_matching_bits, the id read as a little-endian 256-bit number, zero); num_matching_bits uint (0–256). Out: txids array of string (chain txs, then the pool txs the caller may see, each part in the ids' little-endian order); status. At most 50,000 ids (5,000 restricted); a template matching more is refused (-1).",
+      params: object({ txid_template: str, num_matching_bits: u32 }),
+      handler: (p, ctx) => {
+        const bits = p.num_matching_bits;
+        const max = RESTRICTED_SPENT_KEY_IMAGES_COUNT * (ctx.restricted ? 1 : 10);
+        if (bits > 256) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "There are only 256 bits in a hash, you gave too many");
+        if (Math.floor(store.txCount() / 2 ** Math.min(bits, 63)) > 2 * max)
+          throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Trying to search with too few matching bits, detected before fetching");
+        const template = parseHash(p.txid_template);
+        if (!template) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Could not decode hex txid");
+        if (!isLooseTemplate(template, bits))
+          throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Txid template is not zeroed correctly for number of bits. You could be leaking true txid!");
+        const chain = store.txIdsLoose(template, bits, max);
+        const pool = visiblePool(d, ctx.restricted).filter((e) => matchesLooseTemplate(e.id, template, bits));
+        if (chain === "too many" || chain.length + pool.length > max) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Trying to search with too few matching bits");
+        return epeeShape({ ...access(), txids: [...chain, ...pool.map((e) => e.id)].map(toHex) });
+      },
     }),
 
     defineJsonRpc({

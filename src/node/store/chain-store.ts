@@ -7,11 +7,12 @@
  * commit; "fast" leaves flushing to the OS (a process crash is still atomic, an OS crash may lose
  * the newest blocks, like monerod's --db-sync-mode fast).
  *
- * Schema 2 (all integers big-endian; heights u32, amounts, indices and tx numbers u64):
+ * Schema 3 (all integers big-endian; heights u32, amounts, indices and tx numbers u64):
  *   blocks        height → block blob
  *   block_heights block id (32) → height
  *   block_meta    height → BlockMeta (see encodeMeta)
  *   tx_indices    tx id → tx number, height, index in block (0 = coinbase), unlock time, pruned flag, global output indices
+ *   tx_ids_by_value  tx id byte-reversed → 1 (schema 3): the ids in monerod's compare_hash32 order, for get_txids_loose
  *   txs_pruned    tx number → pruned blob (prefix, plus RingCT base for v2)
  *   txs_prunable  tx number → prunable blob (v1 signatures / RingCT prunable part); absent once pruned
  *   txs_prunable_hash tx number → keccak of the prunable blob (v2 txs only; kept when the blob is pruned)
@@ -25,7 +26,7 @@
  * Tables whose key grows with the chain (blocks, block_meta, txs_*, rct_outputs) are written with
  * MDB_APPEND, as monerod writes its tables keyed by tx and output number: LMDB then fills each page
  * instead of splitting it in half, so they take about half the pages that random-order inserts
- * keyed by tx id took (schema 1, which open() migrates once).
+ * keyed by tx id took (schema 1). open() migrates schema 1 to 2 and 2 to 3 (tx_ids_by_value) once.
  */
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
@@ -200,7 +201,7 @@ function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: 
 }
 
 /** The store's layout version (properties "schema"); a store without one is schema 1. */
-const SCHEMA = 2;
+const SCHEMA = 3;
 /** Schema 1's tables keyed by tx id and amount ‖ index, replaced by schema 2's (migrateSchema1). */
 const SCHEMA1_DBS = ["tx_pruned", "tx_prunable", "tx_prunable_hash", "tx_index", "outputs"] as const;
 const CHAIN_DBS = new Set<string>([
@@ -208,6 +209,7 @@ const CHAIN_DBS = new Set<string>([
   "block_heights",
   "block_meta",
   "tx_indices",
+  "tx_ids_by_value",
   "txs_pruned",
   "txs_prunable",
   "txs_prunable_hash",
@@ -218,6 +220,20 @@ const CHAIN_DBS = new Set<string>([
   "properties",
   ...SCHEMA1_DBS,
 ]);
+
+/** tx_ids_by_value's key: a tx id's bytes reversed, so the byte order is the order of the id as a little-endian number (compare_hash32). */
+const reversedId = (id: Buffer): Buffer => Buffer.from(id).reverse();
+/** tx_ids_by_value's value: the key is the whole record. */
+const TX_ID_PRESENT = Buffer.of(1);
+/** Whether the first `bits` bits of two reversed ids agree (compare_hash32_reversed_nbits(…) === 0). */
+function topBitsEqual(a: Buffer, b: Buffer, bits: number): boolean {
+  const whole = bits >> 3;
+  for (let i = 0; i < whole; i++) if (a[i] !== b[i]) return false;
+  const rest = bits & 7;
+  if (rest === 0) return true;
+  const mask = (0xff << (8 - rest)) & 0xff;
+  return (a[whole] & mask) === (b[whole] & mask);
+}
 
 /** Entries of a database from its B-tree's header (mdb_stat, as monerod's get_tx_count), not a cursor walk; lmdb-js types getStats as {}. */
 const entryCount = (db: Database<Buffer, Buffer>): number => (db.getStats() as { entryCount: number }).entryCount;
@@ -253,6 +269,8 @@ export class ChainStore implements ChainView {
   private cumRct: number[] | null = null;
   /** tx id → tx number and location. */
   private readonly txIndex: Database<Buffer, Buffer>;
+  /** tx ids byte-reversed (schema 3): get_txids_loose walks them in monerod's tx_indices order. */
+  private readonly txIdsByValue: Database<Buffer, Buffer>;
   /** tx number → pruned blob / prunable blob / prunable hash. */
   private readonly txPruned: Database<Buffer, Buffer>;
   private readonly txPrunable: Database<Buffer, Buffer>;
@@ -297,6 +315,7 @@ export class ChainStore implements ChainView {
     this.blockHeights = db<Buffer>("block_heights", "binary");
     this.blockMeta = db<number>("block_meta", "uint32");
     this.txIndex = db<Buffer>("tx_indices", "binary");
+    this.txIdsByValue = db<Buffer>("tx_ids_by_value", "binary");
     this.txPruned = db<Buffer>("txs_pruned", "binary");
     this.txPrunable = db<Buffer>("txs_prunable", "binary");
     this.txPrunableHashes = db<Buffer>("txs_prunable_hash", "binary");
@@ -321,9 +340,10 @@ export class ChainStore implements ChainView {
     }
     const schema = s.props.get("schema");
     if (schema === undefined && s.height() > 0) s.migrateSchema1(opts.log);
+    if (s.props.get("schema")?.readUInt32BE(0) === 2) s.migrateSchema2(opts.log);
     else if (schema !== undefined && schema.readUInt32BE(0) !== SCHEMA) {
       void s.close();
-      throw new StoreError(`store in ${dir} has layout ${schema.readUInt32BE(0)}; this version reads layout ${SCHEMA} (and migrates layout 1)`);
+      throw new StoreError(`store in ${dir} has layout ${schema.readUInt32BE(0)}; this version reads layout ${SCHEMA} (and migrates layouts 1 and 2)`);
     }
     if (s.height() === 0) {
       s.props.putSync("schema", U32(SCHEMA));
@@ -560,6 +580,21 @@ export class ChainStore implements ChainView {
   txCount(): number {
     return entryCount(this.txIndex);
   }
+  /**
+   * The stored tx ids whose top `bits` bits, the id read as a little-endian 256-bit number, equal
+   * `template`'s (BlockchainLMDB::get_txids_loose's chain half), in that number's order; "too many"
+   * when more than `max` match (0: no limit).
+   */
+  txIdsLoose(template: Bytes, bits: number, max: number): Bytes[] | "too many" {
+    const start = reversedId(buf(template));
+    const out: Bytes[] = [];
+    for (const key of this.txIdsByValue.getKeys({ start })) {
+      if (!topBitsEqual(start, key, bits)) break;
+      if (max !== 0 && out.length >= max) return "too many";
+      out.push(bytes(reversedId(key)));
+    }
+    return out;
+  }
 
   // ---- writes ----
 
@@ -573,7 +608,7 @@ export class ChainStore implements ChainView {
   private migrateSchema1(log?: (line: string) => void, batch = 500): void {
     const [oPruned, oPrunable, oHash, oIndex, oOutputs] = SCHEMA1_DBS.map((name) => this.env.openDB<Buffer, Buffer>(name, { encoding: "binary", keyEncoding: "binary" }));
     const top = this.height();
-    log?.(`chain store: migrating layout 1 to ${SCHEMA} (${top} blocks; txs and outputs in append order, about half the pages)`);
+    log?.(`chain store: migrating layout 1 to 2 (${top} blocks; txs and outputs in append order, about half the pages)`);
     const started = Date.now();
     const fresh = [this.txIndex, this.txPruned, this.txPrunable, this.txPrunableHashes, this.rctOutputs, this.preRctOutputs];
     this.writeTransaction(() => {
@@ -616,9 +651,34 @@ export class ChainStore implements ChainView {
     }
     this.writeTransaction(() => {
       for (const db of [oPruned, oPrunable, oHash, oIndex, oOutputs]) db.dropSync();
-      this.props.putSync("schema", U32(SCHEMA));
+      this.props.putSync("schema", U32(2));
     });
-    log?.(`chain store: layout ${SCHEMA} in place (${num} txs) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log?.(`chain store: layout 2 in place (${num} txs) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  /**
+   * Schema 2 → 3: tx_ids_by_value, every stored tx id byte-reversed (get_txids_loose's order), filled
+   * from tx_indices, `batch` ids per write transaction; "schema" is set in the last one, so a crash
+   * before it leaves schema 2 and the next open starts over.
+   */
+  private migrateSchema2(log?: (line: string) => void, batch = 50_000): void {
+    log?.(`chain store: migrating layout 2 to 3 (tx ids by value for get_txids_loose, ${this.txCount()} txs)`);
+    this.writeTransaction(() => this.txIdsByValue.clearSync());
+    let batchIds: Buffer[] = [];
+    const flush = () => {
+      const ids = batchIds;
+      batchIds = [];
+      this.writeTransaction(() => {
+        for (const id of ids) this.txIdsByValue.putSync(reversedId(id), TX_ID_PRESENT);
+      });
+    };
+    for (const id of this.txIndex.getKeys()) {
+      batchIds.push(Buffer.from(id));
+      if (batchIds.length >= batch) flush();
+    }
+    flush();
+    this.writeTransaction(() => this.props.putSync("schema", U32(SCHEMA)));
+    log?.(`chain store: layout 3 in place (${entryCount(this.txIdsByValue)} tx ids by value)`);
   }
 
   /** The number the next stored tx gets: one more than the last in txs_pruned (txs are numbered in chain order from 0, as monerod's tx_id). */
@@ -680,6 +740,7 @@ export class ChainStore implements ChainView {
         appendSync(this.txPruned, "txs_pruned", n, p.pruned);
         appendSync(this.txPrunable, "txs_prunable", n, p.prunable);
         if (p.prunableHash) appendSync(this.txPrunableHashes, "txs_prunable_hash", n, p.prunableHash);
+        this.txIdsByValue.putSync(reversedId(id), TX_ID_PRESENT);
         this.txIndex.putSync(id, encodeLocation(n, { height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
       };
       addTx(block.minerTx, miner, 0);
@@ -900,6 +961,7 @@ export class ChainStore implements ChainView {
         this.txPrunable.removeSync(num);
         this.txPrunableHashes.removeSync(num);
         this.txIndex.removeSync(id);
+        this.txIdsByValue.removeSync(reversedId(id));
       }
       for (const [amount, n] of counts) {
         if (n === 0n) this.amountCounts.removeSync(U64(amount));
