@@ -7,7 +7,7 @@
  * serialized as a string, i.e. prefixed with its varint length — except for block 202612, whose id
  * Monero hard-codes.
  */
-import { Reader } from "../codec/reader.js";
+import { type Label, Reader, Where } from "../codec/reader.js";
 import { encodeVarintNumber } from "../codec/varint.js";
 import { Writer } from "../codec/writer.js";
 import type { CryptoBackend } from "../crypto/backend.js";
@@ -33,13 +33,13 @@ export interface Block extends BlockHeader {
 /** CRYPTONOTE_MAX_TX_PER_BLOCK. */
 export const MAX_TX_PER_BLOCK = 0x10000000;
 
-export function readBlockHeader(r: Reader, what = "block"): BlockHeader {
+export function readBlockHeader(r: Reader, what: Label = "block"): BlockHeader {
   return {
-    majorVersion: r.varintNumber(`${what}.major_version`, 0xff),
-    minorVersion: r.varintNumber(`${what}.minor_version`, 0xff),
-    timestamp: r.varint(`${what}.timestamp`),
-    prevId: r.key(`${what}.prev_id`),
-    nonce: r.u32le(`${what}.nonce`),
+    majorVersion: r.varintNumber(new Where(what, ".major_version"), 0xff),
+    minorVersion: r.varintNumber(new Where(what, ".minor_version"), 0xff),
+    timestamp: r.varint(new Where(what, ".timestamp")),
+    prevId: r.key(new Where(what, ".prev_id")),
+    nonce: r.u32le(new Where(what, ".nonce")),
   };
 }
 
@@ -50,17 +50,17 @@ export interface BlockLayout {
 }
 
 /** Reads a block at the reader's position. */
-export function readBlock(r: Reader, what = "block"): { block: Block; layout: BlockLayout } {
+export function readBlock(r: Reader, what: Label = "block"): { block: Block; layout: BlockLayout } {
   const start = r.pos;
   const header = readBlockHeader(r, what);
   const headerSize = r.pos - start;
   const minerTxOffset = r.pos;
-  const { tx: minerTx, layout: minerLayout } = readTransaction(r, { allowTrailing: true }, `${what}.miner_tx`);
+  const { tx: minerTx, layout: minerLayout } = readTransaction(r, { allowTrailing: true }, new Where(what, ".miner_tx"));
   const at = r.pos;
-  const n = r.count(`${what}.tx_hashes`, 32);
-  if (n > MAX_TX_PER_BLOCK) r.fail(`${what}.tx_hashes`, `${n} transactions exceed the limit`, at);
+  const n = r.count(new Where(what, ".tx_hashes"), 32);
+  if (n > MAX_TX_PER_BLOCK) r.fail(new Where(what, ".tx_hashes"), `${n} transactions exceed the limit`, at);
   const txHashes: Bytes[] = new Array(n);
-  for (let i = 0; i < n; i++) txHashes[i] = r.key(`${what}.tx_hashes[${i}]`);
+  for (let i = 0; i < n; i++) txHashes[i] = r.key(new Where(what, ".tx_hashes[", i, "]"));
   return { block: { ...header, minerTx, txHashes }, layout: { headerSize, minerTxOffset, minerTx: minerLayout } };
 }
 

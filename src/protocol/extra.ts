@@ -15,7 +15,7 @@
  * the fields read before it (e.g. the tx public key is still found). `parseTxExtra` does the same: it
  * returns the fields it could read and, separately, the error that stopped it.
  */
-import { FormatError, Reader } from "../codec/reader.js";
+import { FormatError, type Label, Reader, Where } from "../codec/reader.js";
 import { Writer } from "../codec/writer.js";
 import type { Bytes } from "./rct.js";
 
@@ -51,9 +51,9 @@ export interface ParsedExtra {
   error?: FormatError;
 }
 
-function readField(r: Reader, what: string): ExtraField {
+function readField(r: Reader, what: Label): ExtraField {
   const at = r.pos;
-  const tag = r.u8(`${what} tag`);
+  const tag = r.u8(new Where(what, " tag"));
   switch (tag) {
     case EXTRA_TAG.padding: {
       // zeros up to the end; at most 254 after the tag
@@ -61,40 +61,40 @@ function readField(r: Reader, what: string): ExtraField {
       for (; size <= EXTRA_PADDING_MAX; size++) {
         if (r.atEnd) break;
         const zat = r.pos;
-        if (r.u8(`${what}.padding`) !== 0) r.fail(`${what}.padding`, "padding byte is not zero", zat);
+        if (r.u8(new Where(what, ".padding")) !== 0) r.fail(new Where(what, ".padding"), "padding byte is not zero", zat);
       }
-      if (size > EXTRA_PADDING_MAX) r.fail(`${what}.padding`, `padding longer than ${EXTRA_PADDING_MAX} bytes`, at);
+      if (size > EXTRA_PADDING_MAX) r.fail(new Where(what, ".padding"), `padding longer than ${EXTRA_PADDING_MAX} bytes`, at);
       return { type: "padding", size };
     }
     case EXTRA_TAG.pubkey:
-      return { type: "pubkey", key: r.key(`${what}.pub_key`) };
+      return { type: "pubkey", key: r.key(new Where(what, ".pub_key")) };
     case EXTRA_TAG.nonce: {
       const lat = r.pos;
-      const n = r.count(`${what}.nonce length`, 1);
-      if (n > EXTRA_NONCE_MAX) r.fail(`${what}.nonce`, `nonce of ${n} bytes exceeds ${EXTRA_NONCE_MAX}`, lat);
-      return { type: "nonce", nonce: r.bytes(n, `${what}.nonce`) };
+      const n = r.count(new Where(what, ".nonce length"), 1);
+      if (n > EXTRA_NONCE_MAX) r.fail(new Where(what, ".nonce"), `nonce of ${n} bytes exceeds ${EXTRA_NONCE_MAX}`, lat);
+      return { type: "nonce", nonce: r.bytes(n, new Where(what, ".nonce")) };
     }
     case EXTRA_TAG.merge_mining: {
-      const n = r.count(`${what}.merge_mining length`, 1);
+      const n = r.count(new Where(what, ".merge_mining length"), 1);
       const inner = new Reader(r.buf, r.pos, r.pos + n);
-      const depth = inner.varint(`${what}.merge_mining.depth`);
-      const merkleRoot = inner.key(`${what}.merge_mining.merkle_root`);
-      inner.expectEnd(`${what}.merge_mining`);
-      r.skip(n, `${what}.merge_mining`);
+      const depth = inner.varint(new Where(what, ".merge_mining.depth"));
+      const merkleRoot = inner.key(new Where(what, ".merge_mining.merkle_root"));
+      inner.expectEnd(new Where(what, ".merge_mining"));
+      r.skip(n, new Where(what, ".merge_mining"));
       return { type: "merge_mining", depth, merkleRoot };
     }
     case EXTRA_TAG.additional_pubkeys: {
-      const n = r.count(`${what}.additional_pubkeys count`, 32);
+      const n = r.count(new Where(what, ".additional_pubkeys count"), 32);
       const keys: Bytes[] = new Array(n);
-      for (let i = 0; i < n; i++) keys[i] = r.key(`${what}.additional_pubkeys[${i}]`);
+      for (let i = 0; i < n; i++) keys[i] = r.key(new Where(what, ".additional_pubkeys[", i, "]"));
       return { type: "additional_pubkeys", keys };
     }
     case EXTRA_TAG.minergate: {
-      const n = r.count(`${what}.minergate length`, 1);
-      return { type: "minergate", data: r.bytes(n, `${what}.minergate`) };
+      const n = r.count(new Where(what, ".minergate length"), 1);
+      return { type: "minergate", data: r.bytes(n, new Where(what, ".minergate")) };
     }
     default:
-      return r.fail(`${what} tag`, `unknown extra field tag 0x${tag.toString(16).padStart(2, "0")}`, at);
+      return r.fail(new Where(what, " tag"), `unknown extra field tag 0x${tag.toString(16).padStart(2, "0")}`, at);
   }
 }
 
@@ -105,7 +105,7 @@ export function parseTxExtra(extra: Bytes): ParsedExtra {
   let processed = 0;
   while (!r.atEnd) {
     try {
-      fields.push(readField(r, `extra[${fields.length}]`));
+      fields.push(readField(r, new Where("extra", "[", fields.length, "]")));
     } catch (e) {
       if (e instanceof FormatError) return { fields, processed, error: e };
       throw e;

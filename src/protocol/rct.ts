@@ -3,7 +3,7 @@
  * serialize_rctsig_prunable). Neither part carries its own sizes for most arrays: the number of inputs,
  * outputs and ring members comes from the transaction prefix, so both readers and writers take them.
  */
-import type { Reader } from "../codec/reader.js";
+import { type Label, type Reader, Where } from "../codec/reader.js";
 import type { Writer } from "../codec/writer.js";
 
 export type Bytes = Uint8Array;
@@ -130,7 +130,7 @@ function validType(type: number): boolean {
   return type >= RCT_TYPE.Full && type <= RCT_TYPE.BulletproofPlus;
 }
 
-function keys(r: Reader, n: number, what: string): Bytes[] {
+function keys(r: Reader, n: number, what: Label): Bytes[] {
   if (n * 32 > r.remaining) r.fail(what, `${n} keys need ${n * 32} bytes, ${r.remaining} left`);
   const out: Bytes[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = r.key(what);
@@ -138,28 +138,28 @@ function keys(r: Reader, n: number, what: string): Bytes[] {
 }
 
 /** A std::vector<key> with its varint size. */
-function keyVector(r: Reader, what: string): Bytes[] {
-  const n = r.count(`${what} size`, 32);
+function keyVector(r: Reader, what: Label): Bytes[] {
+  const n = r.count(new Where(what, " size"), 32);
   return keys(r, n, what);
 }
 
 /** Reads rctSigBase; mirrors serialize_rctsig_base (rctTypes.h). */
-export function readRctBase(r: Reader, inputs: number, outputs: number, what = "rct_signatures"): RctBase {
+export function readRctBase(r: Reader, inputs: number, outputs: number, what: Label = "rct_signatures"): RctBase {
   const at = r.pos;
-  const type = r.u8(`${what}.type`);
+  const type = r.u8(new Where(what, ".type"));
   if (type === RCT_TYPE.Null) return { type, fee: 0n, pseudoOuts: [], ecdhInfo: [], outPk: [] };
-  if (!validType(type)) r.fail(`${what}.type`, `unknown RingCT type ${type}`, at);
-  const fee = r.varint(`${what}.txnFee`);
-  const pseudoOuts = type === RCT_TYPE.Simple ? keys(r, inputs, `${what}.pseudoOuts`) : [];
+  if (!validType(type)) r.fail(new Where(what, ".type"), `unknown RingCT type ${type}`, at);
+  const fee = r.varint(new Where(what, ".txnFee"));
+  const pseudoOuts = type === RCT_TYPE.Simple ? keys(r, inputs, new Where(what, ".pseudoOuts")) : [];
   const compact = rctCompactEcdh(type);
-  if (outputs * (compact ? 8 : 64) > r.remaining) r.fail(`${what}.ecdhInfo`, `${outputs} entries do not fit`);
+  if (outputs * (compact ? 8 : 64) > r.remaining) r.fail(new Where(what, ".ecdhInfo"), `${outputs} entries do not fit`);
   const ecdhInfo: EcdhInfo[] = new Array(outputs);
   for (let i = 0; i < outputs; i++) {
     ecdhInfo[i] = compact
-      ? { amount: r.bytes(8, `${what}.ecdhInfo[${i}].amount`) }
-      : { mask: r.key(`${what}.ecdhInfo[${i}].mask`), amount: r.key(`${what}.ecdhInfo[${i}].amount`) };
+      ? { amount: r.bytes(8, new Where(what, ".ecdhInfo[", i, "].amount")) }
+      : { mask: r.key(new Where(what, ".ecdhInfo[", i, "].mask")), amount: r.key(new Where(what, ".ecdhInfo[", i, "].amount")) };
   }
-  const outPk = keys(r, outputs, `${what}.outPk`);
+  const outPk = keys(r, outputs, new Where(what, ".outPk"));
   return { type, fee, pseudoOuts, ecdhInfo, outPk };
 }
 
@@ -195,31 +195,31 @@ export function bulletproofMaxAmounts(proofs: { L: Bytes[]; R: Bytes[] }[]): num
   return n;
 }
 
-function readBulletproof(r: Reader, what: string): Bulletproof {
-  const A = r.key(`${what}.A`);
-  const S = r.key(`${what}.S`);
-  const T1 = r.key(`${what}.T1`);
-  const T2 = r.key(`${what}.T2`);
-  const taux = r.key(`${what}.taux`);
-  const mu = r.key(`${what}.mu`);
-  const L = keyVector(r, `${what}.L`);
-  const R = keyVector(r, `${what}.R`);
-  const a = r.key(`${what}.a`);
-  const b = r.key(`${what}.b`);
-  const t = r.key(`${what}.t`);
+function readBulletproof(r: Reader, what: Label): Bulletproof {
+  const A = r.key(new Where(what, ".A"));
+  const S = r.key(new Where(what, ".S"));
+  const T1 = r.key(new Where(what, ".T1"));
+  const T2 = r.key(new Where(what, ".T2"));
+  const taux = r.key(new Where(what, ".taux"));
+  const mu = r.key(new Where(what, ".mu"));
+  const L = keyVector(r, new Where(what, ".L"));
+  const R = keyVector(r, new Where(what, ".R"));
+  const a = r.key(new Where(what, ".a"));
+  const b = r.key(new Where(what, ".b"));
+  const t = r.key(new Where(what, ".t"));
   if (L.length === 0 || L.length !== R.length) r.fail(what, `L and R must be non-empty and of equal size (${L.length}, ${R.length})`);
   return { A, S, T1, T2, taux, mu, L, R, a, b, t };
 }
 
-function readBulletproofPlus(r: Reader, what: string): BulletproofPlus {
-  const A = r.key(`${what}.A`);
-  const A1 = r.key(`${what}.A1`);
-  const B = r.key(`${what}.B`);
-  const r1 = r.key(`${what}.r1`);
-  const s1 = r.key(`${what}.s1`);
-  const d1 = r.key(`${what}.d1`);
-  const L = keyVector(r, `${what}.L`);
-  const R = keyVector(r, `${what}.R`);
+function readBulletproofPlus(r: Reader, what: Label): BulletproofPlus {
+  const A = r.key(new Where(what, ".A"));
+  const A1 = r.key(new Where(what, ".A1"));
+  const B = r.key(new Where(what, ".B"));
+  const r1 = r.key(new Where(what, ".r1"));
+  const s1 = r.key(new Where(what, ".s1"));
+  const d1 = r.key(new Where(what, ".d1"));
+  const L = keyVector(r, new Where(what, ".L"));
+  const R = keyVector(r, new Where(what, ".R"));
   if (L.length === 0 || L.length !== R.length) r.fail(what, `L and R must be non-empty and of equal size (${L.length}, ${R.length})`);
   return { A, A1, B, r1, s1, d1, L, R };
 }
@@ -234,35 +234,35 @@ export function readRctPrunable(
   inputs: number,
   outputs: number,
   mixin: number,
-  what = "rctsig_prunable",
+  what: Label = "rctsig_prunable",
 ): RctPrunable {
   const p = emptyPrunable();
   if (type === RCT_TYPE.Null) return p;
   if (!validType(type)) r.fail(what, `unknown RingCT type ${type}`);
   if (type === RCT_TYPE.BulletproofPlus) {
     const at = r.pos;
-    const nbp = r.varintNumber(`${what}.nbp`, 0xffffffff);
-    if (nbp > outputs) r.fail(`${what}.nbp`, `${nbp} proofs for ${outputs} outputs`, at);
-    for (let i = 0; i < nbp; i++) p.bulletproofsPlus.push(readBulletproofPlus(r, `${what}.bpp[${i}]`));
+    const nbp = r.varintNumber(new Where(what, ".nbp"), 0xffffffff);
+    if (nbp > outputs) r.fail(new Where(what, ".nbp"), `${nbp} proofs for ${outputs} outputs`, at);
+    for (let i = 0; i < nbp; i++) p.bulletproofsPlus.push(readBulletproofPlus(r, new Where(what, ".bpp[", i, "]")));
     if (bulletproofMaxAmounts(p.bulletproofsPlus) < outputs)
-      r.fail(`${what}.bpp`, `proofs cover fewer than the ${outputs} outputs`);
+      r.fail(new Where(what, ".bpp"), `proofs cover fewer than the ${outputs} outputs`);
   } else if (rctIsBulletproof(type)) {
     const at = r.pos;
-    const nbp = type === RCT_TYPE.Bulletproof ? r.u32le(`${what}.nbp`) : r.varintNumber(`${what}.nbp`, 0xffffffff);
-    if (nbp > outputs) r.fail(`${what}.nbp`, `${nbp} proofs for ${outputs} outputs`, at);
-    for (let i = 0; i < nbp; i++) p.bulletproofs.push(readBulletproof(r, `${what}.bp[${i}]`));
-    if (bulletproofMaxAmounts(p.bulletproofs) < outputs) r.fail(`${what}.bp`, `proofs cover fewer than the ${outputs} outputs`);
+    const nbp = type === RCT_TYPE.Bulletproof ? r.u32le(new Where(what, ".nbp")) : r.varintNumber(new Where(what, ".nbp"), 0xffffffff);
+    if (nbp > outputs) r.fail(new Where(what, ".nbp"), `${nbp} proofs for ${outputs} outputs`, at);
+    for (let i = 0; i < nbp; i++) p.bulletproofs.push(readBulletproof(r, new Where(what, ".bp[", i, "]")));
+    if (bulletproofMaxAmounts(p.bulletproofs) < outputs) r.fail(new Where(what, ".bp"), `proofs cover fewer than the ${outputs} outputs`);
   } else {
-    if (outputs * 6176 > r.remaining) r.fail(`${what}.rangeSigs`, `${outputs} range proofs do not fit`);
+    if (outputs * 6176 > r.remaining) r.fail(new Where(what, ".rangeSigs"), `${outputs} range proofs do not fit`);
     for (let i = 0; i < outputs; i++)
-      p.rangeSigs.push({ asig: r.bytes(4128, `${what}.rangeSigs[${i}].asig`), Ci: r.bytes(2048, `${what}.rangeSigs[${i}].Ci`) });
+      p.rangeSigs.push({ asig: r.bytes(4128, new Where(what, ".rangeSigs[", i, "].asig")), Ci: r.bytes(2048, new Where(what, ".rangeSigs[", i, "].Ci")) });
   }
   if (rctIsClsag(type)) {
-    if (inputs * (mixin + 3) * 32 > r.remaining) r.fail(`${what}.CLSAGs`, `${inputs} CLSAGs of ring size ${mixin + 1} do not fit`);
+    if (inputs * (mixin + 3) * 32 > r.remaining) r.fail(new Where(what, ".CLSAGs"), `${inputs} CLSAGs of ring size ${mixin + 1} do not fit`);
     for (let i = 0; i < inputs; i++) {
-      const s = keys(r, mixin + 1, `${what}.CLSAGs[${i}].s`);
-      const c1 = r.key(`${what}.CLSAGs[${i}].c1`);
-      const D = r.key(`${what}.CLSAGs[${i}].D`);
+      const s = keys(r, mixin + 1, new Where(what, ".CLSAGs[", i, "].s"));
+      const c1 = r.key(new Where(what, ".CLSAGs[", i, "].c1"));
+      const D = r.key(new Where(what, ".CLSAGs[", i, "].D"));
       p.CLSAGs.push({ s, c1, D });
     }
   } else {
@@ -270,15 +270,15 @@ export function readRctPrunable(
     const mgElements = simple ? inputs : 1;
     const cols = simple ? 2 : inputs + 1;
     if (mgElements * ((mixin + 1) * cols + 1) * 32 > r.remaining)
-      r.fail(`${what}.MGs`, `${mgElements} MLSAGs of ring size ${mixin + 1} do not fit`);
+      r.fail(new Where(what, ".MGs"), `${mgElements} MLSAGs of ring size ${mixin + 1} do not fit`);
     for (let i = 0; i < mgElements; i++) {
       const ss: Bytes[][] = [];
-      for (let j = 0; j <= mixin; j++) ss.push(keys(r, cols, `${what}.MGs[${i}].ss[${j}]`));
-      const cc = r.key(`${what}.MGs[${i}].cc`);
+      for (let j = 0; j <= mixin; j++) ss.push(keys(r, cols, new Where(new Where(what, ".MGs[", i, "].ss["), "", j, "]")));
+      const cc = r.key(new Where(what, ".MGs[", i, "].cc"));
       p.MGs.push({ ss, cc });
     }
   }
-  if (rctPseudoOutsInPrunable(type)) p.pseudoOuts = keys(r, inputs, `${what}.pseudoOuts`);
+  if (rctPseudoOutsInPrunable(type)) p.pseudoOuts = keys(r, inputs, new Where(what, ".pseudoOuts"));
   return p;
 }
 

@@ -4,7 +4,7 @@
  * and, unless pruned, the RingCT prunable part. Parsing and serializing are exact inverses on every
  * blob Monero accepts.
  */
-import { FormatError, Reader } from "../codec/reader.js";
+import { FormatError, type Label, Reader, Where } from "../codec/reader.js";
 import { Writer } from "../codec/writer.js";
 import {
   type Bytes,
@@ -74,99 +74,99 @@ export const TXOUT_TAG = { script: 0x00, scripthash: 0x01, key: 0x02, tagged_key
 /** CURRENT_TRANSACTION_VERSION in v0.18. */
 export const MAX_TX_VERSION = 2;
 
-function readBlobVector(r: Reader, what: string): Bytes {
+function readBlobVector(r: Reader, what: Label): Bytes {
   const n = r.count(what, 1);
   return r.bytes(n, what);
 }
 
-function readTxOutToScript(r: Reader, what: string): { keys: Bytes[]; script: Bytes } {
-  const nk = r.count(`${what}.keys`, 32);
+function readTxOutToScript(r: Reader, what: Label): { keys: Bytes[]; script: Bytes } {
+  const nk = r.count(new Where(what, ".keys"), 32);
   const ks: Bytes[] = [];
-  for (let i = 0; i < nk; i++) ks.push(r.key(`${what}.keys[${i}]`));
-  return { keys: ks, script: readBlobVector(r, `${what}.script`) };
+  for (let i = 0; i < nk; i++) ks.push(r.key(new Where(what, ".keys[", i, "]")));
+  return { keys: ks, script: readBlobVector(r, new Where(what, ".script")) };
 }
 
-function readTxIn(r: Reader, what: string): TxIn {
+function readTxIn(r: Reader, what: Label): TxIn {
   const at = r.pos;
-  const tag = r.u8(`${what} tag`);
+  const tag = r.u8(new Where(what, " tag"));
   switch (tag) {
     case TX_TAG.gen:
-      return { type: "gen", height: r.varint(`${what}.gen.height`) };
+      return { type: "gen", height: r.varint(new Where(what, ".gen.height")) };
     case TX_TAG.key: {
-      const amount = r.varint(`${what}.key.amount`);
-      const n = r.count(`${what}.key.key_offsets`, 1);
+      const amount = r.varint(new Where(what, ".key.amount"));
+      const n = r.count(new Where(what, ".key.key_offsets"), 1);
       const keyOffsets: bigint[] = new Array(n);
-      for (let i = 0; i < n; i++) keyOffsets[i] = r.varint(`${what}.key.key_offsets[${i}]`);
-      return { type: "key", amount, keyOffsets, keyImage: r.key(`${what}.key.k_image`) };
+      for (let i = 0; i < n; i++) keyOffsets[i] = r.varint(new Where(what, ".key.key_offsets[", i, "]"));
+      return { type: "key", amount, keyOffsets, keyImage: r.key(new Where(what, ".key.k_image")) };
     }
     case TX_TAG.script:
       return {
         type: "script",
-        prev: r.key(`${what}.script.prev`),
-        prevout: r.varint(`${what}.script.prevout`),
-        sigset: readBlobVector(r, `${what}.script.sigset`),
+        prev: r.key(new Where(what, ".script.prev")),
+        prevout: r.varint(new Where(what, ".script.prevout")),
+        sigset: readBlobVector(r, new Where(what, ".script.sigset")),
       };
     case TX_TAG.scripthash:
       return {
         type: "scripthash",
-        prev: r.key(`${what}.scripthash.prev`),
-        prevout: r.varint(`${what}.scripthash.prevout`),
-        script: readTxOutToScript(r, `${what}.scripthash.script`),
-        sigset: readBlobVector(r, `${what}.scripthash.sigset`),
+        prev: r.key(new Where(what, ".scripthash.prev")),
+        prevout: r.varint(new Where(what, ".scripthash.prevout")),
+        script: readTxOutToScript(r, new Where(what, ".scripthash.script")),
+        sigset: readBlobVector(r, new Where(what, ".scripthash.sigset")),
       };
     default:
-      return r.fail(`${what} tag`, `unknown input type 0x${tag.toString(16)}`, at);
+      return r.fail(new Where(what, " tag"), `unknown input type 0x${tag.toString(16)}`, at);
   }
 }
 
-function readTxOut(r: Reader, what: string): TxOut {
-  const amount = r.varint(`${what}.amount`);
+function readTxOut(r: Reader, what: Label): TxOut {
+  const amount = r.varint(new Where(what, ".amount"));
   const at = r.pos;
-  const tag = r.u8(`${what}.target tag`);
+  const tag = r.u8(new Where(what, ".target tag"));
   let target: TxOutTarget;
   switch (tag) {
     case TXOUT_TAG.key:
-      target = { type: "key", key: r.key(`${what}.target.key`) };
+      target = { type: "key", key: r.key(new Where(what, ".target.key")) };
       break;
     case TXOUT_TAG.tagged_key:
-      target = { type: "tagged_key", key: r.key(`${what}.target.key`), viewTag: r.u8(`${what}.target.view_tag`) };
+      target = { type: "tagged_key", key: r.key(new Where(what, ".target.key")), viewTag: r.u8(new Where(what, ".target.view_tag")) };
       break;
     case TXOUT_TAG.script: {
-      const s = readTxOutToScript(r, `${what}.target.script`);
+      const s = readTxOutToScript(r, new Where(what, ".target.script"));
       target = { type: "script", keys: s.keys, script: s.script };
       break;
     }
     case TXOUT_TAG.scripthash:
-      target = { type: "scripthash", hash: r.key(`${what}.target.hash`) };
+      target = { type: "scripthash", hash: r.key(new Where(what, ".target.hash")) };
       break;
     default:
-      r.fail(`${what}.target tag`, `unknown output type 0x${tag.toString(16)}`, at);
+      r.fail(new Where(what, ".target tag"), `unknown output type 0x${tag.toString(16)}`, at);
   }
   return { amount, target };
 }
 
 /** Reads a transaction prefix (transaction_prefix::serialize). */
-export function readTxPrefix(r: Reader, what = "tx"): TxPrefix {
+export function readTxPrefix(r: Reader, what: Label = "tx"): TxPrefix {
   const at = r.pos;
-  const version = r.varintNumber(`${what}.version`);
-  if (version === 0 || version > MAX_TX_VERSION) r.fail(`${what}.version`, `unsupported version ${version}`, at);
-  const unlockTime = r.varint(`${what}.unlock_time`);
-  const nin = r.count(`${what}.vin`, 1);
+  const version = r.varintNumber(new Where(what, ".version"));
+  if (version === 0 || version > MAX_TX_VERSION) r.fail(new Where(what, ".version"), `unsupported version ${version}`, at);
+  const unlockTime = r.varint(new Where(what, ".unlock_time"));
+  const nin = r.count(new Where(what, ".vin"), 1);
   const vin: TxIn[] = new Array(nin);
-  for (let i = 0; i < nin; i++) vin[i] = readTxIn(r, `${what}.vin[${i}]`);
-  const nout = r.count(`${what}.vout`, 1);
+  for (let i = 0; i < nin; i++) vin[i] = readTxIn(r, new Where(what, ".vin[", i, "]"));
+  const nout = r.count(new Where(what, ".vout"), 1);
   const vout: TxOut[] = new Array(nout);
-  for (let i = 0; i < nout; i++) vout[i] = readTxOut(r, `${what}.vout[${i}]`);
-  const extra = readBlobVector(r, `${what}.extra`);
+  for (let i = 0; i < nout; i++) vout[i] = readTxOut(r, new Where(what, ".vout[", i, "]"));
+  const extra = readBlobVector(r, new Where(what, ".extra"));
   return { version, unlockTime, vin, vout, extra };
 }
 
 /** Ring size − 1 of the first input (Monero passes it to the prunable serializer). */
-function mixinOf(r: Reader | undefined, vin: TxIn[], what: string): number {
+function mixinOf(r: Reader | undefined, vin: TxIn[], what: Label): number {
   if (vin.length > 0 && vin[0].type === "key") {
     const n = vin[0].keyOffsets.length;
     if (n === 0) {
-      if (r) r.fail(`${what}.vin[0].key_offsets`, "empty ring: RingCT needs at least one ring member");
+      if (r) r.fail(new Where(what, ".vin[0].key_offsets"), "empty ring: RingCT needs at least one ring member");
       throw new RangeError("vin[0] has an empty ring");
     }
     return n - 1;
@@ -182,7 +182,7 @@ export interface ParseTxOptions {
 }
 
 /** Reads a whole transaction at the reader's position (transaction::serialize). */
-export function readTransaction(r: Reader, opts: ParseTxOptions = {}, what = "tx"): { tx: Transaction; layout: TxLayout } {
+export function readTransaction(r: Reader, opts: ParseTxOptions = {}, what: Label = "tx"): { tx: Transaction; layout: TxLayout } {
   const start = r.pos;
   const prefix = readTxPrefix(r, what);
   const prefixSize = r.pos - start;
@@ -194,19 +194,19 @@ export function readTransaction(r: Reader, opts: ParseTxOptions = {}, what = "tx
       for (let i = 0; i < prefix.vin.length; i++) {
         const input = prefix.vin[i];
         const n = input.type === "key" ? input.keyOffsets.length : 0;
-        if (n * 64 > r.remaining) r.fail(`${what}.signatures[${i}]`, `${n} signatures need ${n * 64} bytes, ${r.remaining} left`);
+        if (n * 64 > r.remaining) r.fail(new Where(what, ".signatures[", i, "]"), `${n} signatures need ${n * 64} bytes, ${r.remaining} left`);
         const sigs: Bytes[] = new Array(n);
-        for (let j = 0; j < n; j++) sigs[j] = r.bytes(64, `${what}.signatures[${i}][${j}]`);
+        for (let j = 0; j < n; j++) sigs[j] = r.bytes(64, new Where(new Where(what, ".signatures[", i, "]"), "[", j, "]"));
         tx.signatures.push(sigs);
       }
     }
   } else if (prefix.vin.length > 0) {
-    const base: RctBase = readRctBase(r, prefix.vin.length, prefix.vout.length, `${what}.rct_signatures`);
+    const base: RctBase = readRctBase(r, prefix.vin.length, prefix.vout.length, new Where(what, ".rct_signatures"));
     unprunableSize = r.pos - start;
     const rct: RctSignatures = base;
     if (!pruned && base.type !== RCT_TYPE.Null) {
       const mixin = mixinOf(r, prefix.vin, what);
-      rct.prunable = readRctPrunable(r, base.type, prefix.vin.length, prefix.vout.length, mixin, `${what}.rctsig_prunable`);
+      rct.prunable = readRctPrunable(r, base.type, prefix.vin.length, prefix.vout.length, mixin, new Where(what, ".rctsig_prunable"));
     }
     tx.rct = rct;
   }
