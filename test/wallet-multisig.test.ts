@@ -383,6 +383,10 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     assert.equal(String(made.tx_key).length, 64);
     const desc = await walletCall(real1, "describe_transfer", { multisig_txset: made.multisig_txset });
     assert.equal(big((desc.desc as { recipients: { amount: number }[] }[])[0].recipients[0].amount), 100_000_000_000n);
+    // ours describes it alike, with the tx's weight as monerod's master adds it (its functional test multisig at HEAD)
+    const ourDesc = (await walletCall(g3[1], "describe_transfer", { multisig_txset: made.multisig_txset })).desc as { weight?: JsonWritable; fee: JsonWritable }[];
+    assert.equal(big(ourDesc[0].weight as number), big(made.weight as number));
+    assert.equal(big(ourDesc[0].fee as number), big((desc.desc as { fee: JsonWritable }[])[0].fee as number));
     // a proposer may not sign its own proposal again
     const own = await refused(g3[0], "sign_multisig", { tx_data_hex: made.multisig_txset });
     assert.equal(own.code, -35, own.message);

@@ -24,6 +24,7 @@ import { commitTx, pendingOfRecord } from "../send/sender.js";
 import { readMultisigSet } from "../multisig/txset.js";
 import { def, fail, isHex, list, obj, W, type WalletRpcDeps, withList } from "./common.js";
 import { bytesToHex as hex, hexToBytes as unhex } from "../../base/bytes.js";
+import { txWeight } from "../../protocol/weight.js";
 
 /** handle_rpc_exception for the cold operations: signature failures are −9, the rest the method's default. */
 function coldToRpc(e: unknown, defaultCode: number, prefix = ""): never {
@@ -115,7 +116,10 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
       if (!isHex(multisig ? p.multisig_txset : p.unsigned_txset)) fail(W.BAD_HEX, "Failed to parse hex.");
       try {
         const r = await wal.exclusive(false, async (ctx) => {
-          if (!multisig) return describeTransfers(ctx, (await readUnsignedSet(ctx, unhex(p.unsigned_txset))).txes);
+          // monerod's master (after 0.18) adds each tx's weight: the partly signed tx's
+          // get_transaction_weight for a multisig set; an unsigned set has no tx yet, and its 0 is
+          // left out (KV_SERIALIZE_OPT), as 0.18 answers
+          if (!multisig) return { ...describeTransfers(ctx, (await readUnsignedSet(ctx, unhex(p.unsigned_txset))).txes), weights: undefined };
           if (!wal.multisig.ready) fail(W.BAD_MULTISIG_TX_DATA, "cannot load multisig_txset: this wallet is not a finalized multisig wallet");
           let set;
           try {
@@ -124,11 +128,11 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
             if (e instanceof ColdError) fail(W.BAD_MULTISIG_TX_DATA, `cannot load multisig_txset: ${e.message}`);
             throw e;
           }
-          return describeTransfers(ctx, set.ptx.map((x) => x.constructionData));
+          return { ...describeTransfers(ctx, set.ptx.map((x) => x.constructionData)), weights: set.ptx.map((x) => txWeight(x.tx)) };
         });
         const recipient = (x: { address: string; amount: bigint }) => ({ address: x.address, amount: x.amount });
         return {
-          desc: r.desc.map((d) => ({
+          desc: r.desc.map((d, i) => ({
             amount_in: d.amountIn,
             amount_out: d.amountOut,
             ring_size: d.ringSize,
@@ -140,6 +144,7 @@ export function coldMethods({ svc, w }: WalletRpcDeps) {
             fee: d.fee,
             dummy_outputs: d.dummyOutputs,
             extra: d.extra,
+            ...(r.weights ? { weight: r.weights[i] } : {}),
           })),
           summary: {
             amount_in: r.summary.amountIn,
