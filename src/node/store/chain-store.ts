@@ -11,8 +11,9 @@
  *   blocks        height → block blob
  *   block_heights block id (32) → height
  *   block_meta    height → BlockMeta (see encodeMeta)
- *   tx_indices    tx id → tx number, height, index in block (0 = coinbase), unlock time, pruned flag, global output indices
- *   tx_ids_by_value  tx id byte-reversed → 1 (schema 3): the ids in monerod's compare_hash32 order, for get_txids_loose
+ *   tx_ids        tx id, bytes reversed → tx number, height, index in block (0 = coinbase), unlock time, pruned flag,
+ *                 global output indices. Reversed, the keys sort as monerod's tx_indices (compare_hash32: the id as a
+ *                 little-endian number), which get_txids_loose walks; lmdb-js cannot install that comparator.
  *   txs_pruned    tx number → pruned blob (prefix, plus RingCT base for v2)
  *   txs_prunable  tx number → prunable blob (v1 signatures / RingCT prunable part); absent once pruned
  *   txs_prunable_hash tx number → keccak of the prunable blob (v2 txs only; kept when the blob is pruned)
@@ -26,7 +27,7 @@
  * Tables whose key grows with the chain (blocks, block_meta, txs_*, rct_outputs) are written with
  * MDB_APPEND, as monerod writes its tables keyed by tx and output number: LMDB then fills each page
  * instead of splitting it in half, so they take about half the pages that random-order inserts
- * keyed by tx id took (schema 1). open() migrates schema 1 to 2 and 2 to 3 (tx_ids_by_value) once.
+ * keyed by tx id took (schema 1). open() migrates schema 1 and schema 2 (tx_indices keyed by the id's bytes) once.
  */
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
@@ -209,7 +210,7 @@ const CHAIN_DBS = new Set<string>([
   "block_heights",
   "block_meta",
   "tx_indices",
-  "tx_ids_by_value",
+  "tx_ids",
   "txs_pruned",
   "txs_prunable",
   "txs_prunable_hash",
@@ -221,10 +222,8 @@ const CHAIN_DBS = new Set<string>([
   ...SCHEMA1_DBS,
 ]);
 
-/** tx_ids_by_value's key: a tx id's bytes reversed, so the byte order is the order of the id as a little-endian number (compare_hash32). */
-const reversedId = (id: Buffer): Buffer => Buffer.from(id).reverse();
-/** tx_ids_by_value's value: the key is the whole record. */
-const TX_ID_PRESENT = Buffer.of(1);
+/** tx_ids' key: a tx id's bytes reversed, so the byte order is the order of the id as a little-endian number (compare_hash32). */
+const txKey = (id: Bytes): Buffer => Buffer.from(id).reverse();
 /** Whether the first `bits` bits of two reversed ids agree (compare_hash32_reversed_nbits(…) === 0). */
 function topBitsEqual(a: Buffer, b: Buffer, bits: number): boolean {
   const whole = bits >> 3;
@@ -268,9 +267,8 @@ export class ChainStore implements ChainView {
   /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
   private cumRct: number[] | null = null;
   /** tx id → tx number and location. */
+  /** tx_ids: keyed by txKey(id). */
   private readonly txIndex: Database<Buffer, Buffer>;
-  /** tx ids byte-reversed (schema 3): get_txids_loose walks them in monerod's tx_indices order. */
-  private readonly txIdsByValue: Database<Buffer, Buffer>;
   /** tx number → pruned blob / prunable blob / prunable hash. */
   private readonly txPruned: Database<Buffer, Buffer>;
   private readonly txPrunable: Database<Buffer, Buffer>;
@@ -314,8 +312,7 @@ export class ChainStore implements ChainView {
     this.blocks = db<number>("blocks", "uint32");
     this.blockHeights = db<Buffer>("block_heights", "binary");
     this.blockMeta = db<number>("block_meta", "uint32");
-    this.txIndex = db<Buffer>("tx_indices", "binary");
-    this.txIdsByValue = db<Buffer>("tx_ids_by_value", "binary");
+    this.txIndex = db<Buffer>("tx_ids", "binary");
     this.txPruned = db<Buffer>("txs_pruned", "binary");
     this.txPrunable = db<Buffer>("txs_prunable", "binary");
     this.txPrunableHashes = db<Buffer>("txs_prunable_hash", "binary");
@@ -499,7 +496,7 @@ export class ChainStore implements ChainView {
     return h === undefined ? undefined : this.block(h);
   }
   txLocation(txId: Bytes): TxLocation | undefined {
-    const b = this.txIndex.get(buf(txId));
+    const b = this.txIndex.get(txKey(txId));
     return b === undefined ? undefined : decodeLocation(b);
   }
   /** The full blob of a tx by its tx_indices value; undefined when its prunable part was pruned. */
@@ -513,7 +510,7 @@ export class ChainStore implements ChainView {
   }
   /** The full transaction blob (pruned part + prunable part); undefined for a tx whose prunable part was pruned. */
   txBlob(txId: Bytes): Bytes | undefined {
-    const loc = this.txIndex.get(buf(txId));
+    const loc = this.txIndex.get(txKey(txId));
     return loc === undefined ? undefined : this.fullBlob(loc);
   }
   /**
@@ -521,7 +518,7 @@ export class ChainStore implements ChainView {
    * unknown ids. Stores written before the hash was kept compute it from the prunable blob.
    */
   txPrunableHash(txId: Bytes): Bytes | undefined {
-    const loc = this.txIndex.get(buf(txId));
+    const loc = this.txIndex.get(txKey(txId));
     if (loc === undefined) return undefined;
     const num = locationNum(loc);
     const h = this.txPrunableHashes.get(num);
@@ -543,12 +540,12 @@ export class ChainStore implements ChainView {
   }
   /** The pruned part (prefix, plus RingCT base for v2). */
   txPrunedBlob(txId: Bytes): Bytes | undefined {
-    const loc = this.txIndex.get(buf(txId));
+    const loc = this.txIndex.get(txKey(txId));
     return loc === undefined ? undefined : this.prunedBlob(loc);
   }
   /** A stored tx, parsed (pruned — no signatures — when its prunable part was pruned). */
   transaction(txId: Bytes): { tx: Transaction; location: TxLocation } | undefined {
-    const loc = this.txIndex.get(buf(txId));
+    const loc = this.txIndex.get(txKey(txId));
     return loc === undefined ? undefined : this.txAt(loc);
   }
   /** The tx a tx_indices value points to, parsed, with its location. */
@@ -586,12 +583,12 @@ export class ChainStore implements ChainView {
    * when more than `max` match (0: no limit).
    */
   txIdsLoose(template: Bytes, bits: number, max: number): Bytes[] | "too many" {
-    const start = reversedId(buf(template));
+    const start = txKey(template);
     const out: Bytes[] = [];
-    for (const key of this.txIdsByValue.getKeys({ start })) {
+    for (const key of this.txIndex.getKeys({ start })) {
       if (!topBitsEqual(start, key, bits)) break;
       if (max !== 0 && out.length >= max) return "too many";
-      out.push(bytes(reversedId(key)));
+      out.push(bytes(txKey(key)));
     }
     return out;
   }
@@ -599,8 +596,8 @@ export class ChainStore implements ChainView {
   // ---- writes ----
 
   /**
-   * Rewrites a schema-1 store (txs keyed by id, every output in one amount ‖ index table) as schema
-   * 2, `batch` blocks per write transaction, in chain order so every txs_* and rct_outputs write
+   * Rewrites a schema-1 store (txs keyed by id, every output in one amount ‖ index table) in the
+   * current layout, `batch` blocks per write transaction, in chain order so every txs_* and rct_outputs write
    * appends. The old tables are dropped and "schema" set in the last transaction: a crash before it
    * leaves schema 1 whole, and the next open starts over. The file keeps its length (LMDB reuses
    * the freed pages; `mdb_copy -c` compacts it).
@@ -608,7 +605,7 @@ export class ChainStore implements ChainView {
   private migrateSchema1(log?: (line: string) => void, batch = 500): void {
     const [oPruned, oPrunable, oHash, oIndex, oOutputs] = SCHEMA1_DBS.map((name) => this.env.openDB<Buffer, Buffer>(name, { encoding: "binary", keyEncoding: "binary" }));
     const top = this.height();
-    log?.(`chain store: migrating layout 1 to 2 (${top} blocks; txs and outputs in append order, about half the pages)`);
+    log?.(`chain store: migrating layout 1 to ${SCHEMA} (${top} blocks; txs and outputs in append order, about half the pages)`);
     const started = Date.now();
     const fresh = [this.txIndex, this.txPruned, this.txPrunable, this.txPrunableHashes, this.rctOutputs, this.preRctOutputs];
     this.writeTransaction(() => {
@@ -631,7 +628,7 @@ export class ChainStore implements ChainView {
             if (q !== undefined) appendSync(this.txPrunable, "txs_prunable", n, q);
             const ph = oHash.get(id);
             if (ph !== undefined) appendSync(this.txPrunableHashes, "txs_prunable_hash", n, ph);
-            this.txIndex.putSync(id, Buffer.concat([n, loc]));
+            this.txIndex.putSync(txKey(id), Buffer.concat([n, loc]));
           }
         }
       });
@@ -651,34 +648,40 @@ export class ChainStore implements ChainView {
     }
     this.writeTransaction(() => {
       for (const db of [oPruned, oPrunable, oHash, oIndex, oOutputs]) db.dropSync();
-      this.props.putSync("schema", U32(2));
+      this.props.putSync("schema", U32(SCHEMA));
     });
-    log?.(`chain store: layout 2 in place (${num} txs) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log?.(`chain store: layout ${SCHEMA} in place (${num} txs) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 
   /**
-   * Schema 2 → 3: tx_ids_by_value, every stored tx id byte-reversed (get_txids_loose's order), filled
-   * from tx_indices, `batch` ids per write transaction; "schema" is set in the last one, so a crash
-   * before it leaves schema 2 and the next open starts over.
+   * Schema 2 → 3: tx_indices (keyed by the id's bytes) rewritten as tx_ids (keyed by them reversed),
+   * `batch` entries per write transaction; tx_indices is dropped and "schema" set in the last one,
+   * so a crash before it leaves schema 2 whole and the next open starts over.
    */
   private migrateSchema2(log?: (line: string) => void, batch = 50_000): void {
-    log?.(`chain store: migrating layout 2 to 3 (tx ids by value for get_txids_loose, ${this.txCount()} txs)`);
-    this.writeTransaction(() => this.txIdsByValue.clearSync());
-    let batchIds: Buffer[] = [];
-    const flush = () => {
-      const ids = batchIds;
-      batchIds = [];
+    const old = this.env.openDB<Buffer, Buffer>("tx_indices", { encoding: "binary", keyEncoding: "binary" });
+    log?.(`chain store: migrating layout 2 to 3 (tx ids keyed in get_txids_loose's order, ${entryCount(old)} txs)`);
+    this.writeTransaction(() => this.txIndex.clearSync());
+    let after: Buffer | undefined;
+    for (;;) {
+      // copies: lmdb-js may hand out a reused buffer per iteration
+      const entries: { key: Buffer; value: Buffer }[] = [];
+      for (const { key, value } of old.getRange({ start: after, limit: batch + 1 })) {
+        if (after !== undefined && key.equals(after)) continue;
+        if (entries.length === batch) break;
+        entries.push({ key: Buffer.from(key), value: Buffer.from(value) });
+      }
+      if (entries.length === 0) break;
       this.writeTransaction(() => {
-        for (const id of ids) this.txIdsByValue.putSync(reversedId(id), TX_ID_PRESENT);
+        for (const { key, value } of entries) this.txIndex.putSync(txKey(key), value);
       });
-    };
-    for (const id of this.txIndex.getKeys()) {
-      batchIds.push(Buffer.from(id));
-      if (batchIds.length >= batch) flush();
+      after = entries[entries.length - 1].key;
     }
-    flush();
-    this.writeTransaction(() => this.props.putSync("schema", U32(SCHEMA)));
-    log?.(`chain store: layout 3 in place (${entryCount(this.txIdsByValue)} tx ids by value)`);
+    this.writeTransaction(() => {
+      old.dropSync();
+      this.props.putSync("schema", U32(SCHEMA));
+    });
+    log?.(`chain store: layout 3 in place (${this.txCount()} txs)`);
   }
 
   /** The number the next stored tx gets: one more than the last in txs_pruned (txs are numbered in chain order from 0, as monerod's tx_id). */
@@ -715,7 +718,7 @@ export class ChainStore implements ChainView {
       };
       const addTx = (tx: Transaction, p: (typeof parts)[number], index: number): void => {
         const id = buf(p.id);
-        if (this.txIndex.get(id) !== undefined) throw new StoreError(`tx ${id.toString("hex")} already stored`);
+        if (this.txIndex.get(txKey(id)) !== undefined) throw new StoreError(`tx ${id.toString("hex")} already stored`);
         const coinbase = index === 0;
         for (const input of tx.vin) {
           if (input.type !== "key") continue;
@@ -740,8 +743,7 @@ export class ChainStore implements ChainView {
         appendSync(this.txPruned, "txs_pruned", n, p.pruned);
         appendSync(this.txPrunable, "txs_prunable", n, p.prunable);
         if (p.prunableHash) appendSync(this.txPrunableHashes, "txs_prunable_hash", n, p.prunableHash);
-        this.txIdsByValue.putSync(reversedId(id), TX_ID_PRESENT);
-        this.txIndex.putSync(id, encodeLocation(n, { height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
+        this.txIndex.putSync(txKey(id), encodeLocation(n, { height, index, unlockTime: tx.unlockTime, outputIndices, pruned: p.isPruned }));
       };
       addTx(block.minerTx, miner, 0);
       txs.forEach((t, i) => addTx(t, parts[i], i + 1));
@@ -838,7 +840,7 @@ export class ChainStore implements ChainView {
     let size = 0;
     for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
       const id = buf(txId);
-      const loc = this.txIndex.get(id);
+      const loc = this.txIndex.get(txKey(id));
       if (loc === undefined) continue;
       const num = locationNum(loc);
       const q = this.txPrunable.get(num);
@@ -849,7 +851,7 @@ export class ChainStore implements ChainView {
       this.txPrunable.removeSync(num);
       const marked = Buffer.from(loc);
       marked[LOCATION_PRUNED_FLAG] = 1;
-      this.txIndex.putSync(id, marked);
+      this.txIndex.putSync(txKey(id), marked);
       txs++;
       size += id.length + q.length;
     }
@@ -907,7 +909,7 @@ export class ChainStore implements ChainView {
       if (!block) return false;
       const keep = keepsPrunable(b, top, seed);
       for (const txId of [blockMinerTxId(block, this.backend), ...block.txHashes]) {
-        const raw = this.txIndex.get(buf(txId));
+        const raw = this.txIndex.get(txKey(txId));
         if (!raw) return false;
         const loc = decodeLocation(raw);
         const hasHash = this.txPrunableHashes.get(locationNum(raw)) !== undefined;
@@ -940,7 +942,7 @@ export class ChainStore implements ChainView {
       // remove in reverse order so output counts fall back exactly
       for (let k = ids.length - 1; k >= 0; k--) {
         const id = buf(ids[k]);
-        const raw = this.txIndex.get(id);
+        const raw = this.txIndex.get(txKey(id));
         const found = raw === undefined ? undefined : this.txAt(raw);
         if (found === undefined || raw === undefined) throw new StoreError(`tx ${id.toString("hex")} of block ${top} missing`);
         const num = locationNum(raw);
@@ -960,8 +962,7 @@ export class ChainStore implements ChainView {
         this.txPruned.removeSync(num);
         this.txPrunable.removeSync(num);
         this.txPrunableHashes.removeSync(num);
-        this.txIndex.removeSync(id);
-        this.txIdsByValue.removeSync(reversedId(id));
+        this.txIndex.removeSync(txKey(id));
       }
       for (const [amount, n] of counts) {
         if (n === 0n) this.amountCounts.removeSync(U64(amount));
