@@ -25,6 +25,7 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
 import { type NodeApi, NodeClient } from "../src/client/node-client.js";
@@ -130,6 +131,8 @@ interface Measured {
   wall: number;
   rssPerWallet: number;
   work: string;
+  /** The longest the main thread's event loop was held during the refresh (ms; monitorEventLoopDelay, 5 ms resolution). */
+  stallMs: number;
   /** Key derivations the refresh made (hub only). */
   derivations?: number;
 }
@@ -148,16 +151,19 @@ async function runHub(template: string, nodeUrl: string, daemon: Daemon, n: numb
     await quiesce();
     gc();
     const rssPerWallet = (rssKiB() - rss0) / n;
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     const [c0, nc0, t0] = [selfCpu(), procCpu(daemon.proc.pid ?? 0), performance.now()];
     await Promise.all(ws.map((w) => w.service.refresh()));
     const [c1, nc1, t1] = [selfCpu(), procCpu(daemon.proc.pid ?? 0), performance.now()];
+    loop.disable();
     ws.forEach((w, i) => {
       if (balanceOf(w.service) !== amountOf(i)) throw new Error(`hub ${w.name}: balance ${balanceOf(w.service)}, expected ${amountOf(i)}`);
     });
     const s = hub.stats;
     const sc = hub.scanStats;
     const work = `get_blocks.bin ${s?.requests} asked / ${s?.fetches} sent; ${sc.walletBlocks} wallet-blocks scanned, ${sc.blocksParsed} blocks parsed; ${sc.derivations} key derivations; ${sc.batches} messages to ${hub.scanPool.threadCount} scan threads`;
-    return { n, cpu: c1 - c0, nodeCpu: nc1 - nc0, wall: (t1 - t0) / 1000, rssPerWallet, work, derivations: sc.derivations };
+    return { n, cpu: c1 - c0, nodeCpu: nc1 - nc0, wall: (t1 - t0) / 1000, rssPerWallet, work, derivations: sc.derivations, stallMs: loop.max / 1e6 };
   } finally {
     await hub.stop();
     node.close(); // its keep-alive sockets would count against tsmonerod's 100 connections per IP in the next runs
@@ -186,15 +192,18 @@ async function runSeparate(template: string, nodeUrl: string, daemon: Daemon, n:
     gc();
     const rssPerWallet = (rssKiB() - rss0) / n;
     fetches.n = 0;
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     const [c0, nc0, t0] = [selfCpu(), procCpu(daemon.proc.pid ?? 0), performance.now()];
     await Promise.all(services.map((s) => s.refresh()));
     const [c1, nc1, t1] = [selfCpu(), procCpu(daemon.proc.pid ?? 0), performance.now()];
+    loop.disable();
     services.forEach((s, i) => {
       if (balanceOf(s) !== amountOf(i)) throw new Error(`separate ${name(i)}: balance ${balanceOf(s)}, expected ${amountOf(i)}`);
     });
     const blocks = services.reduce((a, s) => a + s.wallet().ledger.height, 0);
     const work = `get_blocks.bin ${fetches.n} sent (one stream per service); every service parses every block (~${blocks} wallet-heights); ${n} scan threads`;
-    return { n, cpu: c1 - c0, nodeCpu: nc1 - nc0, wall: (t1 - t0) / 1000, rssPerWallet, work };
+    return { n, cpu: c1 - c0, nodeCpu: nc1 - nc0, wall: (t1 - t0) / 1000, rssPerWallet, work, stallMs: loop.max / 1e6 };
   } finally {
     await Promise.all(services.map((s) => s.stop()));
     for (const c of clients) c.close();
@@ -314,7 +323,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const sepRows: Measured[] = [];
     for (const n of sizes) {
       progress(`hub: N = ${n} in one hub`);
-      const said = (m: Measured) => `  CPU ${m.cpu.toFixed(2)} s, node CPU ${m.nodeCpu.toFixed(2)} s, wall ${m.wall.toFixed(1)} s, RSS/wallet ${m.rssPerWallet.toFixed(0)} KiB; ${m.work}`;
+      const said = (m: Measured) => `  CPU ${m.cpu.toFixed(2)} s, node CPU ${m.nodeCpu.toFixed(2)} s, wall ${m.wall.toFixed(1)} s, RSS/wallet ${m.rssPerWallet.toFixed(0)} KiB, longest loop stall ${m.stallMs.toFixed(0)} ms; ${m.work}`;
       hubRows.push(await runHub(template, daemon.url, daemon, n));
       progress(said(hubRows[hubRows.length - 1]));
       if (n <= sepMax) {
@@ -354,6 +363,7 @@ async function run(args: ParsedArgs): Promise<void> {
         formatRatio(h.cpu / one.cpu),
         real ? formatRatio(h.cpu / real.cpu) : "—",
         `${h.rssPerWallet.toFixed(0)}${s ? ` / ${s.rssPerWallet.toFixed(0)}` : ""}`,
+        `${h.stallMs.toFixed(0)}${s ? ` / ${s.stallMs.toFixed(0)}` : ""}`,
       ];
     });
     process.stdout.write(
@@ -370,6 +380,7 @@ async function run(args: ParsedArgs): Promise<void> {
           { header: "hub CPU / one service's", align: "right" },
           { header: "hub CPU / one monero-wallet-rpc's", align: "right" },
           { header: "RSS KiB per open wallet (hub / separate)", align: "right" },
+          { header: "longest event-loop stall ms (hub / separate)", align: "right" },
         ],
         rows,
       )}\n\n`,

@@ -65,6 +65,8 @@ class ScanThread {
   private nextId = 1;
   private dead: Error | null = null;
   private waiters: (() => void)[] = [];
+  /** Replies not yet handed to their wallets: one per turn of the event loop (see deliver). */
+  private undelivered: (() => void)[] = [];
   /** Block ids the thread holds parsed, oldest first (it forgets those this side evicts). */
   private readonly held = new Set<number>();
   wallets = 0;
@@ -169,11 +171,12 @@ class ScanThread {
     this.worker.unref();
     this.stats.blocksParsed += m.parsed;
     this.stats.derivations += m.derived;
+    const settle: (() => void)[] = [];
     f.groups.forEach((g, k) => {
       const r = m.groups[k];
       if (!r.ok) {
         for (const bid of f.blockIds[k]) this.held.delete(bid); // the thread may not hold them: send them again next time
-        for (const q of g) q.reject(new Error(`scan worker: ${r.error}`));
+        for (const q of g) settle.push(() => q.reject(new Error(`scan worker: ${r.error}`)));
         return;
       }
       const failed = new Map(r.failed.map((x) => [x.wid, x.error]));
@@ -186,26 +189,47 @@ class ScanThread {
       for (const q of g) {
         const err = failed.get(q.wid);
         if (err !== undefined) {
-          q.reject(new Error(`scan worker: ${err}`));
+          settle.push(() => q.reject(new Error(`scan worker: ${err}`)));
           continue;
         }
-        const blocks = r.blocks.slice();
-        for (const h of hitsOf.get(q.wid) ?? []) {
-          let b = blocks[h.b];
-          if (b === r.blocks[h.b]) b = blocks[h.b] = { ...b, txs: b.txs.slice() };
-          const shared = b.txs[h.t];
-          (b.txs as ScannedTx[])[h.t] = { ...shared, received: h.d.received, rejected: h.d.rejected, paymentId: h.d.paymentId };
-        }
-        (q.resolve as (v: ScannedBlock[]) => void)(blocks);
+        settle.push(() => {
+          const blocks = r.blocks.slice();
+          for (const h of hitsOf.get(q.wid) ?? []) {
+            let b = blocks[h.b];
+            if (b === r.blocks[h.b]) b = blocks[h.b] = { ...b, txs: b.txs.slice() };
+            const shared = b.txs[h.t];
+            (b.txs as ScannedTx[])[h.t] = { ...shared, received: h.d.received, rejected: h.d.rejected, paymentId: h.d.paymentId };
+          }
+          (q.resolve as (v: ScannedBlock[]) => void)(blocks);
+        });
       }
     });
     f.singles.forEach((q, k) => {
       const r = m.singles[k];
-      if (r.ok) (q.resolve as (v: unknown) => void)(r.result);
-      else q.reject(new Error(`scan worker: ${r.error}`));
+      settle.push(r.ok ? () => (q.resolve as (v: unknown) => void)(r.result) : () => q.reject(new Error(`scan worker: ${r.error}`)));
     });
+    this.deliver(settle);
     this.schedule();
-    if (!this.inflight && this.queue.length === 0) this.wake();
+  }
+
+  /**
+   * Hands replies to their wallets one per turn of the event loop. Each wallet's continuation (its
+   * ledger applying the blocks, its store, its events) runs as microtasks right after its promise
+   * settles; settled all at once, a thousand wallets' continuations held the loop for 1.6 s, and
+   * every RPC call waited. One per setImmediate lets I/O in between.
+   */
+  private deliver(settle: (() => void)[]): void {
+    const wasEmpty = this.undelivered.length === 0;
+    this.undelivered.push(...settle);
+    if (!wasEmpty) return;
+    const next = () => {
+      const f = this.undelivered.shift();
+      if (f) f();
+      if (this.undelivered.length > 0) setImmediate(next);
+      else if (this.isIdle) this.wake();
+    };
+    if (this.undelivered.length > 0) next();
+    else if (this.isIdle) this.wake();
   }
 
   private wake(): void {
@@ -215,7 +239,7 @@ class ScanThread {
   }
 
   get isIdle(): boolean {
-    return this.dead !== null || (!this.inflight && this.queue.length === 0 && !this.scheduled);
+    return this.dead !== null || (!this.inflight && this.queue.length === 0 && !this.scheduled && this.undelivered.length === 0);
   }
 
   /** Resolves once this thread has nothing queued or under way (at once if so now, or if it is dead). */
