@@ -18,6 +18,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { turnstile } from "../../base/turns.js";
 import type { LookaheadSnapshot } from "../keys/subaddress.js";
 import type { WalletScanner } from "./pool.js";
 import type { ScanBlockInput, ScanKeys, ScannedBlock, ScannedTx } from "./scan.js";
@@ -65,8 +66,9 @@ class ScanThread {
   private nextId = 1;
   private dead: Error | null = null;
   private waiters: (() => void)[] = [];
-  /** Replies not yet handed to their wallets: one per turn of the event loop (see deliver). */
-  private undelivered: (() => void)[] = [];
+  /** Replies not yet handed to their wallets (see deliver). */
+  private undelivered = 0;
+  private readonly turn = turnstile();
   /** Block ids the thread holds parsed, oldest first (it forgets those this side evicts). */
   private readonly held = new Set<number>();
   wallets = 0;
@@ -219,17 +221,15 @@ class ScanThread {
    * every RPC call waited. One per setImmediate lets I/O in between.
    */
   private deliver(settle: (() => void)[]): void {
-    const wasEmpty = this.undelivered.length === 0;
-    this.undelivered.push(...settle);
-    if (!wasEmpty) return;
-    const next = () => {
-      const f = this.undelivered.shift();
-      if (f) f();
-      if (this.undelivered.length > 0) setImmediate(next);
-      else if (this.isIdle) this.wake();
-    };
-    if (this.undelivered.length > 0) next();
-    else if (this.isIdle) this.wake();
+    this.undelivered += settle.length;
+    for (const f of settle) {
+      void this.turn().then(() => {
+        this.undelivered--;
+        f();
+        if (this.isIdle) this.wake();
+      });
+    }
+    if (settle.length === 0 && this.isIdle) this.wake();
   }
 
   private wake(): void {
@@ -239,7 +239,7 @@ class ScanThread {
   }
 
   get isIdle(): boolean {
-    return this.dead !== null || (!this.inflight && this.queue.length === 0 && !this.scheduled && this.undelivered.length === 0);
+    return this.dead !== null || (!this.inflight && this.queue.length === 0 && !this.scheduled && this.undelivered === 0);
   }
 
   /** Resolves once this thread has nothing queued or under way (at once if so now, or if it is dead). */
