@@ -93,3 +93,15 @@ export function txHashesFromBlob(blob: Uint8Array, backend?: CryptoBackend): TxB
     !tx.rct || tx.rct.type === RCT_TYPE.Null ? NULL_HASH.slice() : be.keccak256(blob.subarray(layout.unprunableSize));
   return { hash: combineTxHashes(prefixHash, baseHash, prunableHash, be), prefixHash, prunableHash, tx, layout };
 }
+
+/**
+ * make_hash32_loose_template (cryptonote_basic_impl.cpp): a copy of a 32-byte hash with every bit
+ * below its top `bits` zeroed, the hash read as a little-endian 256-bit number (byte 31's high bits
+ * first). Two hashes agree on their top `bits` bits when their templates are equal; a template is
+ * well formed when it is its own template.
+ */
+export function hash32LooseTemplate(h: Uint8Array, bits: number): Uint8Array {
+  const t = Uint8Array.from(h);
+  for (let i = 31, left = bits; i >= 0; i--, left = Math.max(0, left - 8)) t[i] &= left >= 8 ? 0xff : (0xff << (8 - left)) & 0xff;
+  return t;
+}

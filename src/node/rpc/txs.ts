@@ -6,7 +6,7 @@
 import { CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE, txSanityCheck } from "../../consensus/index.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { txToJson } from "../../protocol/json.js";
-import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+import { hash32LooseTemplate, txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { type Bytes, parseTransaction, parseTransactionAsSanityCheck, pruneTransaction, type Transaction } from "../../protocol/tx.js";
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { RpcError } from "../../rpc/methods.js";
@@ -129,27 +129,6 @@ export function compareHash32(a: Bytes, b: Bytes): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return 0;
-}
-
-/**
- * Whether the top `bits` bits of a hash, read as a little-endian 256-bit number, equal the
- * template's (compare_hash32_reversed_nbits(…) === 0): byte 31's high bits first.
- */
-export function matchesLooseTemplate(id: Bytes, template: Bytes, bits: number): boolean {
-  for (let i = 31; bits > 0; i--, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((id[i] & mask) !== (template[i] & mask)) return false;
-  }
-  return true;
-}
-
-/** A template is well formed when every bit below its top `bits` is zero (make_hash32_loose_template leaves it unchanged). */
-function isLooseTemplate(template: Bytes, bits: number): boolean {
-  for (let i = 31; i >= 0; i--, bits = Math.max(0, bits - 8)) {
-    const keep = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((template[i] & ~keep & 0xff) !== 0) return false;
-  }
-  return true;
 }
 
 /** Pool entries a caller may see, in monerod's txpool table order; a restricted server hides txs not broadcast (do_not_relay, Dandelion++ stem). */
@@ -519,10 +498,10 @@ export function txMethods(d: NodeRpcDeps) {
           throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Trying to search with too few matching bits, detected before fetching");
         const template = parseHash(p.txid_template);
         if (!template) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Could not decode hex txid");
-        if (!isLooseTemplate(template, bits))
+        if (Buffer.compare(hash32LooseTemplate(template, bits), template) !== 0)
           throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Txid template is not zeroed correctly for number of bits. You could be leaking true txid!");
         const chain = store.txIdsLoose(template, bits, max);
-        const pool = visiblePool(d, ctx.restricted).filter((e) => matchesLooseTemplate(e.id, template, bits));
+        const pool = visiblePool(d, ctx.restricted).filter((e) => Buffer.compare(hash32LooseTemplate(e.id, bits), template) === 0);
         if (chain === "too many" || chain.length + pool.length > max) throw new RpcError(CORE_RPC_ERROR.WRONG_PARAM, "Trying to search with too few matching bits");
         return epeeShape({ ...access(), txids: [...chain, ...pool.map((e) => e.id)].map(toHex) });
       },

@@ -40,7 +40,7 @@ import { type Block, blockHash, parseBlock, serializeBlock } from "../../protoco
 import { genesisBlock, HARD_FORKS, hardForkVersionAt } from "../../protocol/genesis.js";
 import type { Network } from "../../protocol/network.js";
 import { type Bytes, parseTransaction, serializeTransaction, type Transaction } from "../../protocol/tx.js";
-import { txHashesFromBlob } from "../../protocol/tx-hash.js";
+import { hash32LooseTemplate, txHashesFromBlob } from "../../protocol/tx-hash.js";
 import { keepsPrunable, makePruningSeed, PRUNING_LOG_STRIPES, PRUNING_TIP_BLOCKS, pruningLogStripes, randomStripe, seedStripe } from "../../protocol/pruning.js";
 
 export type SyncMode = "safe" | "fast";
@@ -224,16 +224,6 @@ const CHAIN_DBS = new Set<string>([
 
 /** tx_ids' key: a tx id's bytes reversed, so the byte order is the order of the id as a little-endian number (compare_hash32). */
 const txKey = (id: Bytes): Buffer => Buffer.from(id).reverse();
-/** Whether the first `bits` bits of two reversed ids agree (compare_hash32_reversed_nbits(…) === 0). */
-function topBitsEqual(a: Buffer, b: Buffer, bits: number): boolean {
-  const whole = bits >> 3;
-  for (let i = 0; i < whole; i++) if (a[i] !== b[i]) return false;
-  const rest = bits & 7;
-  if (rest === 0) return true;
-  const mask = (0xff << (8 - rest)) & 0xff;
-  return (a[whole] & mask) === (b[whole] & mask);
-}
-
 /** Entries of a database from its B-tree's header (mdb_stat, as monerod's get_tx_count), not a cursor walk; lmdb-js types getStats as {}. */
 const entryCount = (db: Database<Buffer, Buffer>): number => (db.getStats() as { entryCount: number }).entryCount;
 
@@ -266,8 +256,7 @@ export class ChainStore implements ChainView {
   private readonly ltwMedian = new WindowMedian();
   /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
   private cumRct: number[] | null = null;
-  /** tx id → tx number and location. */
-  /** tx_ids: keyed by txKey(id). */
+  /** tx_ids: txKey(id) → tx number and location. */
   private readonly txIndex: Database<Buffer, Buffer>;
   /** tx number → pruned blob / prunable blob / prunable hash. */
   private readonly txPruned: Database<Buffer, Buffer>;
@@ -583,12 +572,13 @@ export class ChainStore implements ChainView {
    * when more than `max` match (0: no limit).
    */
   txIdsLoose(template: Bytes, bits: number, max: number): Bytes[] | "too many" {
-    const start = txKey(template);
     const out: Bytes[] = [];
-    for (const key of this.txIndex.getKeys({ start })) {
-      if (!topBitsEqual(start, key, bits)) break;
+    // the template sorts first among the ids it matches, and they follow it without a gap
+    for (const key of this.txIndex.getKeys({ start: txKey(template) })) {
+      const id = txKey(key);
+      if (Buffer.compare(hash32LooseTemplate(id, bits), template) !== 0) break;
       if (max !== 0 && out.length >= max) return "too many";
-      out.push(bytes(txKey(key)));
+      out.push(bytes(id));
     }
     return out;
   }

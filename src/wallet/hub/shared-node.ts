@@ -61,16 +61,13 @@ export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: numbe
   // builds its blocks' inputs and queues its scan; after the pool's ids each reads the pool, stores
   // and derives its events. Woken together, 1,000 wallets held the loop up to 1.6 s
   const turn = turnstile();
-  const shared = async (res: GetBlocksBinResponse): Promise<GetBlocksBinResponse> => {
+  /** A shared answer, handed over in the caller's own turn. */
+  const inTurn = async <T>(v: T): Promise<T> => {
     await turn();
-    return res;
+    return v;
   };
-  /** A call shared by every caller: each gets the answer in its own turn (the same wake-up as above). */
-  const paced = <T>(p: Promise<T>): Promise<T> =>
-    p.then(async (v) => {
-      await turn();
-      return v;
-    });
+  /** A call shared by every caller: each gets the answer in its own turn. */
+  const paced = <T>(p: Promise<T>): Promise<T> => p.then(inTurn);
 
   const getBlocksBin: NodeApi["getBlocksBin"] = async (req, opts) => {
     stats.requests++;
@@ -87,13 +84,13 @@ export function sharedNode(node: NodeApi, o: { cacheSize?: number; ttlMs?: numbe
     const hit = recent.get(key);
     if (hit && Date.now() - hit.at < ttlMs) {
       const top = await getHeight(opts).catch(() => null);
-      if (top && top.height === hit.res.current_height) return shared(hit.res);
+      if (top && top.height === hit.res.current_height) return inTurn(hit.res);
       recent.delete(key);
     }
     const running = inflight.get(key);
     if (running) {
       const res = await running.catch(() => null);
-      if (res && shareable(res)) return shared(res);
+      if (res && shareable(res)) return inTurn(res);
       stats.fetches++;
       return node.getBlocksBin(req, opts); // the shared answer was not for this history: ask for it alone
     }
