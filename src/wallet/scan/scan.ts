@@ -325,6 +325,13 @@ function probeOutputs(be: CryptoBackend, tx: Transaction, mains: readonly (Bytes
 export class Scanner {
   readonly lookahead: SubaddressLookahead;
   private readonly deriver: SubaddressDeriver;
+  /**
+   * Subaddresses whose spend secret (b, or b + m) was checked to open their table key D once:
+   * x·G = P for an output's x = Hs(derivation‖i) + b + m is then implied by P − Hs·G = D, so the
+   * per-output check generate_key_image_helper_precomp makes (x·G against P, ~25 µs an output)
+   * runs once per subaddress here. Keys are major·2^32 + minor.
+   */
+  private readonly opened = new Set<number>();
 
   constructor(
     readonly keys: ScanKeys,
@@ -402,7 +409,7 @@ export class Scanner {
         if (found.has(i)) continue;
         const hit = this.matchOutput(probes, pk, i, derivation, additionalDerivations[i] ?? null);
         if (!hit) continue;
-        const out = this.takeOutput(tx, i, hit.derivation, hit.index, p.coinbase, p.globalIndices);
+        const out = this.takeOutput(tx, i, hit.derivation, hit.index, hit.spendKey, p.coinbase, p.globalIndices);
         if (out === null) rejected++;
         else {
           found.add(i);
@@ -417,12 +424,18 @@ export class Scanner {
   }
 
   /** View tag, then the subaddress table, for the main derivation (of tx public key `pk`) and the additional one; the first match wins. */
-  private matchOutput(probes: OutputProbes, pk: number, i: number, main: Bytes | null, extraDer: Bytes | null): { derivation: Bytes; index: SubaddressIndex } | null {
+  private matchOutput(
+    probes: OutputProbes,
+    pk: number,
+    i: number,
+    main: Bytes | null,
+    extraDer: Bytes | null,
+  ): { derivation: Bytes; index: SubaddressIndex; spendKey: Bytes } | null {
     for (const [row, d] of [[pk, main], [ADDITIONAL, extraDer]] as const) {
       if (!d) continue;
       const D = probes.spendKey(row, i);
       const index = D && this.lookahead.table.get(D);
-      if (index) return { derivation: d, index };
+      if (index) return { derivation: d, index, spendKey: D };
     }
     return null;
   }
@@ -433,6 +446,7 @@ export class Scanner {
     i: number,
     derivation: Bytes,
     index: SubaddressIndex,
+    spendKey: Bytes,
     coinbase: boolean,
     globalIndices: readonly bigint[] | undefined,
   ): ReceivedOutput | null {
@@ -443,8 +457,9 @@ export class Scanner {
     let mask: Bytes = IDENTITY;
     let rct = false;
     const rctSig = tx.rct;
+    // Hs(derivation‖i), for the amount and the key image alike
+    const s = be.derivationToScalar(derivation, i);
     if (tx.version >= 2 && rctSig && rctSig.type !== RCT_TYPE.Null && out.amount === 0n) {
-      const s = be.derivationToScalar(derivation, i);
       if (rctCompactEcdh(rctSig.type)) {
         amount = decryptAmount(be, s, rctSig.ecdhInfo[i].amount);
         mask = commitmentMask(be, s);
@@ -464,10 +479,15 @@ export class Scanner {
     const b = this.keys.spendSecretKey;
     if (b) {
       // generate_key_image_helper_precomp: x = Hs(derivation‖i) + b (+ m for a subaddress)
-      let x = be.deriveSecretKey(derivation, i, b);
-      if (index.major !== 0 || index.minor !== 0) x = be.scAdd(x, this.deriver.secretKey(index.major, index.minor));
-      const P = be.scalarMultBase(x);
-      if (!this.keys.multisig && !eq(P, target.key)) throw new Error(`key image: derived secret does not open output ${i}`);
+      const sub = index.major !== 0 || index.minor !== 0 ? this.deriver.secretKey(index.major, index.minor) : null;
+      const spendSecret = sub ? be.scAdd(b, sub) : b;
+      const x = be.scAdd(s, spendSecret);
+      // its check that x opens P, once per subaddress (see `opened`): (b + m)·G = D
+      const id = index.major * 2 ** 32 + index.minor;
+      if (!this.keys.multisig && !this.opened.has(id)) {
+        if (!eq(be.scalarMultBase(spendSecret), spendKey)) throw new Error(`key image: derived secret does not open output ${i}`);
+        this.opened.add(id);
+      }
       keyImage = be.generateKeyImage(target.key, x);
     }
     return {
