@@ -60,6 +60,25 @@ describe("event deriver", () => {
     assert.notDeepEqual(deriveEvents("other", s0, v, [1]).events[0].id, a.events[0].id, "ids differ between wallets");
   });
 
+  it("says whether the state changed, and leaves the previous state as it was", () => {
+    const v = view(120, [inc(100, true), inc(119, false, TX2)], [out(110)]);
+    const a = deriveEvents("w", emptyEmittedState(), v, [1, 3]);
+    assert.equal(a.changed, true);
+    const before = structuredClone(a.state);
+    // the same view again (an idle refresh): nothing to emit, nothing changed, the marks kept as they were
+    const b = deriveEvents("w", a.state, { ...v, synced: false }, [1, 3]);
+    assert.deepEqual(b.events, []);
+    assert.equal(b.changed, false);
+    assert.equal(b.state.incoming[`${TX}:0:1`], a.state.incoming[`${TX}:0:1`], "an unchanged mark is the same object");
+    // one more block: TX2 reaches 3 confirmations; the new state changes, the old one does not
+    const c = deriveEvents("w", b.state, view(122, [inc(100, true), inc(119, false, TX2)], [out(110)]), [1, 3]);
+    assert.deepEqual(c.events.map((e) => `${e.kind}@${e.confirmations ?? ""}`), ["tx_confirmed@3", "wallet_synced@"]);
+    assert.equal(c.changed, true);
+    assert.deepEqual(a.state, before, "deriving from a state does not modify it");
+    assert.deepEqual(b.state, before);
+    assert.deepEqual(c.state.incoming[`${TX2}:0:1`].levels, [1, 3]);
+  });
+
   it("reorgs: a tx moved to another height, one back to the pool, one dropped, an outgoing failed; later events get new ids", () => {
     const r = run([
       view(105, [inc(100), inc(101, false, TX2)], [out(0)]),

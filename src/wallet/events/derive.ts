@@ -115,8 +115,17 @@ const newMark = (): TxMark => ({ height: 0, gen: 0, levels: [], pool: false, unl
  * the confirmation thresholds wanted (the subscriptions' plus 1); a tx past several at once gets
  * each. `prev` is not modified.
  */
-export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerView, levels: readonly number[]): { events: WalletEvent[]; state: EmittedState } {
-  const state: EmittedState = structuredClone(prev);
+export function deriveEvents(
+  wallet: string,
+  prev: EmittedState,
+  view: LedgerView,
+  levels: readonly number[],
+): { events: WalletEvent[]; state: EmittedState; changed: boolean } {
+  // copy on write: the maps are copied, a mark is copied when its tx is looked at and put back
+  // unchanged at the end (an idle refresh of a wallet with thousands of txs copied and compared the
+  // whole state as JSON: ~65 ms at 6,000 transfers)
+  const state: EmittedState = { ...prev, incoming: { ...prev.incoming }, outgoing: { ...prev.outgoing } };
+  const looked: { marks: Record<string, TxMark>; key: string; old: TxMark | undefined }[] = [];
   const events: WalletEvent[] = [];
   const wanted = [...new Set(levels.length ? levels : [1])].filter((n) => Number.isInteger(n) && n >= 1).sort((a, b) => a - b);
 
@@ -126,8 +135,10 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     key: string,
     cur: { txid: string; account: number; subs: readonly number[]; amount: bigint; height: number; blockHash: string } | undefined,
   ): TxMark => {
-    const m = marks[key] ?? newMark();
+    const old = marks[key];
+    const m = old ? { ...old, levels: [...old.levels] } : newMark();
     marks[key] = m;
+    looked.push({ marks, key, old });
     const base = (kind: EventKind, extra: Partial<WalletEvent>, ...idParts: (string | number)[]): void => {
       events.push({
         id: eventId(wallet, kind, key, m.gen, ...idParts),
@@ -195,7 +206,9 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
       m.unlocked = true;
     }
   }
-  for (const key of Object.keys(state.incoming).sort()) if (!seenIn.has(key) && !state.incoming[key].gone) track("in", state.incoming, key, undefined);
+  // the marks of txs no longer in the ledger, in key order (sorting only those: all of them cost ~5 ms at 6,000 txs)
+  const goneIn = Object.keys(state.incoming).filter((key) => !seenIn.has(key) && !state.incoming[key].gone);
+  for (const key of goneIn.sort()) track("in", state.incoming, key, undefined);
 
   // ---- outgoing ----
   const seenOut = new Set<string>();
@@ -219,7 +232,8 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     }
     confirmations(m, t, "outgoing_confirmed", ev);
   }
-  for (const key of Object.keys(state.outgoing).sort()) if (!seenOut.has(key) && !state.outgoing[key].gone) track("out", state.outgoing, key, undefined);
+  const goneOut = Object.keys(state.outgoing).filter((key) => !seenOut.has(key) && !state.outgoing[key].gone);
+  for (const key of goneOut.sort()) track("out", state.outgoing, key, undefined);
 
   // ---- synced ----
   if (view.synced && (view.height !== state.syncedHeight || view.topHash !== state.syncedHash)) {
@@ -227,5 +241,25 @@ export function deriveEvents(wallet: string, prev: EmittedState, view: LedgerVie
     state.syncedHeight = view.height;
     state.syncedHash = view.topHash;
   }
-  return { events, state };
+  let changed = state.syncedHeight !== prev.syncedHeight || state.syncedHash !== prev.syncedHash;
+  for (const { marks, key, old } of looked) {
+    if (old && sameMark(old, marks[key])) marks[key] = old;
+    else changed = true;
+  }
+  return { events, state, changed };
+}
+
+function sameMark(a: TxMark, b: TxMark): boolean {
+  return (
+    a.height === b.height &&
+    a.hash === b.hash &&
+    a.gen === b.gen &&
+    a.pool === b.pool &&
+    a.unlocked === b.unlocked &&
+    a.doubleSpend === b.doubleSpend &&
+    a.failed === b.failed &&
+    a.gone === b.gone &&
+    a.levels.length === b.levels.length &&
+    a.levels.every((n, i) => n === b.levels[i])
+  );
 }

@@ -110,9 +110,9 @@ export class WalletEvents {
     const cur = this.cur;
     if (!cur) return;
     try {
-      const { events, state } = deriveEvents(cur.wallet.name, cur.state, ledgerView(cur.wallet.ledger, synced), this.levels(cur));
+      const { events, state, changed } = deriveEvents(cur.wallet.name, cur.state, ledgerView(cur.wallet.ledger, synced), this.levels(cur));
       const fresh = cur.outbox.append(events);
-      if (JSON.stringify(state) !== JSON.stringify(cur.state)) writeFileAtomic(cur.statePath, Buffer.from(JSON.stringify(state)));
+      if (changed) writeFileAtomic(cur.statePath, Buffer.from(JSON.stringify(state)));
       cur.state = state;
       if (fresh.length === 0) return;
       for (const s of cur.senders.values()) s.wake();
