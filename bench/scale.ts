@@ -28,7 +28,7 @@
  *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -118,13 +118,40 @@ interface ReadRow {
   reads: Read[];
 }
 
-/** Runs `reads` in order at concurrency 1: req/s, errors, and tsmonerod's cache hit rate over the row. */
-async function timeReads(d: Daemon, reads: readonly Read[]): Promise<{ rate: number; errors: number; hitRate?: number }> {
+/** A process's CPU time (all its threads, ms) and major page faults so far, from /proc/PID/stat; zeros when unreadable. */
+function procCounters(pid: number | undefined): { cpuMs: number; majflt: number } {
+  try {
+    if (pid === undefined) return { cpuMs: 0, majflt: 0 };
+    // fields after "(comm) ": state is [0], majflt [9], utime [11], stime [12] (proc(5), 1-based 12, 14, 15)
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const tick = 10; // USER_HZ 100 on Linux
+    return { cpuMs: (Number(f[11]) + Number(f[12])) * tick, majflt: Number(f[9]) };
+  } catch {
+    return { cpuMs: 0, majflt: 0 };
+  }
+}
+
+interface ReadResult {
+  rate: number;
+  errors: number;
+  hitRate?: number;
+  /** The daemon's CPU (every thread) per read, µs, and its major page faults (disk reads) per read. */
+  cpuUs: number;
+  faults: number;
+}
+
+/** The CPU and fault cells of a read row: tsmonerod / monerod. */
+const perRead = (t: ReadResult, m: ReadResult): [string, string] => [`${t.cpuUs.toFixed(0)} / ${m.cpuUs.toFixed(0)}`, `${t.faults.toFixed(2)} / ${m.faults.toFixed(2)}`];
+
+/** Runs `reads` in order at concurrency 1: req/s, errors, the daemon's CPU and page faults per read, and tsmonerod's cache hit rate over the row. */
+async function timeReads(d: Daemon, reads: readonly Read[]): Promise<ReadResult> {
   const before = d.impl === "tsmonerod" ? await cacheTotals(d.port) : undefined;
   let errors = 0;
+  const c0 = procCounters(d.proc?.proc.pid);
   const t0 = performance.now();
   for (const r of reads) if (!(await r(d.port))) errors++;
   const secs = (performance.now() - t0) / 1000;
+  const c1 = procCounters(d.proc?.proc.pid);
   let hitRate: number | undefined;
   if (before) {
     const after = await cacheTotals(d.port);
@@ -132,7 +159,7 @@ async function timeReads(d: Daemon, reads: readonly Read[]): Promise<{ rate: num
     const all = hits + after.misses - before.misses;
     hitRate = all > 0 ? hits / all : 0;
   }
-  return { rate: reads.length / secs, errors, hitRate };
+  return { rate: reads.length / secs, errors, hitRate, cpuUs: (1000 * (c1.cpuMs - c0.cpuMs)) / reads.length, faults: (c1.majflt - c0.majflt) / reads.length };
 }
 
 /** The first failed read's answer or error, per port, for the report. */
@@ -259,7 +286,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const readTable: string[][] = [];
     for (const pass of ["cold", "warm"] as const) {
       for (const [k, row] of rows.entries()) {
-        const got = {} as Record<Impl, { rate: number; errors: number; hitRate?: number }>;
+        const got = {} as Record<Impl, ReadResult>;
         const order = k % 2 === 0 ? all : [...all].reverse();
         for (const d of order) {
           progress(`${pass}: ${row.name} on ${d.impl}`);
@@ -270,7 +297,7 @@ async function run(args: ParsedArgs): Promise<void> {
         const m = got.monerod;
         const errs = t.errors + m.errors > 0 ? ` (errors: tsmonerod ${t.errors}, monerod ${m.errors})` : "";
         const fmt = (r: number): string => (row.reads.length === 1 ? `${(1000 / r).toFixed(1)} ms` : `${r.toFixed(0)}/s`);
-        readTable.push([pass, `${row.name}${errs}`, fmt(t.rate), fmt(m.rate), formatRatio(t.rate / m.rate), t.hitRate === undefined ? "—" : `${(100 * t.hitRate).toFixed(0)} %`]);
+        readTable.push([pass, `${row.name}${errs}`, fmt(t.rate), fmt(m.rate), formatRatio(t.rate / m.rate), ...perRead(t, m), t.hitRate === undefined ? "—" : `${(100 * t.hitRate).toFixed(0)} %`]);
       }
     }
 
@@ -281,7 +308,7 @@ async function run(args: ParsedArgs): Promise<void> {
       const idx = rand.slice(i, i + 10);
       batches.push((port) => okPath(port, "/get_outs", { outputs: idx.map((index) => ({ amount: 0, index })), get_txid: true }));
     }
-    const randomRow = {} as Record<Impl, { rate: number; errors: number; hitRate?: number }>;
+    const randomRow = {} as Record<Impl, ReadResult>;
     for (const d of all) randomRow[d.impl] = await timeReads(d, batches);
     readTable.push([
       "random",
@@ -289,6 +316,7 @@ async function run(args: ParsedArgs): Promise<void> {
       `${randomRow.tsmonerod.rate.toFixed(0)}/s`,
       `${randomRow.monerod.rate.toFixed(0)}/s`,
       formatRatio(randomRow.tsmonerod.rate / randomRow.monerod.rate),
+      ...perRead(randomRow.tsmonerod, randomRow.monerod),
       `${(100 * (randomRow.tsmonerod.hitRate ?? 0)).toFixed(0)} %`,
     ]);
     sampleRss();
@@ -369,7 +397,11 @@ async function run(args: ParsedArgs): Promise<void> {
     );
     out.push(
       markdownTable(
-        [{ header: "pass" }, { header: "row" }, { header: "tsmonerod", align: "right" }, { header: "monerod", align: "right" }, { header: "ratio (>1: tsmonerod faster)", align: "right" }, { header: "tsmonerod cache lookups that hit", align: "right" }],
+        [{ header: "pass" }, { header: "row" }, { header: "tsmonerod", align: "right" }, { header: "monerod", align: "right" }, { header: "ratio (>1: tsmonerod faster)", align: "right" },
+          { header: "daemon CPU per read, µs (ts / monerod)", align: "right" },
+          { header: "disk reads (major faults) per read (ts / monerod)", align: "right" },
+          { header: "tsmonerod cache lookups that hit", align: "right" },
+        ],
         readTable,
       ),
     );
