@@ -230,6 +230,14 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
   // no_miner_tx: monerod puts an empty entry where the coinbase's indices would be
   indices.push({ indices: noMinerTx ? [] : (store.txLocation(txHash(block.minerTx))?.outputIndices ?? []) });
   for (const id of block.txHashes) {
+    // a pruned entry reads the tx's pruned part only (the prunable part is most of a tx's bytes)
+    const kept = prune ? store.txPrunedEntry(id) : undefined;
+    if (kept) {
+      size += kept.blob.length;
+      txs.push({ blob: kept.blob, prunable_hash: kept.prunableHash ?? new Uint8Array(32) });
+      indices.push({ indices: kept.outputIndices });
+      continue;
+    }
     const full = store.txBlob(id);
     let txBlob: Uint8Array;
     if (prune) txBlob = store.txPrunedBlob(id) ?? (full ? serializeTransaction(pruneTransaction(parseTransaction(full))) : new Uint8Array(0));

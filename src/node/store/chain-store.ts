@@ -517,6 +517,20 @@ export class ChainStore implements ChainView {
     if (p === undefined || q === undefined || parseTransaction(bytes(p), { pruned: true }).version < 2) return undefined;
     return this.backend.keccak256(q);
   }
+  /**
+   * What a pruned get_blocks.bin entry takes of a tx, from one tx_indices lookup: its pruned blob,
+   * its prunable hash (as txPrunableHash) and its output indices; undefined for an unknown id or a
+   * tx whose pruned part is missing.
+   */
+  txPrunedEntry(txId: Bytes): { blob: Bytes; prunableHash: Bytes | undefined; outputIndices: bigint[] } | undefined {
+    const loc = this.txIndex.get(txKey(txId));
+    if (loc === undefined) return undefined;
+    const num = locationNum(loc);
+    const p = this.txPruned.get(num);
+    if (p === undefined) return undefined;
+    const h = this.txPrunableHashes.get(num);
+    return { blob: bytes(p), prunableHash: h !== undefined ? bytes(h) : this.txPrunableHash(txId), outputIndices: decodeLocation(loc).outputIndices };
+  }
   /** The store's pruning seed (make_pruning_seed form), 0 when it keeps every prunable part. */
   pruningSeed(): number {
     const b = this.props.get("pruning_seed");
