@@ -12,6 +12,8 @@
  */
 import type { NodeApi } from "../../client/node-client.js";
 import type { Ledger } from "../ledger/ledger.js";
+import { blockHashesFromBlob } from "../../protocol/block.js";
+import type { GetBlocksBinResponse } from "../../protocol/rpc-bin.js";
 import { blockInputsFromResponse } from "../scan/input.js";
 import type { WalletScanner } from "../scan/pool.js";
 import { type ScanBlockInput, type ScannedBlock, type ScannedTx, Scanner } from "../scan/scan.js";
@@ -174,50 +176,100 @@ export class WalletSync {
     this.opts.onProgress?.({ height: ledger.height, target: ledger.height });
     let fetched = 0;
     let received = false;
-    for (;;) {
-      const genesis = await this.genesisHash();
-      const ids = shortChainHistory(st.hashTailStart, st.hashTail, genesis);
-      // with no kept hash, ask from the ledger's height (monerod then ignores block_ids)
-      const startHeight = st.hashTail.length === 0 ? ledger.height : 0;
-      if (startHeight > 0) {
-        const top = Number((await this.opts.node.getHeight()).height);
-        if (startHeight >= top) break; // monerod answers "Failed" for a start at or past its top
+    // the next batch, asked for while this one is scanned (wallet2's refresh pulls the next blocks in
+    // a thread of its own while it processes the last ones)
+    let prefetched: Promise<GetBlocksBinResponse> | null = null;
+    const drop = (): void => {
+      prefetched?.catch(() => undefined); // a failure of a request no longer wanted is not news
+      prefetched = null;
+    };
+    try {
+      for (;;) {
+        const res = prefetched ?? this.fetchAfterLedger();
+        prefetched = null;
+        const got = await res;
+        if (got === null) break;
+        const done = await this.applyBatch(got, (p) => (prefetched = p));
+        fetched += done.fetched;
+        received ||= done.received;
+        if (done.stale || !done.progressed) drop(); // asked again from the ledger as it is now
+        if (!done.progressed) break;
+        if (ledger.height >= Number(got.current_height)) break;
+        await yieldToLoop();
       }
-      const res = await this.opts.node.getBlocksBin({ block_ids: ids.map(unhex), start_height: BigInt(startHeight), prune: true });
-      const inputs = blockInputsFromResponse(res);
-      if (inputs.length === 0) break;
-      let progressed = false;
-      let stale = false;
-      const chunk = Math.max(1, this.opts.chunk ?? 20);
-      for (let k = 0; k < inputs.length && !stale; k += chunk) {
-        if (k > 0) await yieldToLoop();
-        const scanned = await this.scan(inputs.slice(k, k + chunk));
-        for (const [j, b] of scanned.entries()) {
-          const before = ledger.height;
-          const known = b.height < before ? ledger.blockHash(b.height) : undefined;
-          if (known !== undefined && known !== hex(b.hash)) {
-            if (k + j === 0) throw new WrongDaemonResponseError(b.height);
-            const max = this.opts.maxReorgDepth ?? 100;
-            if (before - b.height > max) throw new ReorgDepthError(before - b.height, max);
-          }
-          const rolledBack = ledger.applyBlock(b);
-          if (rolledBack !== null) progressed = true;
-          if (ledger.height === b.height + 1 && (before <= b.height || rolledBack !== null)) {
-            if (rolledBack === null || (this.opts.countSplitBlock ?? true)) fetched++;
-            progressed = true;
-            if (b.txs.some((t) => t.received.length > 0)) received = true;
-          } else if (ledger.height <= b.height) {
-            stale = true; // the block did not follow ours (the ledger dropped its top): ask again
-            break;
-          }
-        }
-        this.opts.onProgress?.({ height: ledger.height, target: Math.max(ledger.height, Number(res.current_height)) });
-      }
-      if (!progressed) break;
-      if (ledger.height >= Number(res.current_height)) break;
-      await yieldToLoop();
+    } finally {
+      drop();
     }
     return { blocks_fetched: fetched, received_money: received };
+  }
+
+  /** The blocks after the ledger's short chain history; null when the node has none past the ledger's height. */
+  private async fetchAfterLedger(): Promise<GetBlocksBinResponse | null> {
+    const ledger = this.ledger;
+    const st = ledger.state;
+    const genesis = await this.genesisHash();
+    const ids = shortChainHistory(st.hashTailStart, st.hashTail, genesis);
+    // with no kept hash, ask from the ledger's height (monerod then ignores block_ids)
+    const startHeight = st.hashTail.length === 0 ? ledger.height : 0;
+    if (startHeight > 0) {
+      const top = Number((await this.opts.node.getHeight()).height);
+      if (startHeight >= top) return null; // monerod answers "Failed" for a start at or past its top
+    }
+    return this.opts.node.getBlocksBin({ block_ids: ids.map(unhex), start_height: BigInt(startHeight), prune: true });
+  }
+
+  /**
+   * Scans and applies one get_blocks.bin answer. First, when the node has blocks past the answer's,
+   * asks for them (handing the request to `prefetch`): after the answer's last block, then the
+   * ledger's history, so a node whose chain moved off that block meanwhile answers from the fork
+   * point, which is then handled as any other answer.
+   */
+  private async applyBatch(
+    res: GetBlocksBinResponse,
+    prefetch: (p: Promise<GetBlocksBinResponse>) => void,
+  ): Promise<{ fetched: number; received: boolean; progressed: boolean; stale: boolean }> {
+    const ledger = this.ledger;
+    const st = ledger.state;
+    let fetched = 0;
+    let received = false;
+    const inputs = blockInputsFromResponse(res);
+    if (inputs.length === 0) return { fetched, received, progressed: false, stale: false };
+    const last = inputs[inputs.length - 1];
+    if (last.height + 1 < Number(res.current_height)) {
+      const genesis = await this.genesisHash();
+      const history = shortChainHistory(st.hashTailStart, st.hashTail, genesis);
+      const p = this.opts.node.getBlocksBin({ block_ids: [blockHashesFromBlob(last.blockBlob).hash, ...history.map(unhex)], start_height: 0n, prune: true });
+      p.catch(() => undefined); // awaited (and its error thrown) when its turn comes
+      prefetch(p);
+    }
+    let progressed = false;
+    let stale = false;
+    const chunk = Math.max(1, this.opts.chunk ?? 20);
+    for (let k = 0; k < inputs.length && !stale; k += chunk) {
+      if (k > 0) await yieldToLoop();
+      const scanned = await this.scan(inputs.slice(k, k + chunk));
+      for (const [j, b] of scanned.entries()) {
+        const before = ledger.height;
+        const known = b.height < before ? ledger.blockHash(b.height) : undefined;
+        if (known !== undefined && known !== hex(b.hash)) {
+          if (k + j === 0) throw new WrongDaemonResponseError(b.height);
+          const max = this.opts.maxReorgDepth ?? 100;
+          if (before - b.height > max) throw new ReorgDepthError(before - b.height, max);
+        }
+        const rolledBack = ledger.applyBlock(b);
+        if (rolledBack !== null) progressed = true;
+        if (ledger.height === b.height + 1 && (before <= b.height || rolledBack !== null)) {
+          if (rolledBack === null || (this.opts.countSplitBlock ?? true)) fetched++;
+          progressed = true;
+          if (b.txs.some((t) => t.received.length > 0)) received = true;
+        } else if (ledger.height <= b.height) {
+          stale = true; // the block did not follow ours (the ledger dropped its top): ask again
+          break;
+        }
+      }
+      this.opts.onProgress?.({ height: ledger.height, target: Math.max(ledger.height, Number(res.current_height)) });
+    }
+    return { fetched, received, progressed, stale };
   }
 
   /**
