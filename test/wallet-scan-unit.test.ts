@@ -216,3 +216,23 @@ test("the hub's group scan (main and additional tx keys): a wallet its view tags
     else assert.deepEqual([...g.candidates], accts.map(() => 1), "untagged outputs: every wallet looks");
   }
 });
+
+test("key images are x·Hp(P) with x = Hs(derivation‖i) + b (+ m) on each subaddress; a spend secret that does not open the table keys is refused", () => {
+  const scanner = new Scanner(acct, be);
+  for (const [major, minor] of [[0, 0], [0, 7], [2, 3], [0, 7]] as const) {
+    const { tx, R } = payTo(major, minor, [10n, 20n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true });
+    const got = scanner.scanTx(tx, new Uint8Array(32), false, 16, [1n, 2n]);
+    assert.equal(got.received.length, 2);
+    const derivation = be.generateKeyDerivation(R, acct.viewSecretKey)!;
+    for (const r of got.received) {
+      let x = be.deriveSecretKey(derivation, r.index, acct.spendSecretKey!);
+      if (major !== 0 || minor !== 0) x = be.scAdd(x, deriver.secretKey(major, minor));
+      assert.equal(hex(be.scalarMultBase(x)), hex(r.publicKey), "x opens the output");
+      assert.equal(hex(r.keyImage!), hex(be.generateKeyImage(r.publicKey, x)!));
+    }
+  }
+  // the public keys of acct with another spend secret: every table key is acct's, no secret opens them
+  const wrong = new Scanner({ ...acct, spendSecretKey: randomScalar(be) }, be);
+  const { tx } = payTo(1, 4, [10n], { rctType: RCT_TYPE.BulletproofPlus, tagged: true });
+  assert.throws(() => wrong.scanTx(tx, new Uint8Array(32), false, 16, [1n]), /derived secret does not open output 0/);
+});
