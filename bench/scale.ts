@@ -140,8 +140,9 @@ interface ReadResult {
   faults: number;
 }
 
-/** The CPU and fault cells of a read row: tsmonerod / monerod. */
-const perRead = (t: ReadResult, m: ReadResult): [string, string] => [`${t.cpuUs.toFixed(0)} / ${m.cpuUs.toFixed(0)}`, `${t.faults.toFixed(2)} / ${m.faults.toFixed(2)}`];
+/** The CPU and fault cells of a read row: tsmonerod / monerod; "—" for a row of too few reads for /proc's 10 ms CPU ticks. */
+const perRead = (t: ReadResult, m: ReadResult, reads: number): [string, string] =>
+  reads < 100 ? ["—", "—"] : [`${t.cpuUs.toFixed(0)} / ${m.cpuUs.toFixed(0)}`, `${t.faults.toFixed(2)} / ${m.faults.toFixed(2)}`];
 
 /** Runs `reads` in order at concurrency 1: req/s, errors, the daemon's CPU and page faults per read, and tsmonerod's cache hit rate over the row. */
 async function timeReads(d: Daemon, reads: readonly Read[]): Promise<ReadResult> {
@@ -297,7 +298,7 @@ async function run(args: ParsedArgs): Promise<void> {
         const m = got.monerod;
         const errs = t.errors + m.errors > 0 ? ` (errors: tsmonerod ${t.errors}, monerod ${m.errors})` : "";
         const fmt = (r: number): string => (row.reads.length === 1 ? `${(1000 / r).toFixed(1)} ms` : `${r.toFixed(0)}/s`);
-        readTable.push([pass, `${row.name}${errs}`, fmt(t.rate), fmt(m.rate), formatRatio(t.rate / m.rate), ...perRead(t, m), t.hitRate === undefined ? "—" : `${(100 * t.hitRate).toFixed(0)} %`]);
+        readTable.push([pass, `${row.name}${errs}`, fmt(t.rate), fmt(m.rate), formatRatio(t.rate / m.rate), ...perRead(t, m, row.reads.length), t.hitRate === undefined ? "—" : `${(100 * t.hitRate).toFixed(0)} %`]);
       }
     }
 
@@ -316,7 +317,7 @@ async function run(args: ParsedArgs): Promise<void> {
       `${randomRow.tsmonerod.rate.toFixed(0)}/s`,
       `${randomRow.monerod.rate.toFixed(0)}/s`,
       formatRatio(randomRow.tsmonerod.rate / randomRow.monerod.rate),
-      ...perRead(randomRow.tsmonerod, randomRow.monerod),
+      ...perRead(randomRow.tsmonerod, randomRow.monerod, batches.length),
       `${(100 * (randomRow.tsmonerod.hitRate ?? 0)).toFixed(0)} %`,
     ]);
     sampleRss();
