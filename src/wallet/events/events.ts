@@ -13,6 +13,7 @@ import { writeFileAtomic } from "../files/container.js";
 import { WalletError } from "../errors.js";
 import type { WalletService } from "../service/service.js";
 import type { OpenWallet } from "../service/wallet.js";
+import type { Ledger } from "../ledger/ledger.js";
 import { deriveEvents, type EmittedState, emptyEmittedState, type WalletEvent } from "./derive.js";
 import { Outbox, type StoredEvent } from "./outbox.js";
 import { ledgerView } from "./view.js";
@@ -30,6 +31,26 @@ interface Open {
   readonly statePath: string;
   state: EmittedState;
   readonly senders: Map<string, WebhookSender>;
+  /** The ledger's `viewFingerprint` at the last derive that completed. */
+  derived?: string | null;
+}
+
+/** MAX_BLOCK_NUMBER: an unlock_time at or past it is a timestamp. */
+const TIMESTAMP_UNLOCK = 500_000_000n;
+
+/**
+ * What the deriver's view of a ledger depends on, cheaply: the chain (height and top hash: a
+ * reorg moves the top), how many payments and outgoing txs the chain holds, the pool's and the
+ * pending sends' ids and flags (few), the thresholds and `synced`. Null when a payment unlocks by
+ * time (its view changes with the clock alone): derive then. Equal fingerprints, equal views.
+ */
+function viewFingerprint(ledger: Ledger, levels: readonly number[], synced: boolean): string | null {
+  const s = ledger.state;
+  for (const p of s.payments) if (p.unlockTime >= TIMESTAMP_UNLOCK) return null;
+  const top = s.hashTail.length > 0 ? s.hashTail[s.hashTail.length - 1] : "";
+  const pool = s.pool.map((p) => `${p.txid}:${p.subaddress.major}:${p.subaddress.minor}:${p.amount}:${p.doubleSpendSeen ? 1 : 0}`).join(",");
+  const pending = s.pending.map((p) => `${p.txid}:${p.failed ? 1 : 0}`).join(",");
+  return [s.height, s.hashTailStart, top, s.payments.length, s.outgoing.length, pool, pending, levels.join(","), synced ? 1 : 0].join("|");
 }
 
 export type EventListener = (e: StoredEvent) => void;
@@ -110,10 +131,15 @@ export class WalletEvents {
     const cur = this.cur;
     if (!cur) return;
     try {
-      const { events, state, changed } = deriveEvents(cur.wallet.name, cur.state, ledgerView(cur.wallet.ledger, synced), this.levels(cur));
+      const levels = this.levels(cur);
+      // an idle refresh leaves the view as it was: nothing to derive (the deriver walks every tx)
+      const fingerprint = viewFingerprint(cur.wallet.ledger, levels, synced);
+      if (fingerprint !== null && fingerprint === cur.derived) return;
+      const { events, state, changed } = deriveEvents(cur.wallet.name, cur.state, ledgerView(cur.wallet.ledger, synced), levels);
       const fresh = cur.outbox.append(events);
       if (changed) writeFileAtomic(cur.statePath, Buffer.from(JSON.stringify(state)));
       cur.state = state;
+      cur.derived = fingerprint;
       if (fresh.length === 0) return;
       for (const s of cur.senders.values()) s.wake();
       for (const f of this.streams) for (const e of fresh) f(e);
