@@ -7,9 +7,14 @@
  * must equal fresh wallets refreshed from scratch.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { type NodeApi, NoDaemonConnectionError, NodeClient } from "../src/client/node-client.js";
 import { defaultBackend } from "../src/crypto/index.js";
+import { encodeAddress } from "../src/protocol/address.js";
 import { parseBlock } from "../src/protocol/block.js";
 import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
 import { parseTransaction } from "../src/protocol/tx.js";
@@ -21,7 +26,10 @@ import { ReorgDepthError, shortChainHistory, WalletSync } from "../src/wallet/sy
 import { fromHex, recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
 import { nodeCall, nodePath } from "./helpers/node-rpc.js";
 import { needPackage } from "./helpers/packages.js";
-import { type Daemon, startMonerod, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { type Daemon, startMonerod, startProcess, stopDaemon, waitReady } from "./helpers/monerod.js";
+import { freePort } from "./helpers/ports.js";
+
+const TSMONEROD = fileURLToPath(new URL("../../bin/tsmonerod", import.meta.url));
 
 const skip = needPackage("monero");
 const be = defaultBackend();
@@ -242,5 +250,70 @@ describe("WalletSync against monerod", { skip }, () => {
     await assert.rejects(sync.refresh(), NoDaemonConnectionError);
     assert.equal(sync.refreshing, false);
     gone.close();
+  });
+});
+
+/**
+ * The prefetch of the next get_blocks.bin batch, on tsmonerod (it mines the 1,000+ blocks two
+ * batches need in seconds; monerod hashes RandomX for each): a reorg of the first batch's top while
+ * the prefetch is on its way is followed, and the ledger ends as a fresh wallet's.
+ */
+describe("WalletSync's prefetch across a reorg, on tsmonerod", () => {
+  let d: Daemon | undefined;
+  let node: NodeClient;
+  const alice = account("alice");
+  const aliceAddress = encodeAddress("regtest", "standard", alice.spendPublicKey, alice.viewPublicKey);
+
+  before(async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "tsmonero-sync-prefetch-"));
+    const args = [TSMONEROD, "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(port), "--p2p-bind-port", String(await freePort()), "--no-zmq", "--non-interactive"];
+    d = startProcess(process.execPath, args, dir, `http://127.0.0.1:${port}`);
+    node = new NodeClient({ url: d.url, timeoutMs: 60_000 });
+    await waitReady(d, node);
+  });
+
+  after(async () => {
+    node?.close();
+    await stopDaemon(d);
+  });
+
+  it("the next batch is asked for while one is scanned; a reorg of that batch's top in between is followed", async () => {
+    // more than one get_blocks.bin batch (1,000 blocks) past a wallet restored at 0, alice paid on the way
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 500n, wallet_address: ADDRESS });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 50n, wallet_address: aliceAddress });
+    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 500n, wallet_address: ADDRESS });
+    const top = Number((await node.getHeight()).height);
+    const old999 = (await node.getBlockHeaderByHeight(999)).block_header.hash;
+    const ledger = new Ledger(emptyLedgerState(0), "testnet");
+    const requests: { ids: number; start: bigint; ledgerHeight: number }[] = [];
+    // the real client; when the second request (the prefetch, sent before the first batch is scanned)
+    // goes out, the node drops the first batch's last two blocks and mines a longer chain
+    const reorging: NodeApi = Object.assign(Object.create(node) as NodeClient, {
+      getBlocksBin: async (req: Parameters<NodeClient["getBlocksBin"]>[0], o?: Parameters<NodeClient["getBlocksBin"]>[1]) => {
+        requests.push({ ids: req.block_ids.length, start: req.start_height ?? 0n, ledgerHeight: ledger.height });
+        if (requests.length === 2) {
+          const popped = await nodePath(node.url, "/pop_blocks", { nblocks: BigInt(top - 998) });
+          assert.equal(popped.status, "OK");
+          await nodeCall(node.url, "generateblocks", { amount_of_blocks: BigInt(top - 998 + 2), wallet_address: ADDRESS });
+        }
+        return node.getBlocksBin(req, o);
+      },
+    });
+    const sync = new WalletSync({ node: reorging, ledger, scanner: new Scanner(account("alice"), be), now: () => CLOCK });
+    await sync.refresh();
+    assert.ok(requests.length >= 2, "a second request went out");
+    assert.equal(requests[1].ledgerHeight, 0, "the second request went out before the first batch was applied");
+    assert.equal(requests[1].ids >= 2, true, "the prefetch names the batch's last block, then the history");
+    const newTop = Number((await node.getHeight()).height);
+    assert.equal(newTop, top + 2);
+    const new999 = (await node.getBlockHeaderByHeight(999)).block_header.hash;
+    assert.notEqual(new999, old999, "block 999 was replaced");
+    assert.equal(ledger.height, newTop);
+    assert.equal(ledger.blockHash(999), new999);
+    const fresh = new Ledger(emptyLedgerState(0), "testnet");
+    await new WalletSync({ node, ledger: fresh, scanner: new Scanner(account("alice"), be), now: () => CLOCK }).refresh();
+    assert.ok(fresh.state.transfers.length >= 50, "alice's coinbase outputs");
+    assert.deepEqual(ledger.state, fresh.state, "the ledger equals a fresh refresh of the new chain");
   });
 });
