@@ -22,7 +22,6 @@
  * divided by N, next to the same for N separate services.
  * Each side prints what it did: get_blocks.bin requests and fetches, blocks parsed, scan threads.
  */
-import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -43,7 +42,7 @@ import { bytesToHex } from "../src/base/bytes.js";
 import type { AccountKeys } from "../src/wallet/keys/account.js";
 import { formatRatio } from "./lib/stats.js";
 import { type BenchSuite, flagString, progress } from "./lib/suite.js";
-import { machineLine } from "./lib/system.js";
+import { machineLine, processStat } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 
 const PORTS = { node: 19750, funder: 19752, real: 19754 } as const;
@@ -60,13 +59,11 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "separate-max", takesValue: true, help: "Largest N measured with separate services (above: extrapolated)", defaultValue: "10" },
 ];
 
-const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
-/** CPU seconds (user + system) of a process, from /proc/PID/stat (in clock ticks, usually 10 ms). */
+/** CPU seconds (user + system) of a process, from /proc/PID/stat. */
 function procCpu(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
-  return (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+  const s = processStat(pid);
+  if (!s) throw new Error(`process ${pid}: /proc/${pid}/stat cannot be read`);
+  return s.cpuMs / 1000;
 }
 const selfCpu = (): number => {
   const u = process.cpuUsage();

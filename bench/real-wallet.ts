@@ -32,7 +32,7 @@
  * each row, call by call. TSMONERO_BENCH_CPU_PROF=<dir> makes tsmonerod write a CPU profile there.
  * Results, causes found and what is left: docs/bench-real-wallet.md.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,7 +40,7 @@ import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
 import { recordedBlocks, WALLET_SEEDS } from "../test/helpers/chain.js";
 import { formatRatio, median } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
-import { machineLine } from "./lib/system.js";
+import { machineLine, processStat } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 import { ReplayConnection } from "./lib/replay.js";
 import { byName, type Exchange, TraceProxy } from "./lib/trace-proxy.js";
@@ -91,13 +91,7 @@ interface Side {
 
 /** A process's CPU time so far (all its threads), ms; 0 where /proc is not there. */
 function cpuMs(p: Proc): number {
-  try {
-    const f = readFileSync(`/proc/${p.proc.pid}/stat`, "latin1");
-    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
-    return (Number(rest[11]) + Number(rest[12])) * 10; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return 0;
-  }
+  return processStat(p.proc.pid)?.cpuMs ?? 0;
 }
 
 function startDaemon(which: Daemon, timingFile?: string): Proc {

@@ -28,7 +28,7 @@
  *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,7 +40,7 @@ import { CHAIN_DIR_FLAG, chainDir } from "./chain.js";
 import { type ChainMeta, readChain, readMeta } from "./lib/big-chain.js";
 import { formatRatio } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
-import { machineLine, processRssMiB } from "./lib/system.js";
+import { machineLine, processRssMiB, processStat } from "./lib/system.js";
 import { seededRandom } from "../test/helpers/random.js";
 import { markdownTable } from "./lib/table.js";
 import { launch, post, type Proc, rpc, stop, waitAnswer } from "./wallet.js";
@@ -118,19 +118,6 @@ interface ReadRow {
   reads: Read[];
 }
 
-/** A process's CPU time (all its threads, ms) and major page faults so far, from /proc/PID/stat; zeros when unreadable. */
-function procCounters(pid: number | undefined): { cpuMs: number; majflt: number } {
-  try {
-    if (pid === undefined) return { cpuMs: 0, majflt: 0 };
-    // fields after "(comm) ": state is [0], majflt [9], utime [11], stime [12] (proc(5), 1-based 12, 14, 15)
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    const tick = 10; // USER_HZ 100 on Linux
-    return { cpuMs: (Number(f[11]) + Number(f[12])) * tick, majflt: Number(f[9]) };
-  } catch {
-    return { cpuMs: 0, majflt: 0 };
-  }
-}
-
 interface ReadResult {
   rate: number;
   errors: number;
@@ -148,11 +135,11 @@ const perRead = (t: ReadResult, m: ReadResult, reads: number): [string, string] 
 async function timeReads(d: Daemon, reads: readonly Read[]): Promise<ReadResult> {
   const before = d.impl === "tsmonerod" ? await cacheTotals(d.port) : undefined;
   let errors = 0;
-  const c0 = procCounters(d.proc?.proc.pid);
+  const c0 = processStat(d.proc?.proc.pid);
   const t0 = performance.now();
   for (const r of reads) if (!(await r(d.port))) errors++;
   const secs = (performance.now() - t0) / 1000;
-  const c1 = procCounters(d.proc?.proc.pid);
+  const c1 = processStat(d.proc?.proc.pid);
   let hitRate: number | undefined;
   if (before) {
     const after = await cacheTotals(d.port);
@@ -160,7 +147,7 @@ async function timeReads(d: Daemon, reads: readonly Read[]): Promise<ReadResult>
     const all = hits + after.misses - before.misses;
     hitRate = all > 0 ? hits / all : 0;
   }
-  return { rate: reads.length / secs, errors, hitRate, cpuUs: (1000 * (c1.cpuMs - c0.cpuMs)) / reads.length, faults: (c1.majflt - c0.majflt) / reads.length };
+  return { rate: reads.length / secs, errors, hitRate, cpuUs: (1000 * ((c1?.cpuMs ?? 0) - (c0?.cpuMs ?? 0))) / reads.length, faults: ((c1?.majorFaults ?? 0) - (c0?.majorFaults ?? 0)) / reads.length };
 }
 
 /** The first failed read's answer or error, per port, for the report. */

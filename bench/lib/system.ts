@@ -1,4 +1,5 @@
 /** A one-line description of the machine a benchmark ran on. */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 
@@ -35,3 +36,31 @@ export function processRssMiB(pid: number | undefined): { now: number; peak: num
     return { now: 0, peak: 0 };
   }
 }
+
+let clockTicks: number | undefined;
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 when it cannot say). */
+function clkTck(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** CPU time so far of process `pid`, all its threads (user + system, ms), and its major page faults, from /proc/PID/stat; undefined once it is gone. */
+export function processStat(pid: number | undefined): { cpuMs: number; majorFaults: number } | undefined {
+  if (pid === undefined) return undefined;
+  let f: string;
+  try {
+    f = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return undefined;
+  }
+  // the fields after "(comm) " (comm may hold spaces and parentheses): majflt is [9], utime [11], stime [12] (proc(5): 12, 14, 15)
+  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return { cpuMs: ((Number(rest[11]) + Number(rest[12])) * 1000) / clkTck(), majorFaults: Number(rest[9]) };
+}
+
