@@ -240,7 +240,8 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
     }
     const full = store.txBlob(id);
     let txBlob: Uint8Array;
-    if (prune) txBlob = store.txPrunedBlob(id) ?? (full ? serializeTransaction(pruneTransaction(parseTransaction(full))) : new Uint8Array(0));
+    // pruned, and no pruned part stored (txPrunedEntry answered nothing): cut it from the full blob
+    if (prune) txBlob = full ? serializeTransaction(pruneTransaction(parseTransaction(full))) : new Uint8Array(0);
     else txBlob = full ?? store.txPrunedBlob(id) ?? new Uint8Array(0);
     size += txBlob.length;
     // later releases' get_blocks_from: a pruned entry carries the tx's prunable hash (none for v1

@@ -508,13 +508,14 @@ export class ChainStore implements ChainView {
    */
   txPrunableHash(txId: Bytes): Bytes | undefined {
     const loc = this.txIndex.get(txKey(txId));
-    if (loc === undefined) return undefined;
-    const num = locationNum(loc);
+    return loc === undefined ? undefined : this.prunableHashAt(locationNum(loc), this.txPruned.get(locationNum(loc)));
+  }
+  /** txPrunableHash of tx number `num`, whose pruned part is `pruned`. */
+  private prunableHashAt(num: Buffer, pruned: Buffer | undefined): Bytes | undefined {
     const h = this.txPrunableHashes.get(num);
     if (h !== undefined) return bytes(h);
-    const p = this.txPruned.get(num);
     const q = this.txPrunable.get(num);
-    if (p === undefined || q === undefined || parseTransaction(bytes(p), { pruned: true }).version < 2) return undefined;
+    if (pruned === undefined || q === undefined || parseTransaction(bytes(pruned), { pruned: true }).version < 2) return undefined;
     return this.backend.keccak256(q);
   }
   /**
@@ -528,8 +529,7 @@ export class ChainStore implements ChainView {
     const num = locationNum(loc);
     const p = this.txPruned.get(num);
     if (p === undefined) return undefined;
-    const h = this.txPrunableHashes.get(num);
-    return { blob: bytes(p), prunableHash: h !== undefined ? bytes(h) : this.txPrunableHash(txId), outputIndices: decodeLocation(loc).outputIndices };
+    return { blob: bytes(p), prunableHash: this.prunableHashAt(num, p), outputIndices: decodeLocation(loc).outputIndices };
   }
   /** The store's pruning seed (make_pruning_seed form), 0 when it keeps every prunable part. */
   pruningSeed(): number {

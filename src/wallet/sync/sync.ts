@@ -203,12 +203,17 @@ export class WalletSync {
     return { blocks_fetched: fetched, received_money: received };
   }
 
+  /** The ledger's short chain history, as a get_blocks.bin request names it. */
+  private async history(): Promise<string[]> {
+    const st = this.ledger.state;
+    return shortChainHistory(st.hashTailStart, st.hashTail, await this.genesisHash());
+  }
+
   /** The blocks after the ledger's short chain history; null when the node has none past the ledger's height. */
   private async fetchAfterLedger(): Promise<GetBlocksBinResponse | null> {
     const ledger = this.ledger;
     const st = ledger.state;
-    const genesis = await this.genesisHash();
-    const ids = shortChainHistory(st.hashTailStart, st.hashTail, genesis);
+    const ids = await this.history();
     // with no kept hash, ask from the ledger's height (monerod then ignores block_ids)
     const startHeight = st.hashTail.length === 0 ? ledger.height : 0;
     if (startHeight > 0) {
@@ -229,15 +234,13 @@ export class WalletSync {
     prefetch: (p: Promise<GetBlocksBinResponse>) => void,
   ): Promise<{ fetched: number; received: boolean; progressed: boolean; stale: boolean }> {
     const ledger = this.ledger;
-    const st = ledger.state;
     let fetched = 0;
     let received = false;
     const inputs = blockInputsFromResponse(res);
     if (inputs.length === 0) return { fetched, received, progressed: false, stale: false };
     const last = inputs[inputs.length - 1];
     if (last.height + 1 < Number(res.current_height)) {
-      const genesis = await this.genesisHash();
-      const history = shortChainHistory(st.hashTailStart, st.hashTail, genesis);
+      const history = await this.history();
       const p = this.opts.node.getBlocksBin({ block_ids: [blockHashesFromBlob(last.blockBlob).hash, ...history.map(unhex)], start_height: 0n, prune: true });
       p.catch(() => undefined); // awaited (and its error thrown) when its turn comes
       prefetch(p);
