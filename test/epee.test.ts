@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
   EPEE_LEVIN_LIMITS,
+  epeeKeyWithout,
   type EpeeSection,
   type EpeeValue,
   ev,
@@ -217,4 +218,35 @@ test("typed /get_outs.bin response decodes and re-encodes byte for byte", async 
   const bad = parseEpee(bin);
   bad.set("credits", ev.text("x"));
   assert.throws(() => getOutsBinResponse.fromSection(bad), (e: unknown) => e instanceof EpeeTypeError && /root\.credits/.test(e.message));
+});
+
+test("epeeKeyWithout: documents that differ only in a left-out string entry share a key; any other difference, or a shape it does not follow, does not", () => {
+  const CLIENT = new Set(["client"]);
+  const doc = (client: EpeeValue | undefined, start = 0n, extra?: [string, EpeeValue]): Uint8Array => {
+    const m: EpeeSection = new Map<string, EpeeValue>([
+      ["block_ids", ev.bytes(new Uint8Array(64).fill(7))],
+      ["start_height", ev.u64(start)],
+      ["prune", ev.bool(true)],
+    ]);
+    if (client) m.set("client", client);
+    if (extra) m.set(extra[0], extra[1]);
+    return serializeEpee(m);
+  };
+  const a = epeeKeyWithout(doc(ev.text("sig one")), CLIENT);
+  assert.ok(a !== undefined);
+  assert.equal(epeeKeyWithout(doc(ev.text("another, longer signature")), CLIENT), a);
+  assert.notEqual(epeeKeyWithout(doc(ev.text("sig one"), 1n), CLIENT), a, "another start_height");
+  assert.notEqual(epeeKeyWithout(doc(undefined), CLIENT), a, "no client entry: another entry count");
+  // arrays of scalars and strings are followed; the key keeps them
+  const arr = (n: number) => ev.array("uint64", [ev.u64(BigInt(n))]);
+  assert.notEqual(epeeKeyWithout(doc(ev.text("x"), 0n, ["heights", arr(1)]), CLIENT), epeeKeyWithout(doc(ev.text("x"), 0n, ["heights", arr(2)]), CLIENT));
+  assert.equal(epeeKeyWithout(doc(ev.text("x"), 0n, ["heights", arr(1)]), CLIENT), epeeKeyWithout(doc(ev.text("y"), 0n, ["heights", arr(1)]), CLIENT));
+  // not followed: a nested object, a left-out name of another type, a truncated document, no header
+  assert.equal(epeeKeyWithout(doc(ev.text("x"), 0n, ["o", ev.object(new Map([["k", ev.u8(1)]]))]), CLIENT), undefined);
+  assert.equal(epeeKeyWithout(doc(ev.u64(5n)), CLIENT), undefined);
+  const whole = doc(ev.text("sig"));
+  for (const cut of [whole.length - 1, 12, 9, 3]) assert.equal(epeeKeyWithout(whole.subarray(0, cut), CLIENT), undefined, `cut at ${cut}`);
+  // bytes after the root section stay in the key (the parser ignores them)
+  const tail = Uint8Array.from([...whole, 1, 2]);
+  assert.notEqual(epeeKeyWithout(tail, CLIENT), epeeKeyWithout(whole, CLIENT));
 });

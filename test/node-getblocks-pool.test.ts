@@ -40,6 +40,7 @@ const { blocks, tsOf, blobOf } = recordedByHeight();
 let clock = 0;
 const pending: string[] = [];
 let node: Node;
+let methods: ReturnType<typeof nodeMethods>;
 const servers: RpcServer[] = [];
 
 const opts = (dataDir: string): OpenNodeOptions => ({ dataDir, network: "regtest", fixedDifficulty: 1n, syncMode: "fast", now: () => clock, verifyThreads: 1, offline: true });
@@ -63,7 +64,7 @@ before(async () => {
   cpSync(dir, copy, { recursive: true });
   node = await openNode(opts(copy));
   const state = new DaemonState({ startTime: clock, logLevel: 0 });
-  const methods = nodeMethods({ core: node, state, now: () => clock, stop: () => undefined, databaseSize: () => 0, freeSpace: () => 0n });
+  methods = nodeMethods({ core: node, state, now: () => clock, stop: () => undefined, databaseSize: () => 0, freeSpace: () => 0n });
   for (const [port, restricted] of [[PORT, false], [RESTRICTED_PORT, true]] as const) {
     const s = new RpcServer({ methods, restricted });
     await s.listen(port);
@@ -272,4 +273,58 @@ test("pool info: FULL until both change lists reach back past pool_info_since, t
   assert.equal(r.pool_info_extent, INCREMENTAL);
   // a u64 since past 2^63 is a negative time_t: FULL
   assert.equal((await getBlocks({ requested_info: POOL_ONLY, pool_info_since: 1n << 63n })).pool_info_extent, FULL);
+});
+
+test("a synced wallet's repeated request (a new client signature each time) gets the kept answer, and a new one once a block is added or popped", async () => {
+  // the servers' own table: the handler's runs are counted around the real handler
+  const served = methods.binPath("/get_blocks.bin", false);
+  assert.ok(served?.reuse, "get_blocks.bin declares its answers reusable");
+  const handler = served.handler;
+  let runs = 0;
+  served.handler = (req, ctx) => {
+    runs++;
+    return handler.call(served, req, ctx);
+  };
+  try {
+    const genesis = node.store.meta(0).hash;
+    const history = (): Uint8Array[] => [node.store.topHash(), node.store.meta(node.store.height() - 2).hash, genesis];
+    const signed = async (client: string, port = PORT): Promise<Uint8Array> => {
+      const body = encodeEpee(getBlocksBinRequest, { client, block_ids: history(), start_height: 0n, prune: true, no_miner_tx: false });
+      const res = await fetch(`http://127.0.0.1:${port}/getblocks.bin`, { method: "POST", body });
+      assert.equal(res.status, 200);
+      return new Uint8Array(await res.arrayBuffer());
+    };
+    const h0 = node.store.height();
+    const first = await signed("signature 1");
+    const again = await signed("a second, longer signature");
+    assert.deepEqual(again, first, "the same bytes");
+    assert.equal(runs, 1, "the second answer is the kept one");
+    assert.equal(decodeEpee(getBlocksBinResponse, first).current_height, BigInt(h0));
+
+    // a block: the same request is answered again from the chain, with the new block
+    const old = history();
+    await node.generateBlocks(1, ALICE);
+    const body = encodeEpee(getBlocksBinRequest, { client: "s3", block_ids: old, start_height: 0n, prune: true, no_miner_tx: false });
+    const next = decodeEpee(getBlocksBinResponse, new Uint8Array(await (await fetch(`http://127.0.0.1:${PORT}/getblocks.bin`, { method: "POST", body })).arrayBuffer()));
+    assert.deepEqual([next.start_height, next.blocks.length, next.current_height], [BigInt(h0 - 1), 2, BigInt(h0 + 1)]);
+    assert.equal(runs, 2);
+    // popped: the request of before the block gets the chain of before the block again, not the kept answer
+    await node.popBlocks(1);
+    const after = await signed("s4");
+    assert.equal(runs, 3);
+    assert.deepEqual(after, first);
+    // the restricted server keeps its own answers (its handler runs once for it)
+    await signed("s5", RESTRICTED_PORT);
+    await signed("s6", RESTRICTED_PORT);
+    assert.equal(runs, 4);
+    // an unknown chain fails every time (host_fail each time), never from a kept answer
+    const bad = encodeEpee(getBlocksBinRequest, { client: "", block_ids: [new Uint8Array(32).fill(3)], start_height: 0n, prune: true, no_miner_tx: false });
+    for (let i = 0; i < 2; i++) {
+      const r = decodeEpee(getBlocksBinResponse, new Uint8Array(await (await fetch(`http://127.0.0.1:${PORT}/getblocks.bin`, { method: "POST", body: bad })).arrayBuffer()));
+      assert.equal(r.status, "Failed");
+    }
+    assert.equal(runs, 6);
+  } finally {
+    served.handler = handler;
+  }
 });

@@ -534,3 +534,66 @@ export function isIntKind(k: string): k is EpeeIntKind {
 }
 
 export { POD_SIZE as EPEE_POD_SIZE };
+
+/**
+ * A document's bytes with the named root entries left out, as a latin1 string: two requests with
+ * equal keys differ at most in those entries (say, monero-wallet-rpc's per-call RPC payment
+ * signature `client`). Only string entries are left out. Undefined for anything this walk does not
+ * follow (a nested object, an array of objects, a duplicate left-out name, a truncated document):
+ * the caller then treats the document as unique.
+ */
+export function epeeKeyWithout(buf: Uint8Array, names: ReadonlySet<string>): string | undefined {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const n = b.length;
+  const H = EPEE_HEADER.length;
+  if (n < H + 1 || b.compare(EPEE_HEADER, 0, H, 0, H) !== 0) return undefined;
+  let p = H;
+  /** epee's varint at p (advances p); undefined past the end or above 2^53. */
+  const varint = (): number | undefined => {
+    if (p >= n) return undefined;
+    const size = 1 << (b[p] & 3);
+    if (p + size > n) return undefined;
+    let v = 0;
+    for (let k = size - 1; k >= 0; k--) v = v * 256 + b[p + k];
+    p += size;
+    v /= 4;
+    return Number.isSafeInteger(Math.floor(v)) ? Math.floor(v) : undefined;
+  };
+  const count = varint();
+  if (count === undefined) return undefined;
+  let out = b.toString("latin1", 0, p);
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    const start = p;
+    if (p >= n) return undefined;
+    const len = b[p++];
+    if (len === 0 || p + len + 1 > n) return undefined;
+    const name = b.toString("latin1", p, p + len);
+    p += len;
+    const type = b[p++];
+    const isArray = (type & 0x80) !== 0;
+    const code = type & 0x7f;
+    const pod = code >= 1 && code <= 11 && code !== 10 ? [0, 8, 4, 2, 1, 8, 4, 2, 1, 8, 0, 1][code] : 0;
+    if (code !== 10 && pod === 0) return undefined;
+    const items = isArray ? varint() : 1;
+    if (items === undefined) return undefined;
+    for (let k = 0; k < items; k++) {
+      if (code === 10) {
+        const l = varint();
+        if (l === undefined || p + l > n) return undefined;
+        p += l;
+      } else {
+        p += pod;
+        if (p > n) return undefined;
+      }
+    }
+    if (names.has(name)) {
+      if (seen.has(name) || code !== 10 || isArray) return undefined;
+      seen.add(name);
+      continue;
+    }
+    out += b.toString("latin1", start, p);
+  }
+  // bytes after the root section (ignored by the parser) stay in the key
+  return out + b.toString("latin1", p);
+}

@@ -93,6 +93,15 @@ export interface BinPath<Req, Res> extends MethodDocs {
   response: EpeeObjectCodec<Res>;
   restricted?: boolean;
   handler(req: Req, ctx: RpcContext): Res | Promise<Res>;
+  /**
+   * Answers the server may send again, byte for byte, to a request with the same bytes while
+   * `stamp()` returns the same value (say, the chain's height and revision; undefined: nothing is
+   * reused now): a wallet at the top asks the same thing at every refresh. Only an answer the handler
+   * gave synchronously, and that `keep` accepts, is kept. Leave it out when the answer depends on
+   * anything else (the time, the client). `ignore`: root string fields of the request that do not
+   * change the answer (monero-wallet-rpc signs every call in `client`, for RPC payment).
+   */
+  reuse?: { stamp(): string | undefined; keep(req: Req, res: Res): boolean; ignore?: ReadonlySet<string> };
 }
 
 /** How a service (node or wallet) words its failures. */

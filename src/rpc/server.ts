@@ -18,7 +18,7 @@
 import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
 import { decodeEpee, encodeEpee, EpeeTypeError } from "../codec/epee-map.js";
-import { EPEE_HTTP_LIMITS } from "../codec/epee.js";
+import { EPEE_HTTP_LIMITS, epeeKeyWithout } from "../codec/epee.js";
 import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
 import { type HttpAnswer, type HttpRequest, HttpServer } from "./http.js";
 import { JSONRPC_ERROR } from "./error-codes.js";
@@ -142,8 +142,46 @@ function settle<T>(run: () => T | Promise<T>, answered: (v: T) => Reply, failed:
   return out instanceof Promise ? out.then(answered, failed) : answered(out);
 }
 
+/** Answers kept for byte-identical requests (BinPath.reuse): at most this many, each at most KEPT_MAX_BYTES. */
+const KEPT_ANSWERS = 256;
+const KEPT_MAX_BYTES = 64 * 1024;
+/** Requests larger than this are not looked up (their key would cost more than the answer saves). */
+const KEPT_MAX_REQUEST = 16 * 1024;
+
+/** A small LRU of encoded answers by path and request bytes, each valid under the stamp it was made with. */
+class KeptAnswers {
+  private readonly m = new Map<string, { stamp: string; reply: Reply }>();
+
+  static key(path: string, body: Buffer, ignore: ReadonlySet<string> | undefined): string | undefined {
+    if (body.length > KEPT_MAX_REQUEST) return undefined;
+    const doc = ignore ? epeeKeyWithout(body, ignore) : body.toString("latin1");
+    return doc === undefined ? undefined : `${path}\n${doc}`;
+  }
+
+  get(key: string, stamp: string): Reply | undefined {
+    const e = this.m.get(key);
+    if (e === undefined) return undefined;
+    if (e.stamp !== stamp) {
+      this.m.delete(key);
+      return undefined;
+    }
+    // most recently used last
+    this.m.delete(key);
+    this.m.set(key, e);
+    return e.reply;
+  }
+
+  set(key: string, stamp: string, reply: Reply): void {
+    if (!(reply.body instanceof Uint8Array) || reply.body.length > KEPT_MAX_BYTES) return;
+    this.m.delete(key);
+    this.m.set(key, { stamp, reply });
+    if (this.m.size > KEPT_ANSWERS) this.m.delete(this.m.keys().next().value as string);
+  }
+}
+
 export class RpcServer {
   private readonly http: HttpServer;
+  private readonly kept = new KeptAnswers();
   private readonly auth: DigestAuthenticator | undefined;
   private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls" | "routes" | "maxConnectionsPerPublicIp" | "allowConnection" | "accessControlOrigins" | "responseSoftLimit">> & { idleTimeoutLocalMs: number };
   private readonly origins: ReadonlySet<string>;
@@ -354,6 +392,13 @@ export class RpcServer {
   private binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
     const def = this.o.methods.binPath(path, this.o.restricted);
     if (!def) return { status: 404, type: "text/plain", body: "" };
+    const reuse = def.reuse;
+    const stamp = reuse?.stamp();
+    const key = stamp === undefined ? undefined : KeptAnswers.key(path, body, reuse?.ignore);
+    if (key !== undefined) {
+      const hit = this.kept.get(key, stamp as string);
+      if (hit) return hit;
+    }
     let req: unknown;
     try {
       req = body.length === 0 ? def.request.empty() : decodeEpee(def.request, body, EPEE_HTTP_LIMITS);
@@ -368,16 +413,22 @@ export class RpcServer {
       return { status: 500, type: "text/plain", body: "" };
     };
     const t0 = TIMING ? performance.now() : 0;
+    // only an answer given in this tick is kept: a later one may belong to another stamp
+    let sameTick = true;
     const encoded = (out: unknown): Reply => {
       try {
         const t1 = TIMING ? performance.now() : 0;
         const bytes = encodeEpee(def.response, out);
         if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
-        return { status: 200, type: "application/octet-stream", body: bytes };
+        const reply: Reply = { status: 200, type: "application/octet-stream", body: bytes };
+        if (key !== undefined && sameTick && reuse?.keep(req, out)) this.kept.set(key, stamp as string, reply);
+        return reply;
       } catch (e) {
         return failed(e);
       }
     };
-    return settle(() => def.handler(req, ctx), encoded, failed);
+    const r = settle(() => def.handler(req, ctx), encoded, failed);
+    sameTick = false;
+    return r;
   }
 }

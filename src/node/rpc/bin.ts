@@ -23,7 +23,7 @@ import {
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
 import { txHash } from "../../protocol/tx-hash.js";
-import { access, ChainDerived, coreCache, type NodeRpcDeps } from "./common.js";
+import { access, ChainDerived, coreCache, type NodeRpcDeps, OK } from "./common.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
 import { TimeSlice } from "../slice.js";
@@ -394,6 +394,9 @@ function handleGetBlocks(d: NodeRpcDeps, req: GetBlocksBinRequest): Pick<BlocksA
 
 export { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT };
 
+/** The RPC payment signature a wallet sends with each call (a new one each time): no payment here, so no part of an answer. */
+const CLIENT_SIGNATURE: ReadonlySet<string> = new Set(["client"]);
+
 /** Cores whose new blocks already get their get_blocks.bin entry built as they arrive. */
 const primed = new WeakSet<NodeRpcDeps["core"]>();
 
@@ -429,6 +432,9 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     request: getBlocksBinRequest,
     response: getBlocksBinAnswer,
     handler: (req, ctx) => (usesLaterFields(req) ? getBlocksLater(d, req, ctx) : getBlocks0180(d, req, ctx)),
+    // 0.18.0.0's answer depends on the chain alone (the later one carries daemon_time and the pool):
+    // every synced wallet's refresh sends the same bytes until the next block
+    reuse: { stamp: () => `${store.revision}:${store.height()}`, keep: (req, res) => !usesLaterFields(req) && res.status === OK, ignore: CLIENT_SIGNATURE },
   });
 
   t.addBinPath({

@@ -132,15 +132,19 @@ export function addBootstrapForwarding(t: MethodTable, d: BootstrapDeps): void {
   /** A handler that asks the bootstrap daemon (`forward`) when it is to be used, else answers with `local`. */
   const forwarding =
     <P, R>(local: (p: P, ctx: RpcContext) => R | Promise<R>, what: string, forward: (c: NodeClient, p: P) => Promise<R>) =>
-    async (p: P, ctx: RpcContext): Promise<R> => {
+    (p: P, ctx: RpcContext): R | Promise<R> => {
       const b = d.current();
-      const c = b ? await b.use(d.height(), d.noSync, d.log) : undefined;
-      if (!c) return local(p, ctx);
-      try {
-        return await forward(c, p);
-      } catch (e) {
-        return fail(what, e);
-      }
+      // no bootstrap daemon (the usual case): the local handler, in this tick when it is synchronous
+      if (!b) return local(p, ctx);
+      return (async () => {
+        const c = await b.use(d.height(), d.noSync, d.log);
+        if (!c) return local(p, ctx);
+        try {
+          return await forward(c, p);
+        } catch (e) {
+          return fail(what, e);
+        }
+      })();
     };
   for (const m of jsonRpc) {
     if (!JSON_RPC.includes(m.name)) continue;
@@ -158,6 +162,9 @@ export function addBootstrapForwarding(t: MethodTable, d: BootstrapDeps): void {
   }
   for (const m of bin) {
     if (!BIN_PATHS.includes(m.path)) continue;
+    // with a bootstrap daemon set, answers may come from it: none is sent again
+    const reuse = m.reuse;
+    if (reuse) m.reuse = { ...reuse, stamp: () => (d.current() ? undefined : reuse.stamp()) };
     m.handler = forwarding(m.handler.bind(m), m.path, async (c, req) => {
       const res = await c.bin(m.path, m.request, req, m.response);
       return typeof res === "object" && res !== null && "untrusted" in res ? { ...res, untrusted: true } : res;
