@@ -250,3 +250,35 @@ test("epeeKeyWithout: documents that differ only in a left-out string entry shar
   const tail = Uint8Array.from([...whole, 1, 2]);
   assert.notEqual(epeeKeyWithout(tail, CLIENT), epeeKeyWithout(whole, CLIENT));
 });
+
+test("get_outs.bin's fast request reader gives what the typed decoder gives, for wallet2's request and ours; any other shape goes to the typed decoder", async () => {
+  const { decodeEpee, encodeEpee } = await import("../src/codec/epee-map.js");
+  const { fastGetOutsBinRequest, getOutsBinRequest } = await import("../src/protocol/rpc-bin.js");
+  const real = new Uint8Array(readFileSync(new URL("get_outs.req.bin", FIX)));
+  const fast = fastGetOutsBinRequest(real);
+  assert.ok(fast, "a real wallet's request takes the fast path");
+  assert.deepEqual(fast, decodeEpee(getOutsBinRequest, real));
+  const outs = (k: number) => Array.from({ length: k }, (_, i) => ({ amount: i % 3 === 0 ? 0n : BigInt(i) * 10n ** 12n, index: (BigInt(i) * 7919n) ** 3n % (1n << 64n) }));
+  for (const [k, get_txid, client] of [[1, true, ""], [1300, false, "a1b2"], [5, true, "x".repeat(300)]] as const) {
+    const body = encodeEpee(getOutsBinRequest, { client, outputs: outs(k), get_txid });
+    assert.deepEqual(fastGetOutsBinRequest(body), decodeEpee(getOutsBinRequest, body), `${k} outputs`);
+  }
+  // not this shape: another type, an extra or repeated field, a non-ASCII client, no outputs, cut short
+  const section = (): EpeeSection => parseEpee(real);
+  const variants: [string, EpeeSection][] = [];
+  let s = section();
+  s.set("extra", ev.u8(1));
+  variants.push(["an extra root field", s]);
+  s = section();
+  const first = (s.get("outputs") as { items: { value: EpeeSection }[] }).items[0].value;
+  first.set("amount", ev.u32(0));
+  variants.push(["a u32 amount", s]);
+  s = section();
+  s.set("client", ev.bytes(Uint8Array.of(0xc3, 0xa9)));
+  variants.push(["a non-ASCII client", s]);
+  s = section();
+  s.delete("outputs");
+  variants.push(["no outputs", s]);
+  for (const [what, v] of variants) assert.equal(fastGetOutsBinRequest(serializeEpee(v)), undefined, what);
+  for (const cut of [real.length - 1, real.length - 9, 20, 10]) assert.equal(fastGetOutsBinRequest(real.subarray(0, cut)), undefined, `cut at ${cut}`);
+});

@@ -202,3 +202,83 @@ export const getOutsBinResponse = object<GetOutsBinResponse>({
 });
 
 export type { EpeeCodec };
+
+/** The two field names of get_outs.bin's output entries, compared in place by the fast reader. */
+const AMOUNT = Buffer.from("amount", "latin1");
+const INDEX = Buffer.from("index", "latin1");
+
+/**
+ * get_outs.bin's request as wallet2 writes it (client, outputs: objects of u64 amount and index,
+ * get_txid), read straight from the bytes: the same value getOutsBinRequest decodes, without a
+ * section per output. Undefined for any other shape (another type, another or a repeated field,
+ * a non-ASCII client, more objects than epee's HTTP budget): the generic decoder reads those.
+ */
+export function fastGetOutsBinRequest(buf: Uint8Array): GetOutsBinRequest | undefined {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const n = b.length;
+  // header: the two signatures and version 1 (epee.ts EPEE_HEADER)
+  if (n < 10 || b.readUInt32LE(0) !== 0x01011101 || b.readUInt32LE(4) !== 0x01020101 || b[8] !== 1) return undefined;
+  let p = 9;
+  const varint = (): number | undefined => {
+    if (p >= n) return undefined;
+    const size = 1 << (b[p] & 3);
+    if (p + size > n || size === 8) return undefined;
+    const v = size === 1 ? b[p] : size === 2 ? b.readUInt16LE(p) : b.readUInt32LE(p);
+    p += size;
+    return v >>> 2;
+  };
+  const name = (): string | undefined => {
+    if (p >= n) return undefined;
+    const len = b[p++];
+    if (len === 0 || p + len > n) return undefined;
+    const s = b.toString("latin1", p, p + len);
+    p += len;
+    return s;
+  };
+  const count = varint();
+  if (count === undefined || count > 3) return undefined;
+  let client: string | undefined;
+  let outputs: GetOutputsOut[] | undefined;
+  let getTxid: boolean | undefined;
+  for (let i = 0; i < count; i++) {
+    const field = name();
+    if (field === undefined || p >= n) return undefined;
+    const type = b[p++];
+    if (field === "client" && type === 10 && client === undefined) {
+      const len = varint();
+      if (len === undefined || p + len > n) return undefined;
+      for (let k = p; k < p + len; k++) if (b[k] >= 0x80) return undefined;
+      client = b.toString("latin1", p, p + len);
+      p += len;
+    } else if (field === "get_txid" && type === 11 && getTxid === undefined) {
+      if (p >= n || b[p] > 1) return undefined;
+      getTxid = b[p++] === 1;
+    } else if (field === "outputs" && type === (0x80 | 12) && outputs === undefined) {
+      const items = varint();
+      // EPEE_HTTP_LIMITS.objects, and at least 2 + 2 × (7 + 8) bytes per object
+      if (items === undefined || items > 65536 * 3 || items * 32 > n - p) return undefined;
+      outputs = new Array<GetOutputsOut>(items);
+      for (let k = 0; k < items; k++) {
+        if (varint() !== 2) return undefined;
+        let amount: bigint | undefined;
+        let index: bigint | undefined;
+        for (let f = 0; f < 2; f++) {
+          // the name's bytes compared in place: no string per field
+          const len = p < n ? b[p] : 0;
+          const isAmount = len === 6 && p + 7 <= n && b.compare(AMOUNT, 0, 6, p + 1, p + 7) === 0;
+          const isIndex = !isAmount && len === 5 && p + 6 <= n && b.compare(INDEX, 0, 5, p + 1, p + 6) === 0;
+          p += 1 + len;
+          if (p + 9 > n || b[p] !== 5) return undefined;
+          const v = b.readBigUInt64LE(p + 1);
+          p += 9;
+          if (isAmount && amount === undefined) amount = v;
+          else if (isIndex && index === undefined) index = v;
+          else return undefined;
+        }
+        outputs[k] = { amount: amount as bigint, index: index as bigint };
+      }
+    } else return undefined;
+  }
+  if (outputs === undefined) return undefined;
+  return { client: client ?? "", outputs, get_txid: getTxid ?? true };
+}

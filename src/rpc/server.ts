@@ -439,7 +439,7 @@ export class RpcServer {
   private runBin(def: AnyBinPath, path: string, body: Buffer, ctx: RpcContext, keep?: { key: string; stamp: string; used: boolean }): Promise<Reply> | Reply {
     let req: unknown;
     try {
-      req = body.length === 0 ? def.request.empty() : decodeEpee(def.request, body, EPEE_HTTP_LIMITS);
+      req = body.length === 0 ? def.request.empty() : (def.fastDecode?.(body) ?? decodeEpee(def.request, body, EPEE_HTTP_LIMITS));
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       return { status: BAD_REQUEST, type: "text/plain", body: `Bad request: ${why}\n` };

@@ -16,6 +16,7 @@ import {
   type GetBlocksBinResponse,
   getBlocksBinLaterFields,
   getBlocksBinRequest,
+  fastGetOutsBinRequest,
   getOutsBinRequest,
   outKey,
   POOL_INFO_EXTENT,
@@ -499,6 +500,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     path: "/get_outs.bin",
     mirrors: "cryptonote::core_rpc_server::on_get_outs_bin",
     request: getOutsBinRequest,
+    fastDecode: fastGetOutsBinRequest,
     response: getOutsBinAnswer,
     handler: (req, ctx) => {
       if (ctx.restricted && req.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested"), outs: [] };

@@ -220,15 +220,22 @@ function poolStats(entries: readonly PoolEntry[], now: number) {
 }
 
 /** An output as get_outs renders it (hex once), kept by (amount, global index) until a pop. */
-interface OutRender {
-  key: Bytes;
-  mask: Bytes;
-  txid: Bytes;
-  keyHex: string;
-  maskHex: string;
-  txidHex: string;
-  height: bigint;
-  unlockTime: bigint;
+/** One output as get_outs answers it; the hex forms (JSON get_outs, ZMQ) are made on first use, never for .bin. */
+class OutRender {
+  private hex: [string, string, string] | undefined;
+
+  constructor(
+    readonly key: Bytes,
+    readonly mask: Bytes,
+    readonly txid: Bytes,
+    readonly height: bigint,
+    readonly unlockTime: bigint,
+  ) {}
+
+  /** key, mask and txid as hex. */
+  get hexes(): [string, string, string] {
+    return (this.hex ??= [toHex(this.key), toHex(this.mask), toHex(this.txid)]);
+  }
 }
 
 const outRenders = (d: NodeRpcDeps): ChainDerived<string, OutRender> => coreCache(d.core, "outs", () => new ChainDerived<string, OutRender>(d.core, "outputs (JSON)", 16384));
@@ -241,21 +248,46 @@ function outRender(d: NodeRpcDeps, amount: bigint, index: bigint): OutRender | u
   // an output not there yet is not remembered: a later block may add it
   const o = d.core.store.output(amount, index);
   if (!o) return undefined;
-  return cache.set(k, { key: o.key, mask: o.commitment, txid: o.txId, keyHex: toHex(o.key), maskHex: toHex(o.commitment), txidHex: toHex(o.txId), height: BigInt(o.height), unlockTime: o.unlockTime });
+  return cache.set(k, new OutRender(o.key, o.commitment, o.txId, BigInt(o.height), o.unlockTime));
+}
+
+/** One outkey of get_outs: the output, and whether it is spendable now. */
+export class OutAnswer {
+  readonly key: Bytes;
+  readonly mask: Bytes;
+  readonly txid: Bytes;
+  readonly height: bigint;
+
+  constructor(
+    private readonly r: OutRender,
+    readonly unlocked: boolean,
+  ) {
+    this.key = r.key;
+    this.mask = r.mask;
+    this.txid = r.txid;
+    this.height = r.height;
+  }
+
+  get keyHex(): string {
+    return this.r.hexes[0];
+  }
+  get maskHex(): string {
+    return this.r.hexes[1];
+  }
+  get txidHex(): string {
+    return this.r.hexes[2];
+  }
 }
 
 /** core::get_outs: one outkey per requested (amount, index). */
-export function getOuts(
-  d: NodeRpcDeps,
-  outputs: readonly { amount: bigint; index: bigint }[],
-): { key: Bytes; mask: Bytes; unlocked: boolean; height: bigint; txid: Bytes; keyHex: string; maskHex: string; txidHex: string }[] | undefined {
+export function getOuts(d: NodeRpcDeps, outputs: readonly { amount: bigint; index: bigint }[]): OutAnswer[] | undefined {
   const height = d.core.store.height();
   const now = BigInt(adjustedTime(d));
-  const out = [];
+  const out: OutAnswer[] = [];
   for (const o of outputs) {
     const r = outRender(d, o.amount, o.index);
     if (!r) return undefined;
-    out.push({ key: r.key, mask: r.mask, unlocked: isSpendableNow(r.unlockTime, height, now), height: r.height, txid: r.txid, keyHex: r.keyHex, maskHex: r.maskHex, txidHex: r.txidHex });
+    out.push(new OutAnswer(r, isSpendableNow(r.unlockTime, height, now)));
   }
   return out;
 }
