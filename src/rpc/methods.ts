@@ -106,18 +106,8 @@ export interface BinPath<Req, Res> extends MethodDocs {
    * gave synchronously, and that `keep` accepts, is kept. Leave it out when the answer depends on
    * anything else (the time, the client). `ignore`: root string fields of the request that do not
    * change the answer (monero-wallet-rpc signs every call in `client`, for RPC payment).
-   * `advanced`: subscribes to the stamp moving on (a block added), returns how to unsubscribe; the
-   * server then makes its most used kept answers again, off the request path, each one only when
-   * `carries(its stamp, the new one)` says its request is still answered as before (no block
-   * removed in between: a request on a popped block would now fail, and count against its host).
    */
-  reuse?: {
-    stamp(): string | undefined;
-    keep(req: Req, res: Res): boolean;
-    ignore?: ReadonlySet<string>;
-    advanced?(changed: () => void): () => void;
-    carries?(from: string, to: string): boolean;
-  };
+  reuse?: { stamp(): string | undefined; keep(req: Req, res: Res): boolean; ignore?: ReadonlySet<string> };
 }
 
 /** How a service (node or wallet) words its failures. */
@@ -139,7 +129,7 @@ export const EPEE_ERRORS: ErrorPolicy = {
 
 type AnyJsonRpc = JsonRpcMethod<unknown>;
 type AnyJsonPath = JsonPath<unknown>;
-export type AnyBinPath = BinPath<unknown, unknown>;
+type AnyBinPath = BinPath<unknown, unknown>;
 
 /**
  * What a restricted server does with a restricted JSON-RPC method: monerod hides it ("Method not

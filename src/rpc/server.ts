@@ -23,7 +23,7 @@ import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
 import { type HttpAnswer, type HttpRequest, HttpServer } from "./http.js";
 import { JSONRPC_ERROR } from "./error-codes.js";
 import { isJsonObject, JsonParseError, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "./json.js";
-import { type AnyBinPath, type MethodTable, RpcError, type RpcContext } from "./methods.js";
+import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
 import { SchemaError } from "./schema.js";
 import type { ServerTls } from "./tls.js";
 
@@ -147,23 +147,10 @@ const KEPT_ANSWERS = 256;
 const KEPT_MAX_BYTES = 64 * 1024;
 /** Requests larger than this are not looked up (their key would cost more than the answer saves). */
 const KEPT_MAX_REQUEST = 16 * 1024;
-/** Kept answers of one path made again when its stamp advances (the most recently used first). */
-const KEPT_REFRESH = 8;
-
-interface Kept {
-  stamp: string;
-  reply: Reply;
-  def: AnyBinPath;
-  path: string;
-  body: Buffer;
-  remote: string;
-  /** Asked for under its stamp (made by a request, or sent since it was made again): made again on the next advance. */
-  used: boolean;
-}
 
 /** A small LRU of encoded answers by path and request bytes, each valid under the stamp it was made with. */
 class KeptAnswers {
-  private readonly m = new Map<string, Kept>();
+  private readonly m = new Map<string, { stamp: string; reply: Reply }>();
 
   static key(path: string, body: Buffer, ignore: ReadonlySet<string> | undefined): string | undefined {
     if (body.length > KEPT_MAX_REQUEST) return undefined;
@@ -173,47 +160,28 @@ class KeptAnswers {
 
   get(key: string, stamp: string): Reply | undefined {
     const e = this.m.get(key);
-    if (e === undefined || e.stamp !== stamp) return undefined;
+    if (e === undefined) return undefined;
+    if (e.stamp !== stamp) {
+      this.m.delete(key);
+      return undefined;
+    }
     // most recently used last
     this.m.delete(key);
     this.m.set(key, e);
-    e.used = true;
     return e.reply;
   }
 
-  set(key: string, e: Kept): void {
-    if (!(e.reply.body instanceof Uint8Array) || e.reply.body.length > KEPT_MAX_BYTES) {
-      this.m.delete(key);
-      return;
-    }
+  set(key: string, stamp: string, reply: Reply): void {
+    if (!(reply.body instanceof Uint8Array) || reply.body.length > KEPT_MAX_BYTES) return;
     this.m.delete(key);
-    this.m.set(key, e);
+    this.m.set(key, { stamp, reply });
     if (this.m.size > KEPT_ANSWERS) this.m.delete(this.m.keys().next().value as string);
-  }
-
-  delete(key: string): void {
-    this.m.delete(key);
-  }
-
-  /** The `n` most recently used entries of `def` made under another stamp that `carries` to `stamp`, newest first. */
-  stale(def: AnyBinPath, stamp: string, n: number, carries: (from: string, to: string) => boolean): [string, Kept][] {
-    const out: [string, Kept][] = [];
-    for (const [k, e] of [...this.m].reverse()) {
-      // a request nobody sent again since it was last made (a wallet gone, or moved on) is left
-      if (!e.used || e.def !== def || e.stamp === stamp || !carries(e.stamp, stamp)) continue;
-      out.push([k, e]);
-      if (out.length === n) break;
-    }
-    return out;
   }
 }
 
 export class RpcServer {
   private readonly http: HttpServer;
   private readonly kept = new KeptAnswers();
-  /** Paths whose stamp advances are watched (BinPath.reuse.advanced): how to stop watching each. */
-  private readonly watching = new Map<AnyBinPath, () => void>();
-  private refreshing: Set<AnyBinPath> | undefined;
   private readonly auth: DigestAuthenticator | undefined;
   private readonly o: Required<Omit<RpcServerOptions, "login" | "realm" | "tls" | "routes" | "maxConnectionsPerPublicIp" | "allowConnection" | "accessControlOrigins" | "responseSoftLimit">> & { idleTimeoutLocalMs: number };
   private readonly origins: ReadonlySet<string>;
@@ -261,8 +229,6 @@ export class RpcServer {
 
   /** Stops listening, aborts running handlers and closes every connection. */
   close(): Promise<void> {
-    for (const stop of this.watching.values()) stop();
-    this.watching.clear();
     return this.http.close();
   }
 
@@ -426,17 +392,13 @@ export class RpcServer {
   private binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
     const def = this.o.methods.binPath(path, this.o.restricted);
     if (!def) return { status: 404, type: "text/plain", body: "" };
-    const stamp = def.reuse?.stamp();
-    const key = stamp === undefined ? undefined : KeptAnswers.key(def.path, body, def.reuse?.ignore);
+    const reuse = def.reuse;
+    const stamp = reuse?.stamp();
+    const key = stamp === undefined ? undefined : KeptAnswers.key(path, body, reuse?.ignore);
     if (key !== undefined) {
       const hit = this.kept.get(key, stamp as string);
       if (hit) return hit;
     }
-    return this.runBin(def, path, body, ctx, key === undefined ? undefined : { key, stamp: stamp as string, used: true });
-  }
-
-  /** Decodes, runs and encodes one .bin request; keeps the answer under `keep` when the path allows it. */
-  private runBin(def: AnyBinPath, path: string, body: Buffer, ctx: RpcContext, keep?: { key: string; stamp: string; used: boolean }): Promise<Reply> | Reply {
     let req: unknown;
     try {
       req = body.length === 0 ? def.request.empty() : (def.fastDecode?.(body) ?? decodeEpee(def.request, body, EPEE_HTTP_LIMITS));
@@ -459,10 +421,7 @@ export class RpcServer {
         const bytes = encodeEpee(def.response, out);
         if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
         const reply: Reply = { status: 200, type: "application/octet-stream", body: bytes };
-        if (keep !== undefined && sameTick && def.reuse?.keep(req, out)) {
-          this.kept.set(keep.key, { stamp: keep.stamp, reply, def, path, body: Buffer.from(body), remote: ctx.remoteAddress, used: keep.used });
-          this.watch(def);
-        }
+        if (key !== undefined && sameTick && reuse?.keep(req, out)) this.kept.set(key, stamp as string, reply);
         return reply;
       } catch (e) {
         return failed(e);
@@ -472,45 +431,4 @@ export class RpcServer {
     sameTick = false;
     return r;
   }
-
-  /** Starts watching `def`'s stamp: when it advances, its most used kept answers are made again. */
-  private watch(def: AnyBinPath): void {
-    const advanced = def.reuse?.advanced;
-    if (!advanced || this.watching.has(def)) return;
-    this.watching.set(def, advanced(() => {
-      // one pass after the adding code's turn, however many blocks came in it
-      if (this.refreshing) {
-        this.refreshing.add(def);
-        return;
-      }
-      this.refreshing = new Set([def]);
-      setImmediate(() => {
-        const defs = this.refreshing ?? new Set<AnyBinPath>();
-        this.refreshing = undefined;
-        for (const d of defs) this.refreshKept(d);
-      });
-    }));
-  }
-
-  /**
-   * Makes the kept answers of `def` again under its new stamp, off any request: the next refresh
-   * of every synced wallet asks the same thing with one more block on the chain. The same work as
-   * the first such request would do, earlier. An answer that can no longer be kept is dropped.
-   */
-  private refreshKept(def: AnyBinPath): void {
-    const stamp = def.reuse?.stamp();
-    const carries = def.reuse?.carries;
-    if (stamp === undefined || carries === undefined) return;
-    for (const [key, e] of this.kept.stale(def, stamp, KEPT_REFRESH, carries)) {
-      this.kept.delete(key);
-      const ctx: RpcContext = { remoteAddress: e.remote, restricted: this.o.restricted, signal: new AbortController().signal };
-      try {
-        const r = this.runBin(def, e.path, e.body, ctx, { key, stamp, used: false });
-        if (r instanceof Promise) r.catch(() => undefined);
-      } catch (err) {
-        this.o.log(`rpc: making ${e.path}'s kept answer again failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-  }
-
 }

@@ -435,18 +435,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     handler: (req, ctx) => (usesLaterFields(req) ? getBlocksLater(d, req, ctx) : getBlocks0180(d, req, ctx)),
     // 0.18.0.0's answer depends on the chain alone (the later one carries daemon_time and the pool):
     // every synced wallet's refresh sends the same bytes until the next block
-    reuse: {
-      stamp: () => `${store.revision}:${store.height()}`,
-      keep: (req, res) => !usesLaterFields(req) && res.status === OK,
-      ignore: CLIENT_SIGNATURE,
-      advanced: (changed) => {
-        d.core.on("block", changed);
-        return () => void d.core.off("block", changed);
-      },
-      // the same revision: blocks were only added, every kept request's ids are still on the chain
-      carries: (from, to) => from.slice(0, from.indexOf(":")) === to.slice(0, to.indexOf(":")),
-    },
-
+    reuse: { stamp: () => `${store.revision}:${store.height()}`, keep: (req, res) => !usesLaterFields(req) && res.status === OK, ignore: CLIENT_SIGNATURE },
   });
 
   t.addBinPath({
@@ -512,7 +501,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
         outs: outs.map((o, k) => {
           const { amount, index } = req.outputs[k];
           return kept.getOr(`${amount}:${index}:${o.unlocked ? 1 : 0}${req.get_txid ? 1 : 0}`, () => {
-            const v = outKey.encode({ key: o.key, mask: o.mask, unlocked: o.unlocked, height: o.height, txid: req.get_txid ? o.txid : new Uint8Array(32) });
+            const v = outKey.encode({ ...o, txid: req.get_txid ? o.txid : new Uint8Array(32) });
             if (v?.kind === "object") serializeOnce(v.value);
             return v!;
           });
