@@ -30,6 +30,9 @@
  * --replay N (with --trace --plain) then sends each daemon's recorded requests of the last round
  * again N times, plain and over TLS, with no wallet and no proxy in the way: the daemon's share of
  * each row, call by call. TSMONERO_BENCH_CPU_PROF=<dir> makes tsmonerod write a CPU profile there.
+ * --warm N first puts both daemons through the same untimed traffic (bob's refreshes, refreshes
+ * after a block, transfers, sweeps): the rows then compare daemons that have served wallets for a
+ * while (tsmonerod's JIT has compiled its request paths) instead of just-started ones.
  * Results, causes found and what is left: docs/bench-real-wallet.md.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -65,6 +68,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "trace", takesValue: false, help: "Per-call table: a logging proxy between each wallet and its daemon (adds a hop to both)" },
   { name: "plain", takesValue: false, help: "With --trace: wallets get --daemon-ssl disabled, so calls are named" },
   { name: "replay", takesValue: true, help: "With --trace --plain: send the recorded requests of the last round's refreshes, transfer and sweep again N times to each daemon (same bytes to both) and time each answer" },
+  { name: "warm", takesValue: true, help: "Before the rounds, bob's wallet on each daemon makes N refreshes, N/20 refreshes after a new block, 3 transfers and 2 sweeps (untimed, the same on both): a daemon that has served traffic, not one just started", defaultValue: "0" },
 ];
 
 const ROWS = [
@@ -158,6 +162,24 @@ const TIMING_FILE = join(tmpdir(), "tsmonero-bench-rw-rpc-timing.log");
 const TRANSFER = { destinations: [{ address: CAROL, amount: 1_000_000_000 }], do_not_relay: true };
 const SWEEP = { address: CAROL, do_not_relay: true };
 
+/**
+ * --warm: what a daemon that has served wallets for a while has been through (its JIT has compiled
+ * the request paths; monerod's C++ needs no such thing), the same calls on both daemons, untimed:
+ * bob's refreshes with nothing new, refreshes after a new block (mined to bob, as the rounds' are),
+ * transfers and sweeps.
+ */
+async function warmUp(which: Daemon, n: number): Promise<void> {
+  const p = PORTS[which];
+  const b = (method: string, params: unknown = {}) => rpc(p.bob, method, params);
+  for (let k = 0; k < n; k++) await b("refresh");
+  for (let k = 0; k < Math.floor(n / 20); k++) {
+    await rpc(p.rpc, "generateblocks", { amount_of_blocks: 1, wallet_address: BOB });
+    await b("refresh");
+  }
+  for (let k = 0; k < 3; k++) await b("transfer", TRANSFER);
+  for (let k = 0; k < 2; k++) await b("sweep_all", SWEEP);
+}
+
 /** One round on one daemon: every row once. */
 async function round(which: Daemon, side: Side, i: number, repeat: number): Promise<void> {
   const p = PORTS[which];
@@ -226,6 +248,8 @@ async function run(args: ParsedArgs): Promise<void> {
   if (trace) rmSync(TIMING_FILE, { force: true });
   const plain = flagSet(args, "plain");
   const replay = Number(flagString(args, "replay") ?? "0");
+  const warm = Number(flagString(args, "warm") ?? "0");
+  if (!Number.isInteger(warm) || warm < 0) throw new Error(`--warm wants a whole number ≥ 0, got ${flagString(args, "warm")}`);
   if (replay > 0 && !(trace && plain)) throw new Error("--replay needs --trace --plain (it replays the plain requests the trace proxy recorded)");
   let replayed: string | undefined;
   for (const bin of ["/usr/bin/monerod", "/usr/bin/monero-wallet-rpc"]) {
@@ -238,6 +262,12 @@ async function run(args: ParsedArgs): Promise<void> {
       const s = await setUp(d, extra, trace, plain);
       sides.set(d, s);
       procs.push(s.daemon, s.alice, s.bob);
+    }
+    if (warm > 0) {
+      for (const d of DAEMONS) {
+        progress(`real-wallet: ${d}: warming with ${warm} refreshes, ${Math.floor(warm / 20)} after a new block, 3 transfers, 2 sweeps`);
+        await warmUp(d, warm);
+      }
     }
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? DAEMONS : [...DAEMONS].reverse();
@@ -282,7 +312,7 @@ async function run(args: ParsedArgs): Promise<void> {
     )}\n`,
   );
   process.stdout.write(
-    `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob (${ts.height} blocks; +${repeat} per round). Both daemons up at once, ` +
+    `\nChain: test/fixtures/chain (333 blocks) + ${extra} blocks mined to bob (${ts.height} blocks${warm > 0 ? ` + ${Math.floor(warm / 20)} in the warm-up` : ""}; +${repeat} per round). ${warm > 0 ? `Both daemons warmed first, untimed and alike (--warm ${warm}: bob's ${warm} refreshes, ${Math.floor(warm / 20)} after a new block, 3 transfers, 2 sweeps). ` : "Both daemons just started (no --warm). "}Both daemons up at once, ` +
       `each with its own two real wallets; in each round every row runs once on each daemon (the two small refresh rows ${repeat} times, their mean), the first daemon alternating.${trace ? " Through the trace proxy (one more hop on both sides)." : ""}\n`,
   );
   const cpuRows = ROWS.filter((r) => r !== ROWS[1]).map((row) => {
