@@ -165,7 +165,8 @@ const SWEEP = { address: CAROL, do_not_relay: true };
 /**
  * --warm: what a daemon that has served wallets for a while has been through (its JIT has compiled
  * the request paths; monerod's C++ needs no such thing), the same calls on both daemons, untimed:
- * bob's refreshes with nothing new, refreshes after a new block (mined to bob, as the rounds' are),
+ * bob's refreshes with nothing new, refreshes after a new block (mined to carol, so that bob's sweep
+ * keeps its 50 inputs),
  * transfers and sweeps.
  */
 async function warmUp(which: Daemon, n: number): Promise<void> {
@@ -173,7 +174,8 @@ async function warmUp(which: Daemon, n: number): Promise<void> {
   const b = (method: string, params: unknown = {}) => rpc(p.bob, method, params);
   for (let k = 0; k < n; k++) await b("refresh");
   for (let k = 0; k < Math.floor(n / 20); k++) {
-    await rpc(p.rpc, "generateblocks", { amount_of_blocks: 1, wallet_address: BOB });
+    // mined to carol: bob's new outputs would not be frozen, and the sweep row would take more than 50 inputs
+    await rpc(p.rpc, "generateblocks", { amount_of_blocks: 1, wallet_address: CAROL });
     await b("refresh");
   }
   for (let k = 0; k < 3; k++) await b("transfer", TRANSFER);
