@@ -166,8 +166,7 @@ const SWEEP = { address: CAROL, do_not_relay: true };
  * --warm: what a daemon that has served wallets for a while has been through (its JIT has compiled
  * the request paths; monerod's C++ needs no such thing), the same calls on both daemons, untimed:
  * bob's refreshes with nothing new, refreshes after a new block (mined to carol, so that bob's sweep
- * keeps its 50 inputs),
- * transfers and sweeps.
+ * keeps its 50 inputs), transfers and sweeps.
  */
 async function warmUp(which: Daemon, n: number): Promise<void> {
   const p = PORTS[which];

@@ -535,6 +535,38 @@ export function isIntKind(k: string): k is EpeeIntKind {
 
 export { POD_SIZE as EPEE_POD_SIZE };
 
+/** Whether `b` starts with the epee header (both signatures and format version 1). */
+export function hasEpeeHeader(b: Uint8Array): boolean {
+  if (b.length < EPEE_HEADER.length) return false;
+  for (let k = 0; k < EPEE_HEADER.length; k++) if (b[k] !== EPEE_HEADER[k]) return false;
+  return true;
+}
+
+/**
+ * A position in an epee document for readers that walk its bytes without parsing it (they give up
+ * on anything unexpected instead of naming it, as `parseEpee` does).
+ */
+export class EpeeCursor {
+  constructor(
+    readonly b: Uint8Array,
+    public pos: number,
+  ) {}
+
+  /** epee's size-marked varint at pos (advances past it); undefined past the end or above 2^53. */
+  size(): number | undefined {
+    const b = this.b;
+    const p = this.pos;
+    if (p >= b.length) return undefined;
+    const width = 1 << (b[p] & 3);
+    if (p + width > b.length) return undefined;
+    let v = 0;
+    for (let k = width - 1; k >= 0; k--) v = v * 256 + b[p + k];
+    this.pos = p + width;
+    v = Math.floor(v / 4);
+    return Number.isSafeInteger(v) ? v : undefined;
+  }
+}
+
 /**
  * A document's bytes with the named root entries left out, as a latin1 string: two requests with
  * equal keys differ at most in those entries (say, monero-wallet-rpc's per-call RPC payment
@@ -545,55 +577,43 @@ export { POD_SIZE as EPEE_POD_SIZE };
 export function epeeKeyWithout(buf: Uint8Array, names: ReadonlySet<string>): string | undefined {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const n = b.length;
-  const H = EPEE_HEADER.length;
-  if (n < H + 1 || b.compare(EPEE_HEADER, 0, H, 0, H) !== 0) return undefined;
-  let p = H;
-  /** epee's varint at p (advances p); undefined past the end or above 2^53. */
-  const varint = (): number | undefined => {
-    if (p >= n) return undefined;
-    const size = 1 << (b[p] & 3);
-    if (p + size > n) return undefined;
-    let v = 0;
-    for (let k = size - 1; k >= 0; k--) v = v * 256 + b[p + k];
-    p += size;
-    v /= 4;
-    return Number.isSafeInteger(Math.floor(v)) ? Math.floor(v) : undefined;
-  };
-  const count = varint();
+  if (n < EPEE_HEADER.length + 1 || !hasEpeeHeader(b)) return undefined;
+  const c = new EpeeCursor(b, EPEE_HEADER.length);
+  const count = c.size();
   if (count === undefined) return undefined;
-  let out = b.toString("latin1", 0, p);
+  let out = b.toString("latin1", 0, c.pos);
   const seen = new Set<string>();
   for (let i = 0; i < count; i++) {
-    const start = p;
-    if (p >= n) return undefined;
-    const len = b[p++];
-    if (len === 0 || p + len + 1 > n) return undefined;
-    const name = b.toString("latin1", p, p + len);
-    p += len;
-    const type = b[p++];
-    const isArray = (type & 0x80) !== 0;
-    const code = type & 0x7f;
-    const pod = code >= 1 && code <= 11 && code !== 10 ? [0, 8, 4, 2, 1, 8, 4, 2, 1, 8, 0, 1][code] : 0;
-    if (code !== 10 && pod === 0) return undefined;
-    const items = isArray ? varint() : 1;
+    const start = c.pos;
+    if (c.pos >= n) return undefined;
+    const len = b[c.pos++];
+    if (len === 0 || c.pos + len + 1 > n) return undefined;
+    const name = b.toString("latin1", c.pos, c.pos + len);
+    c.pos += len;
+    const type = b[c.pos++];
+    const isArray = (type & FLAG_ARRAY) !== 0;
+    const kind = KIND_OF_CODE[type & ~FLAG_ARRAY];
+    const pod = kind === undefined ? undefined : POD_SIZE[kind];
+    if (kind !== "string" && pod === undefined) return undefined;
+    const items = isArray ? c.size() : 1;
     if (items === undefined) return undefined;
     for (let k = 0; k < items; k++) {
-      if (code === 10) {
-        const l = varint();
-        if (l === undefined || p + l > n) return undefined;
-        p += l;
+      if (pod === undefined) {
+        const l = c.size();
+        if (l === undefined || c.pos + l > n) return undefined;
+        c.pos += l;
       } else {
-        p += pod;
-        if (p > n) return undefined;
+        c.pos += pod;
+        if (c.pos > n) return undefined;
       }
     }
     if (names.has(name)) {
-      if (seen.has(name) || code !== 10 || isArray) return undefined;
+      if (seen.has(name) || kind !== "string" || isArray) return undefined;
       seen.add(name);
       continue;
     }
-    out += b.toString("latin1", start, p);
+    out += b.toString("latin1", start, c.pos);
   }
   // bytes after the root section (ignored by the parser) stay in the key
-  return out + b.toString("latin1", p);
+  return out + b.toString("latin1", c.pos);
 }

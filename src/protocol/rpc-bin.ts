@@ -20,6 +20,7 @@ import {
   u8,
   u64,
 } from "../codec/epee-map.js";
+import { EpeeCursor, hasEpeeHeader } from "../codec/epee.js";
 
 export interface TxBlobEntry {
   blob: Uint8Array;
@@ -216,61 +217,53 @@ const INDEX = Buffer.from("index", "latin1");
 export function fastGetOutsBinRequest(buf: Uint8Array): GetOutsBinRequest | undefined {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const n = b.length;
-  // header: the two signatures and version 1 (epee.ts EPEE_HEADER)
-  if (n < 10 || b.readUInt32LE(0) !== 0x01011101 || b.readUInt32LE(4) !== 0x01020101 || b[8] !== 1) return undefined;
-  let p = 9;
-  const varint = (): number | undefined => {
-    if (p >= n) return undefined;
-    const size = 1 << (b[p] & 3);
-    if (p + size > n || size === 8) return undefined;
-    const v = size === 1 ? b[p] : size === 2 ? b.readUInt16LE(p) : b.readUInt32LE(p);
-    p += size;
-    return v >>> 2;
-  };
+  if (n < 10 || !hasEpeeHeader(b)) return undefined;
+  const c = new EpeeCursor(b, 9);
   const name = (): string | undefined => {
-    if (p >= n) return undefined;
-    const len = b[p++];
-    if (len === 0 || p + len > n) return undefined;
-    const s = b.toString("latin1", p, p + len);
-    p += len;
+    if (c.pos >= n) return undefined;
+    const len = b[c.pos++];
+    if (len === 0 || c.pos + len > n) return undefined;
+    const s = b.toString("latin1", c.pos, c.pos + len);
+    c.pos += len;
     return s;
   };
-  const count = varint();
+  const count = c.size();
   if (count === undefined || count > 3) return undefined;
   let client: string | undefined;
   let outputs: GetOutputsOut[] | undefined;
   let getTxid: boolean | undefined;
   for (let i = 0; i < count; i++) {
     const field = name();
-    if (field === undefined || p >= n) return undefined;
-    const type = b[p++];
+    if (field === undefined || c.pos >= n) return undefined;
+    const type = b[c.pos++];
     if (field === "client" && type === 10 && client === undefined) {
-      const len = varint();
-      if (len === undefined || p + len > n) return undefined;
-      for (let k = p; k < p + len; k++) if (b[k] >= 0x80) return undefined;
-      client = b.toString("latin1", p, p + len);
-      p += len;
+      const len = c.size();
+      if (len === undefined || c.pos + len > n) return undefined;
+      for (let k = c.pos; k < c.pos + len; k++) if (b[k] >= 0x80) return undefined;
+      client = b.toString("latin1", c.pos, c.pos + len);
+      c.pos += len;
     } else if (field === "get_txid" && type === 11 && getTxid === undefined) {
-      if (p >= n || b[p] > 1) return undefined;
-      getTxid = b[p++] === 1;
+      if (c.pos >= n || b[c.pos] > 1) return undefined;
+      getTxid = b[c.pos++] === 1;
     } else if (field === "outputs" && type === (0x80 | 12) && outputs === undefined) {
-      const items = varint();
+      const items = c.size();
       // EPEE_HTTP_LIMITS.objects, and at least 2 + 2 × (7 + 8) bytes per object
-      if (items === undefined || items > 65536 * 3 || items * 32 > n - p) return undefined;
+      if (items === undefined || items > 65536 * 3 || items * 32 > n - c.pos) return undefined;
       outputs = new Array<GetOutputsOut>(items);
       for (let k = 0; k < items; k++) {
-        if (varint() !== 2) return undefined;
+        if (c.size() !== 2) return undefined;
         let amount: bigint | undefined;
         let index: bigint | undefined;
         for (let f = 0; f < 2; f++) {
           // the name's bytes compared in place: no string per field
+          const p = c.pos;
           const len = p < n ? b[p] : 0;
           const isAmount = len === 6 && p + 7 <= n && b.compare(AMOUNT, 0, 6, p + 1, p + 7) === 0;
           const isIndex = !isAmount && len === 5 && p + 6 <= n && b.compare(INDEX, 0, 5, p + 1, p + 6) === 0;
-          p += 1 + len;
-          if (p + 9 > n || b[p] !== 5) return undefined;
-          const v = b.readBigUInt64LE(p + 1);
-          p += 9;
+          const at = p + 1 + len;
+          if (at + 9 > n || b[at] !== 5) return undefined;
+          const v = b.readBigUInt64LE(at + 1);
+          c.pos = at + 9;
           if (isAmount && amount === undefined) amount = v;
           else if (isIndex && index === undefined) index = v;
           else return undefined;

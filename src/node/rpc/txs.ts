@@ -219,8 +219,10 @@ function poolStats(entries: readonly PoolEntry[], now: number) {
   };
 }
 
-/** An output as get_outs renders it (hex once), kept by (amount, global index) until a pop. */
-/** One output as get_outs answers it; the hex forms (JSON get_outs, ZMQ) are made on first use, never for .bin. */
+/**
+ * An output as get_outs answers it, kept by (amount, global index) until a pop; its hex forms (JSON
+ * get_outs, ZMQ) are made once, on first use, never for .bin.
+ */
 class OutRender {
   private hex: [string, string, string] | undefined;
 
