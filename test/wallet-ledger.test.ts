@@ -118,6 +118,12 @@ for (const name of Object.keys(SEEDS) as Name[]) {
     for (const kind of ["in", "out", "pending", "failed", "pool"] as const) {
       const want = big(rec.get_transfers[kind] ?? []).sort((a: Json, b: Json) => key(a).localeCompare(key(b)));
       const mine = norm(got[kind].map(rpcTransferEntry)).sort((a: Json, b: Json) => key(a).localeCompare(key(b)));
+      // change_amount: monero-wallet-rpc's after 0.18.0.0 (master d7f32ed), not in these 0.18.0.0 recordings;
+      // an outgoing entry's own, never an incoming one's
+      for (const e of mine) {
+        if (kind === "in" || kind === "pool") assert.ok(!("change_amount" in e), `${kind} ${key(e)} has no change_amount`);
+        delete e.change_amount;
+      }
       if (kind === "pool") {
         // a pool entry's timestamp is when that wallet first saw it; ours is the time given to setPool
         for (const e of [...want, ...mine]) e.timestamp = 0n;

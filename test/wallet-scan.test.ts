@@ -307,3 +307,76 @@ test("the event loop keeps running while a worker scans the whole chain", async 
     await w.close();
   }
 });
+
+/** Alice's ledger up to the first block with a tx spending her outputs, that tx (scanned as a pool tx), and the block. */
+function aliceBeforeFirstSpend() {
+  const { input } = scanAll();
+  const scanner = new Scanner(account("alice"), be);
+  const l = new Ledger();
+  for (let h = 0; h < input.length; h++) {
+    const b = scanner.scanBlock(input[h]);
+    const spend = b.txs.find((t) => t.inputs.some((i) => l.transferIndexByKeyImage(toHex(i.keyImage)) !== undefined));
+    if (spend) {
+      const txid = toHex(spend.txid);
+      return { l, scanner, input, h, txid, pooled: scanner.scanPoolTx(fromHex(txById.get(txid)!.as_hex), fromHex(txid)) };
+    }
+    l.applyBlock(b);
+  }
+  throw new Error("alice spends nothing in the recorded chain");
+}
+
+test("a spend of the wallet's outputs seen in the pool, sent by another wallet: pending, outputs spent, change counted (master daded368)", () => {
+  const { l, scanner, input, h, txid, pooled } = aliceBeforeFirstSpend();
+  const addr = () => "addr";
+  const now = 1_700_000_000n;
+  const before = l.balance(0, now).balance;
+  l.setPool([pooled], now, new Set(), { ids: new Set([txid]), refreshed: true });
+  const pending = l.getTransfers({ pending: true }, { now, address: addr }).pending;
+  assert.equal(pending.length, 1);
+  const e = pending[0];
+  assert.equal(e.txid, txid);
+  assert.equal(e.type, "pending");
+  assert.deepEqual(e.destinations, []);
+  assert.equal(e.timestamp, now);
+  // balance: the spent outputs leave, the change (pending) stays
+  assert.equal(l.balance(0, now).balance, before - e.amount - e.fee);
+  assert.ok(e.changeAmount > 0n);
+  // the same pool again adds nothing
+  l.setPool([pooled], now + 10n, new Set(), { ids: new Set([txid]), refreshed: true });
+  assert.equal(l.getTransfers({ pending: true }, { now, address: addr }).pending.length, 1);
+  assert.equal(l.getTransfers({ pool: true }, { now, address: addr }).pool.filter((p) => p.txid === txid).length, 0, "the change is no pool payment");
+  // mined: the pending entry becomes an out entry with the same amounts
+  l.applyBlock(scanner.scanBlock(input[h]));
+  const after = l.getTransfers({ pending: true, out: true }, { now, address: addr });
+  assert.equal(after.pending.length, 0);
+  const out = after.out.find((o) => o.txid === txid);
+  assert.ok(out);
+  assert.equal(out.amount, e.amount);
+  assert.equal(out.fee, e.fee);
+  assert.equal(out.changeAmount, e.changeAmount);
+});
+
+test("a pending tx missing from the pool: not-in-pool, then failed at a refresh 500 s after it was sent, its outputs unspent (update_pool_state)", () => {
+  const { l, txid, pooled } = aliceBeforeFirstSpend();
+  const addr = () => "addr";
+  const sent = 1_700_000_000n;
+  const before = l.balance(0, sent).balance;
+  l.setPool([pooled], sent, new Set(), { ids: new Set([txid]), refreshed: true });
+  const spentBalance = l.balance(0, sent).balance;
+  assert.ok(spentBalance < before);
+  const gone = (now: bigint, refreshed: boolean) => l.setPool([], now, new Set(), { ids: new Set(), refreshed });
+  const state = (now: bigint) => {
+    const t = l.getTransfers({ pending: true, failed: true }, { now, address: addr });
+    return `${t.pending.length}/${t.failed.length}`;
+  };
+  gone(sent + 1n, true); // first miss: not in pool, still pending
+  assert.equal(state(sent + 1n), "1/0");
+  gone(sent + 600n, false); // a get_transfers look never fails it
+  assert.equal(state(sent + 600n), "1/0");
+  gone(sent + 500n, true); // a refresh, but not 500 s yet
+  assert.equal(state(sent + 500n), "1/0");
+  assert.equal(l.balance(0, sent + 500n).balance, spentBalance);
+  gone(sent + 501n, true);
+  assert.equal(state(sent + 501n), "0/1");
+  assert.equal(l.balance(0, sent + 501n).balance, before, "the failed tx's inputs are unspent again, its change not counted");
+});

@@ -189,7 +189,13 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
       // the spent output is gone and the change is pending in the same account
       assert.equal(big(after.balance), 7_000_000_000_000n - 1_000_000_000_000n - big(r.fee));
       const out = await walletCall(oursUrl, "get_transfers", { pending: true, account_index: index });
-      assert.ok((out.pending as Obj[]).some((e) => e.txid === r.tx_hash && (e.subaddr_index as Obj).major === index));
+      const entry = (out.pending as Obj[]).find((e) => e.txid === r.tx_hash && (e.subaddr_index as Obj).major === index);
+      assert.ok(entry);
+      // change_amount (monero-wallet-rpc after 0.18.0.0, master d7f32ed): the account's one 7 XMR output less the payment and the fee
+      const change = 7_000_000_000_000n - 1_000_000_000_000n - big(r.fee);
+      assert.equal(big(entry.change_amount), change);
+      const byTxid = await walletCall(oursUrl, "get_transfer_by_txid", { txid: r.tx_hash, account_index: index });
+      assert.equal(big((byTxid.transfer as Obj).change_amount), change);
     });
 
     it("splits 16 destinations (transfer answers -18, transfer_split makes several txs)", async () => {

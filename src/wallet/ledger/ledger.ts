@@ -130,7 +130,23 @@ export interface PendingTransfer {
   keyImages: string[];
   /** Destinations that are this wallet's own subaddresses (counted in the balance while pending). */
   selfDests?: { major: number; minor: number; amount: bigint }[];
+  /**
+   * Missing from the pool at the last look (wallet2's pending_not_in_pool): still listed as pending;
+   * the next refresh that still misses it, 500 s after it was sent, marks it failed.
+   */
+  notInPool?: boolean;
 }
+
+/** What one look at the pool saw (wallet2::update_pool_state). */
+export interface PoolLook {
+  /** The pool's tx ids. */
+  readonly ids: ReadonlySet<string>;
+  /** The look ends a refresh (the chain was read first), not a get_transfers or scan_tx on its own. */
+  readonly refreshed: boolean;
+}
+
+/** wallet2::update_pool_state's tx_propagation_timeout: how long a sent tx may be missing from the pool before it counts as failed. */
+export const TX_PROPAGATION_TIMEOUT_S = 500n;
 
 /** Everything the cache file holds. */
 export interface LedgerState {
@@ -221,6 +237,8 @@ export interface TransferEntry {
   doubleSpendSeen: boolean;
   confirmations: bigint;
   suggestedConfirmationsThreshold: bigint;
+  /** The change of an outgoing tx (0 when unknown, and for incoming entries). */
+  changeAmount: bigint;
 }
 
 export interface GetTransfersQuery {
@@ -414,11 +432,39 @@ export class Ledger {
   }
 
   /** process_pool_state: the pool's txs that concern us replace the previous pool view. */
-  setPool(txs: readonly ScannedTx[], now: bigint, doubleSpendSeen: ReadonlySet<string> = new Set()): void {
+  setPool(txs: readonly ScannedTx[], now: bigint, doubleSpendSeen: ReadonlySet<string> = new Set(), look?: PoolLook): void {
+    if (look) this.checkPending(look, now);
     this.state.pool = [];
     // update_pool_state: a tx this wallet sent is known already (its pending record), not a pool payment
     const sent = new Set(this.state.pending.map((p) => p.txid));
     for (const tx of txs) if (!sent.has(hex(tx.txid))) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)));
+  }
+
+  /**
+   * update_pool_state (every 0.18 release): a pending tx missing from the pool is first marked
+   * not-in-pool (it may have just been mined in a block the wallet has not fetched yet); missing again
+   * at a refresh 500 s or more after it was sent, it fails and its inputs are unspent again.
+   */
+  private checkPending(look: PoolLook, now: bigint): void {
+    for (const p of this.state.pending) {
+      if (p.failed || look.ids.has(p.txid)) continue;
+      if (!p.notInPool) {
+        p.notInPool = true;
+        continue;
+      }
+      if (!look.refreshed || now <= p.timestamp + TX_PROPAGATION_TIMEOUT_S) continue;
+      p.failed = true;
+      for (const ki of p.keyImages) {
+        const i = this.byKeyImage.get(ki);
+        if (i === undefined) continue;
+        const t = this.state.transfers[i];
+        if (t.spent && t.spentTxid === p.txid) {
+          t.spent = false;
+          t.spentHeight = 0;
+          t.spentTxid = "";
+        }
+      }
+    }
   }
 
   /**
@@ -472,6 +518,7 @@ export class Ledger {
     let spent = 0n;
     let account: number | null = null;
     const indices = new Set<number>();
+    const poolKeyImages: string[] = [];
     for (const input of tx.inputs) {
       const i = this.byKeyImage.get(idHex(input.keyImage));
       if (i === undefined) continue;
@@ -483,6 +530,14 @@ export class Ledger {
         td.spent = true;
         td.spentHeight = height;
         td.spentTxid = txid;
+      } else if (!td.spent) {
+        // spent by a pool tx this wallet did not send (the same seed elsewhere, a multisig peer, a
+        // wallet restored since): monero-wallet-rpc after 0.18 (master daded368, "identify spends in
+        // pool when scanning") marks it spent at height 0 as wallet2 does for its own sends
+        td.spent = true;
+        td.spentHeight = 0;
+        td.spentTxid = txid;
+        poolKeyImages.push(td.keyImage);
       }
     }
     const fee = tx.coinbase ? 0n : tx.version === 1 ? spent - tx.outsMoney : tx.rctFee;
@@ -529,6 +584,27 @@ export class Ledger {
       o.timestamp = timestamp;
       o.unlockTime = tx.unlockTime;
       if (spent === selfReceived + fee) o.change = selfReceived;
+    }
+
+    if (spent > 0n && pool && account !== null && !s.pending.some((p) => p.txid === txid)) {
+      // master daded368: a spend seen in the pool joins the unconfirmed txs (add_unconfirmed_tx with
+      // no destinations and no payment id; the change is what the spending account gets back)
+      let selfReceived = 0n;
+      for (const g of got.values()) if (g.index.major === account) selfReceived += g.total;
+      s.pending.push({
+        txid,
+        amountIn: spent,
+        amountOut: tx.version === 1 ? tx.outsMoney : spent - tx.rctFee,
+        change: selfReceived,
+        paymentId: ZERO_PID,
+        account,
+        subaddrIndices: [...indices].sort((a, b) => a - b),
+        timestamp,
+        unlockTime: tx.unlockTime,
+        failed: false,
+        destinations: [],
+        keyImages: poolKeyImages,
+      });
     }
 
     // wallet2's order of the tx's payments (m_payments), taken before the change leaves the map
@@ -776,6 +852,7 @@ export class Ledger {
       doubleSpendSeen: pool?.doubleSpendSeen ?? false,
       confirmations: 0n,
       suggestedConfirmationsThreshold: 0n,
+      changeAmount: 0n,
     };
     this.confirm(e, env.now);
     return e;
@@ -806,6 +883,7 @@ export class Ledger {
       doubleSpendSeen: false,
       confirmations: 0n,
       suggestedConfirmationsThreshold: 0n,
+      changeAmount: change,
     };
     this.confirm(e, env.now);
     return e;

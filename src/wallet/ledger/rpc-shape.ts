@@ -27,6 +27,8 @@ export interface RpcTransferEntry {
   txid: string;
   type: string;
   unlock_time: U64;
+  /** monero-wallet-rpc after 0.18 (wallet_rpc_server: expose change amount in transfer entries, d7f32ed), left out when 0 */
+  change_amount?: U64;
 }
 
 export function rpcTransferEntry(e: TransferEntry): RpcTransferEntry {
@@ -52,6 +54,7 @@ export function rpcTransferEntry(e: TransferEntry): RpcTransferEntry {
   // KV_SERIALIZE_OPT(…, 0): left out when 0
   if (e.confirmations !== 0n) out.confirmations = e.confirmations;
   if (e.suggestedConfirmationsThreshold !== 0n) out.suggested_confirmations_threshold = e.suggestedConfirmationsThreshold;
+  if (e.changeAmount !== 0n) out.change_amount = e.changeAmount;
   return out;
 }
 

@@ -139,7 +139,7 @@ export class WalletSync {
 
   private async run(): Promise<RefreshResult> {
     const result = await this.pullBlocks();
-    if (this.opts.pool ?? true) await this.refreshPool();
+    if (this.opts.pool ?? true) await this.refreshPool(true);
     return result;
   }
 
@@ -281,11 +281,11 @@ export class WalletSync {
    */
   async updatePool(): Promise<void> {
     if (this.running) return;
-    await this.refreshPool();
+    await this.refreshPool(false);
   }
 
-  /** update_pool_state: the pool's ids, the txs not seen before, then Ledger.setPool. */
-  private async refreshPool(): Promise<void> {
+  /** update_pool_state: the pool's ids, the txs not seen before, then Ledger.setPool (`refreshed`: at the end of a refresh). */
+  private async refreshPool(refreshed: boolean): Promise<void> {
     const node = this.opts.node;
     const ids = (await node.getTransactionPoolHashes()).tx_hashes;
     const current = new Set(ids);
@@ -307,6 +307,6 @@ export class WalletSync {
       if (e.doubleSpend) doubleSpend.add(id);
     }
     const now = this.opts.now?.() ?? BigInt(Math.floor(Date.now() / 1000));
-    this.ledger.setPool(txs, now, doubleSpend);
+    this.ledger.setPool(txs, now, doubleSpend, { ids: current, refreshed });
   }
 }
