@@ -5,6 +5,7 @@
  */
 import type { Bytes, CryptoBackend } from "../../crypto/backend.js";
 import type { MultisigKeysData, WalletKeysData } from "../files/index.js";
+import type { AccountKeys } from "../keys/account.js";
 import {
   initializeKex,
   isReady,
@@ -134,4 +135,42 @@ export function multisigSeed(k: WalletKeysData): Bytes {
   dv.setUint32(4, m.signers.length, true);
   parts.forEach((p, i) => out.set(p, 8 + 32 * i));
   return out;
+}
+
+/** num_priv_multisig_keys_post_setup: the private key shares a member of an M-of-N group holds, C(N − 1, N − M). */
+function sharesPerMember(threshold: number, total: number): number {
+  let n = 1;
+  for (let i = 1; i <= total - threshold; i++) n = (n * (threshold - 1 + i)) / i;
+  return Math.round(n);
+}
+
+/**
+ * wallet2::generate(multisig_data) — restore_deterministic_wallet with enable_multisig_experimental
+ * (monero-wallet-rpc after 0.18, master 45b52de): the keys of a finished multisig member from the
+ * seed multisigSeed makes (what query_key "mnemonic" gives), checked as wallet2 checks it.
+ */
+export function keysFromMultisigSeed(b: CryptoBackend, data: Bytes): { keys: AccountKeys; multisig: MultisigKeysData } {
+  const bad = (): never => {
+    throw new MultisigError("invalid multisig seed");
+  };
+  if (data.length < 32) bad();
+  const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const threshold = dv.getUint32(0, true);
+  const total = dv.getUint32(4, true);
+  if (threshold < 1 || total < threshold || threshold > 16) bad();
+  const shares = sharesPerMember(threshold, total);
+  if (data.length !== 8 + 32 * (4 + shares + total)) bad();
+  const at = (i: number): Bytes => data.slice(8 + 32 * i, 8 + 32 * (i + 1));
+  const [spendSecretKey, spendPublicKey, viewSecretKey, viewPublicKey] = [at(0), at(1), at(2), at(3)];
+  const keys = Array.from({ length: shares }, (_, i) => at(4 + i));
+  const signers = Array.from({ length: total }, (_, i) => at(4 + shares + i));
+  if (!b.scCheck(viewSecretKey) || !eqBytes(b.scalarMultBase(viewSecretKey), viewPublicKey)) bad();
+  if (!b.scCheck(spendSecretKey)) bad();
+  const self = b.scalarMultBase(spendSecretKey);
+  if (!signers.some((s) => eqBytes(s, self))) bad();
+  return {
+    keys: { spendSecretKey, spendPublicKey, viewSecretKey, viewPublicKey },
+    // the wallet is taken as finished: every round, the post-kex check included (multisig_setup_rounds_required)
+    multisig: { threshold, signers, roundsPassed: kexRoundsRequired(total, threshold) + 1, derivations: [], keys },
+  };
 }

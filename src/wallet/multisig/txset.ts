@@ -195,13 +195,23 @@ export interface SignResult {
  * "" once used); it is changed in place: every nonce used is blanked as it is taken, and at the end
  * every nonce of the outputs these txs spend (as wallet2). `outputKeyOf(i)` is transfer i's key.
  */
-export function signMultisigSet(m: MultisigSigner, set: MultisigTxSet, nonces: Record<string, string[]>, outputKeyOf: (i: number) => string): SignResult {
+export function signMultisigSet(
+  m: MultisigSigner,
+  set: MultisigTxSet,
+  nonces: Record<string, string[]>,
+  outputKeyOf: (i: number) => string,
+  /** Whether the wallet froze the output with this key image (hex); none when not given. */
+  isFrozen: (keyImage: string) => boolean = () => false,
+): SignResult {
   const b = m.backend;
   if (set.ptx.length === 0) throw new MultisigError("No tx found");
   const has = (xs: readonly Bytes[], k: Bytes) => xs.some((x) => eqBytes(x, k));
   if (has(set.signers, m.self)) throw new MultisigError("Transaction already signed by this private key");
   if (set.signers.length > m.threshold) throw new MultisigError("Transaction was signed by too many signers");
   if (set.signers.length === m.threshold) throw new MultisigError("Transaction is already fully signed");
+  // wallet2::frozen(multisig_tx_set) (0.18.3.1 and later; 0.18.0.0 signed them): a peer cannot get
+  // this wallet to spend an output its owner froze
+  if (set.ptx.some((p) => p.constructionData.sources.some((src) => isFrozen(hex(kiOf(src)))))) throw new MultisigError("Will not sign multisig tx containing frozen outputs");
   for (const s of set.signers) if (!has(m.signers, s)) throw new MultisigError("The set was signed by a key outside this multisig group");
   const txids: string[] = [];
   const txKeys: SignResult["txKeys"] = [];

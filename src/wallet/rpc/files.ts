@@ -82,6 +82,8 @@ export function fileMethods(d: WalletRpcDeps) {
         password: str,
         language: str,
         autosave_current: withDefault(bool, true),
+        // monero-wallet-rpc after 0.18 (master 45b52de): `seed` is a multisig seed (query_key "mnemonic" of a multisig wallet)
+        enable_multisig_experimental: withDefault(bool, false),
       }),
       handler: (p) => svc.restoreDeterministic(p),
     }),

@@ -161,7 +161,11 @@ export function multisigMethods({ svc, w }: WalletRpcDeps) {
           const nonces = (st.multisigNonces ??= {});
           const t = st.transfers;
           try {
-            const res = signMultisigSet(signer, set, nonces, (i) => t[i].publicKey);
+            const frozen = (ki: string): boolean => {
+              const i = ctx.ledger.transferIndexByKeyImage(ki);
+              return i !== undefined && t[i].frozen;
+            };
+            const res = signMultisigSet(signer, set, nonces, (i) => t[i].publicKey, frozen);
             for (const k of res.txKeys) ctx.ledger.setTxKeys(k.txid, { txKey: bytesToHex(k.txKey), additional: k.additionalTxKeys.map(bytesToHex) });
             return { data: await saveMultisigSet(signer, res.set), txids: res.txids };
           } catch (e) {

@@ -16,7 +16,7 @@ import { SendError } from "./errors.js";
 import { encryptedPaymentIdFromNonce, parseTxExtra, paymentIdFromNonce } from "../../protocol/extra.js";
 import type { ColdContext } from "../cold/context.js";
 import { BP_VERSION_PLUS, type PendingTxRecord, RANGE_PROOF_PADDED_BULLETPROOF, type TxConstructionData, type TxDestinationEntry, type TxSourceEntry } from "../cold/formats.js";
-import { buildMultisigTx } from "../multisig/tx-builder.js";
+import { buildMultisigTx, finalizeMultisigTx } from "../multisig/tx-builder.js";
 import { type MultisigOutput, type MultisigSigner, proposalRecord, proposeAttempts, signingAttempts } from "../multisig/txset.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import { serializeTransaction } from "../../protocol/tx.js";
@@ -343,15 +343,17 @@ export class Sender {
         change = { ...change, spendPublicKey: b.scalarMultBase(randomScalar(b, this.rng)), viewPublicKey: b.scalarMultBase(randomScalar(b, this.rng)) };
         splitted.push(change);
       }
-      const built = buildMultisigTx(
+      const built0 = buildMultisigTx(
         b,
         ms.signer,
         { extra: this.o.extra, unlockTime: this.o.unlockTime, subaddrAccount: account, subaddrIndices: cd.subaddrIndices, sources, destinations: splitted, change },
         this.rng,
       );
-      const order = built.sources.map((s) => sources.findIndex((x) => Buffer.compare(x.multisigKLRki, s.multisigKLRki) === 0));
+      const order = built0.sources.map((s) => sources.findIndex((x) => Buffer.compare(x.multisigKLRki, s.multisigKLRki) === 0));
       const selectedSorted = order.map((k) => p.selected[k]);
-      const sigs = proposeAttempts(ms.signer, built, outputs, ignoreSets, this.rng);
+      const sigs = proposeAttempts(ms.signer, built0, outputs, ignoreSets, this.rng);
+      // transfer_selected_rct: a 1-of-N member is the only signer, so its first attempt finishes the tx
+      const built = ms.signer.threshold <= 1 ? { ...built0, tx: finalizeMultisigTx(built0.tx, built0.sources, sigs[0].c0, sigs[0].s) } : built0;
       const record = proposalRecord(built, sigs, sources, selectedSorted, { ...cd, changeDts: change }, p.fee);
       const blob = serializeTransaction(built.tx);
       out.push({

@@ -16,7 +16,10 @@ import { defaultBackend } from "../../crypto/index.js";
 import { randomScalar } from "../../crypto/random.js";
 import { Notify } from "../../os/notify.js";
 import type { Network } from "../../protocol/network.js";
-import { DEFAULT_KDF, type KdfParams, WalletFileError, WrongPasswordError } from "../files/index.js";
+import { DEFAULT_KDF, type KdfParams, type MultisigKeysData, WalletFileError, WrongPasswordError } from "../files/index.js";
+import { primaryAddress } from "../keys/account.js";
+import { keysFromMultisigSeed } from "../multisig/kex.js";
+import { MultisigError } from "../multisig/kex-msg.js";
 import {
   checkCreateLanguage,
   createWallet,
@@ -374,16 +377,35 @@ export class WalletService {
     restore_height: bigint;
     language: string;
     autosave_current: boolean;
+    enable_multisig_experimental?: boolean;
   }): Promise<{ address: string; seed: string; info: string; was_deprecated: boolean }> {
     this.dir();
     if (p.seed === "") throw new WalletError("failed", WalletRpcMessages.seedMandatory);
     WalletService.checkFilename(p.filename);
     if (this.fileExists(p.filename)) throw new WalletError("failed", "Wallet already exists.");
+    if (p.enable_multisig_experimental) return this.restoreMultisig(p);
     const r = restoreDeterministicWallet({ seed: p.seed, seed_offset: p.seed_offset, language: p.language }, this.network, this.backend);
     if (p.autosave_current) this.autosave();
     const w = await this.createFiles(p.filename, p.password, r.wallet.keys, r.wallet.seedLanguage, p.restore_height);
     await this.install(w);
     return r.result;
+  }
+
+  /** restore_deterministic_wallet with enable_multisig_experimental (wallet_rpc_server after 0.18, master 45b52de). */
+  private async restoreMultisig(p: { filename: string; password: string; seed: string; seed_offset: string; restore_height: bigint; autosave_current: boolean }): Promise<{ address: string; seed: string; info: string; was_deprecated: boolean }> {
+    if (p.autosave_current) this.autosave();
+    if (p.seed_offset !== "") throw new WalletError("failed", "Multisig seeds are not compatible with seed offsets");
+    if (p.seed.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(p.seed)) throw new WalletError("failed", "Multisig seed not represented as hexadecimal string");
+    let restored: ReturnType<typeof keysFromMultisigSeed>;
+    try {
+      restored = keysFromMultisigSeed(this.backend, Uint8Array.from(Buffer.from(p.seed, "hex")));
+    } catch (e) {
+      if (e instanceof MultisigError) throw new WalletError("failed", e.message);
+      throw e;
+    }
+    const w = await this.createFiles(p.filename, p.password, restored.keys, "", p.restore_height, restored.multisig);
+    await this.install(w);
+    return { address: primaryAddress(restored.keys, this.network, this.backend), seed: "", info: WalletRpcMessages.restored, was_deprecated: false };
   }
 
   /** generate_from_keys (spendkey empty → view-only). */
@@ -410,9 +432,9 @@ export class WalletService {
     return r.result;
   }
 
-  private async createFiles(name: string, password: string, keys: OpenWallet["keys"], seedLanguage: string, restoreHeight: bigint): Promise<OpenWallet> {
+  private async createFiles(name: string, password: string, keys: OpenWallet["keys"], seedLanguage: string, restoreHeight: bigint, multisig?: MultisigKeysData): Promise<OpenWallet> {
     try {
-      return await OpenWallet.create({ ...this.walletOptions(name), password, keys, seedLanguage, restoreHeight, kdf: this.opts.kdf ?? DEFAULT_KDF });
+      return await OpenWallet.create({ ...this.walletOptions(name), password, keys, seedLanguage, restoreHeight, kdf: this.opts.kdf ?? DEFAULT_KDF, ...(multisig ? { multisig } : {}) });
     } catch (e) {
       if (e instanceof WalletFileError && /already exists/.test(e.message)) throw new WalletError("already-exists", "Cannot create wallet. Already exists.");
       throw new WalletError("failed", e instanceof Error ? e.message : String(e));

@@ -21,6 +21,7 @@ import {
   emptyUserData,
   WalletFileError,
   type KdfParams,
+  type MultisigKeysData,
   type WalletKeysData,
   WalletFiles,
   type WalletUserData,
@@ -87,6 +88,8 @@ export interface CreateWalletOptions extends OpenWalletOptions {
   readonly seedLanguage: string;
   readonly restoreHeight: bigint;
   readonly kdf?: KdfParams;
+  /** A finished multisig member's state (a wallet restored from its multisig seed); multisig is then enabled. */
+  readonly multisig?: MultisigKeysData;
 }
 
 /** A spend was asked of a wallet with no daemon (--offline, or set_daemon to nothing). */
@@ -297,6 +300,7 @@ export class OpenWallet {
       restoreHeight: o.restoreHeight,
       createdAt: BigInt(Math.floor(Date.now() / 1000)),
       user: emptyUserData(),
+      ...(o.multisig ? { multisig: o.multisig, enableMultisig: true } : {}),
     };
     if (o.name === "") return new OpenWallet(o, null, keysData, null, () => undefined);
     const unlock = lockWallet(o.dir, o.name, o.log ?? ((m) => console.error(m)));
