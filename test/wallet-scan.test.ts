@@ -325,12 +325,16 @@ function aliceBeforeFirstSpend() {
   throw new Error("alice spends nothing in the recorded chain");
 }
 
-test("a spend of the wallet's outputs seen in the pool, sent by another wallet: pending, outputs spent, change counted (master daded368)", () => {
+test("a spend of the wallet's outputs seen in the pool, sent by another wallet: with --detect-pool-spends pending, outputs spent, change counted (master daded368); without, nothing until mined", () => {
   const { l, scanner, input, h, txid, pooled } = aliceBeforeFirstSpend();
   const addr = () => "addr";
   const now = 1_700_000_000n;
   const before = l.balance(0, now).balance;
+  // without --detect-pool-spends, as every released monero-wallet-rpc: nothing until it is mined
   l.setPool([pooled], now, new Set(), { ids: new Set([txid]), refreshed: true });
+  assert.equal(l.getTransfers({ pending: true }, { now, address: addr }).pending.length, 0);
+  assert.equal(l.balance(0, now).balance, before);
+  l.setPool([pooled], now, new Set(), { ids: new Set([txid]), refreshed: true, spends: true });
   const pending = l.getTransfers({ pending: true }, { now, address: addr }).pending;
   assert.equal(pending.length, 1);
   const e = pending[0];
@@ -342,7 +346,7 @@ test("a spend of the wallet's outputs seen in the pool, sent by another wallet: 
   assert.equal(l.balance(0, now).balance, before - e.amount - e.fee);
   assert.ok(e.changeAmount > 0n);
   // the same pool again adds nothing
-  l.setPool([pooled], now + 10n, new Set(), { ids: new Set([txid]), refreshed: true });
+  l.setPool([pooled], now + 10n, new Set(), { ids: new Set([txid]), refreshed: true, spends: true });
   assert.equal(l.getTransfers({ pending: true }, { now, address: addr }).pending.length, 1);
   assert.equal(l.getTransfers({ pool: true }, { now, address: addr }).pool.filter((p) => p.txid === txid).length, 0, "the change is no pool payment");
   // mined: the pending entry becomes an out entry with the same amounts
@@ -361,7 +365,7 @@ test("a pending tx missing from the pool: not-in-pool, then failed at a refresh 
   const addr = () => "addr";
   const sent = 1_700_000_000n;
   const before = l.balance(0, sent).balance;
-  l.setPool([pooled], sent, new Set(), { ids: new Set([txid]), refreshed: true });
+  l.setPool([pooled], sent, new Set(), { ids: new Set([txid]), refreshed: true, spends: true });
   const spentBalance = l.balance(0, sent).balance;
   assert.ok(spentBalance < before);
   const gone = (now: bigint, refreshed: boolean) => l.setPool([], now, new Set(), { ids: new Set(), refreshed });

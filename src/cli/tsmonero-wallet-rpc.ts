@@ -210,6 +210,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
     trusted,
     connect,
     txNotify: get(a, "tx-notify"),
+    poolSpends: has(a, "detect-pool-spends"),
     ...(kdf ? { kdf } : {}),
     log: (m) => log.line(m),
     // refresh and rescan: an updating line on a terminal, a log line every 10 s otherwise
@@ -220,7 +221,7 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
   let hub: WalletHub | undefined;
   if (has(a, "wallet-hub")) {
     if (walletDir === undefined || walletDir === "") throw new UsageError("--wallet-hub needs --wallet-dir: the hub's wallets are files of that directory");
-    hub = new WalletHub({ network, walletDir: resolve(walletDir), node: node ?? null, trusted, connect, txNotify: get(a, "tx-notify"), ...(kdf ? { kdf } : {}), log: (m) => log.line(m) });
+    hub = new WalletHub({ network, walletDir: resolve(walletDir), node: node ?? null, trusted, connect, txNotify: get(a, "tx-notify"), poolSpends: has(a, "detect-pool-spends"), ...(kdf ? { kdf } : {}), log: (m) => log.line(m) });
   }
 
   // --wallet-file: open (and sync) before the server starts, as monero-wallet-rpc does

@@ -59,5 +59,6 @@ export const WALLET_FLAGS: readonly FlagSpec[] = [
   v("config-file", "Config file"),
   // tsmonero's own
   v("web-console-port", "Serve the web console (the open wallet and, with a daemon, the explorer) on this port of --rpc-bind-ip; needs --disable-rpc-login"),
+  s("detect-pool-spends", "A pool tx spending the wallet's outputs that it did not send (the same seed elsewhere, a multisig peer) lowers the balance and is listed as pending at once, as monero-wallet-rpc's master does; without it, as every 0.18 release: only once mined"),
   s("wallet-hub", "Also serve many wallets of --wallet-dir by name: /wallets/json_rpc opens, creates and closes them, /wallets/NAME/json_rpc is each one's RPC (one shared block stream from the daemon)"),
 ];

@@ -143,6 +143,11 @@ export interface PoolLook {
   readonly ids: ReadonlySet<string>;
   /** The look ends a refresh (the chain was read first), not a get_transfers or scan_tx on its own. */
   readonly refreshed: boolean;
+  /**
+   * Spends of our outputs by pool txs this wallet did not send become pending txs (master daded368;
+   * no released monero-wallet-rpc does it: tsmonero-wallet-rpc's --detect-pool-spends).
+   */
+  readonly spends?: boolean;
 }
 
 /** wallet2::update_pool_state's tx_propagation_timeout: how long a sent tx may be missing from the pool before it counts as failed. */
@@ -437,7 +442,7 @@ export class Ledger {
     this.state.pool = [];
     // update_pool_state: a tx this wallet sent is known already (its pending record), not a pool payment
     const sent = new Set(this.state.pending.map((p) => p.txid));
-    for (const tx of txs) if (!sent.has(hex(tx.txid))) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)));
+    for (const tx of txs) if (!sent.has(hex(tx.txid))) this.processTx(tx, 0, now, true, doubleSpendSeen.has(hex(tx.txid)), look?.spends ?? false);
   }
 
   /**
@@ -477,7 +482,7 @@ export class Ledger {
   }
 
   /** process_new_transaction for a block (pool = false) or pool (pool = true) transaction. */
-  private processTx(tx: ScannedTx, height: number, timestamp: bigint, pool: boolean, doubleSpend: boolean): void {
+  private processTx(tx: ScannedTx, height: number, timestamp: bigint, pool: boolean, doubleSpend: boolean, poolSpends = false): void {
     const s = this.state;
     const txid = idHex(tx.txid);
     const got = new Map<string, { index: SubaddressIndex; total: bigint; amounts: bigint[] }>();
@@ -530,7 +535,7 @@ export class Ledger {
         td.spent = true;
         td.spentHeight = height;
         td.spentTxid = txid;
-      } else if (!td.spent) {
+      } else if (poolSpends && !td.spent) {
         // spent by a pool tx this wallet did not send (the same seed elsewhere, a multisig peer, a
         // wallet restored since): monero-wallet-rpc after 0.18 (master daded368, "identify spends in
         // pool when scanning") marks it spent at height 0 as wallet2 does for its own sends
@@ -586,7 +591,7 @@ export class Ledger {
       if (spent === selfReceived + fee) o.change = selfReceived;
     }
 
-    if (spent > 0n && pool && account !== null && !s.pending.some((p) => p.txid === txid)) {
+    if (poolSpends && spent > 0n && pool && account !== null && !s.pending.some((p) => p.txid === txid)) {
       // master daded368: a spend seen in the pool joins the unconfirmed txs (add_unconfirmed_tx with
       // no destinations and no payment id; the change is what the spending account gets back)
       let selfReceived = 0n;

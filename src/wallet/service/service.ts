@@ -52,6 +52,8 @@ export interface WalletServiceOptions {
   readonly kdf?: KdfParams;
   /** --tx-notify: a program and its arguments, "%s" replaced by the txid. */
   readonly txNotify?: string;
+  /** Spends of the wallet's outputs by pool txs it did not send become pending txs (master daded368; off: as every released monero-wallet-rpc). */
+  readonly poolSpends?: boolean;
   /** Seconds between background refreshes; 0 = off. Default 20. */
   readonly autoRefreshPeriod?: number;
   readonly backend?: CryptoBackend;
@@ -243,6 +245,7 @@ export class WalletService {
       log: this.log,
       ...(this.opts.progress ? { progress: this.opts.progress } : {}),
       ...(this.opts.scanPool ? { scanPool: this.opts.scanPool } : {}),
+      poolSpends: this.opts.poolSpends ?? false,
     };
   }
 
@@ -452,6 +455,7 @@ export class WalletService {
       lookaheadMinor: this.opts.lookaheadMinor,
       log: this.log,
       ...(this.opts.progress ? { progress: this.opts.progress } : {}),
+      poolSpends: this.opts.poolSpends ?? false,
       password,
     });
     await this.install(w);

@@ -67,6 +67,8 @@ export interface OpenWalletOptions {
    * own, and the main thread adopts its subaddress table from there instead of deriving it again.
    */
   readonly scanPool?: SharedScanPool;
+  /** --detect-pool-spends: see WalletSyncOptions.poolSpends. */
+  readonly poolSpends?: boolean;
 }
 
 /**
@@ -542,7 +544,7 @@ export class OpenWallet {
   private makeSync(node: NodeApi, worker: WalletScanner): WalletSync {
     const report = this.opts.progress;
     const onProgress = report ? (p: SyncProgress) => report({ wallet: this.name, kind: this.syncKind, height: p.height, target: p.target, end: false }) : undefined;
-    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight, countSplitBlock: false, ...(onProgress ? { onProgress } : {}) });
+    return new WalletSync({ node, ledger: this.ledger, scanner: worker, restoreHeight: this.restoreHeight, countSplitBlock: false, poolSpends: this.opts.poolSpends ?? false, ...(onProgress ? { onProgress } : {}) });
   }
 
   /** Runs a sync (refresh or rescan) telling `progress` when it ends. */

@@ -48,6 +48,8 @@ export interface WalletSyncOptions {
   readonly maxReorgDepth?: number;
   /** Whether refresh also reads the pool (default true). */
   readonly pool?: boolean;
+  /** Ledger.setPool's `spends`: pool txs spending our outputs become pending txs (--detect-pool-spends). */
+  readonly poolSpends?: boolean;
   /**
    * Whether `blocks_fetched` counts the first block after a fork (default true). wallet2's
    * process_parsed_blocks does not count it (it detaches and adds it on the split branch), so
@@ -307,6 +309,6 @@ export class WalletSync {
       if (e.doubleSpend) doubleSpend.add(id);
     }
     const now = this.opts.now?.() ?? BigInt(Math.floor(Date.now() / 1000));
-    this.ledger.setPool(txs, now, doubleSpend, { ids: current, refreshed });
+    this.ledger.setPool(txs, now, doubleSpend, { ids: current, refreshed, spends: this.opts.poolSpends ?? false });
   }
 }
