@@ -342,6 +342,20 @@ export function paymentIdHex(full: string): string {
 
 const ZERO_PID = "0".repeat(64);
 
+/** wallet2::set_spent: spent at `height` (0: by a tx not mined yet) by `txid`. */
+function setSpent(t: TransferDetails, height: number, txid: string): void {
+  t.spent = true;
+  t.spentHeight = height;
+  t.spentTxid = txid;
+}
+
+/** wallet2::set_unspent. */
+function setUnspent(t: TransferDetails): void {
+  t.spent = false;
+  t.spentHeight = 0;
+  t.spentTxid = "";
+}
+
 export class Ledger {
   readonly state: LedgerState;
   private readonly byKeyImage = new Map<string, number>();
@@ -420,11 +434,7 @@ export class Ledger {
     const s = this.state;
     if (height >= s.height) return;
     for (const t of s.transfers) {
-      if (t.spent && t.spentHeight >= height) {
-        t.spent = false;
-        t.spentHeight = 0;
-        t.spentTxid = "";
-      }
+      if (t.spent && t.spentHeight >= height) setUnspent(t);
     }
     s.transfers = s.transfers.filter((t) => t.blockHeight < height);
     s.payments = s.payments.filter((p) => p.blockHeight < height);
@@ -463,11 +473,7 @@ export class Ledger {
         const i = this.byKeyImage.get(ki);
         if (i === undefined) continue;
         const t = this.state.transfers[i];
-        if (t.spent && t.spentTxid === p.txid) {
-          t.spent = false;
-          t.spentHeight = 0;
-          t.spentTxid = "";
-        }
+        if (t.spent && t.spentTxid === p.txid) setUnspent(t);
       }
     }
   }
@@ -531,25 +537,23 @@ export class Ledger {
       spent += input.amount > 0n ? input.amount : td.amount;
       account = td.subaddress.major;
       indices.add(td.subaddress.minor);
-      if (!pool) {
-        td.spent = true;
-        td.spentHeight = height;
-        td.spentTxid = txid;
-      } else if (poolSpends && !td.spent) {
+      if (!pool) setSpent(td, height, txid);
+      else if (poolSpends && !td.spent) {
         // spent by a pool tx this wallet did not send (the same seed elsewhere, a multisig peer, a
         // wallet restored since): monero-wallet-rpc after 0.18 (master daded368, "identify spends in
         // pool when scanning") marks it spent at height 0 as wallet2 does for its own sends
-        td.spent = true;
-        td.spentHeight = 0;
-        td.spentTxid = txid;
+        setSpent(td, 0, txid);
         poolKeyImages.push(td.keyImage);
       }
     }
     const fee = tx.coinbase ? 0n : tx.version === 1 ? spent - tx.outsMoney : tx.rctFee;
 
+    // what the spending account gets back, and get_outgoing_amount
+    let selfReceived = 0n;
+    for (const g of got.values()) if (g.index.major === account) selfReceived += g.total;
+    const amountOut = tx.version === 1 ? tx.outsMoney : spent - tx.rctFee;
+
     if (spent > 0n && !pool && account !== null) {
-      let selfReceived = 0n;
-      for (const g of got.values()) if (g.index.major === account) selfReceived += g.total;
       let o = s.outgoing.find((x) => x.txid === txid);
       const sent = s.pending.find((p) => p.txid === txid);
       if (!o && sent) {
@@ -573,7 +577,7 @@ export class Ledger {
         o = {
           txid,
           amountIn: spent,
-          amountOut: tx.version === 1 ? tx.outsMoney : spent - tx.rctFee,
+          amountOut,
           change: selfReceived,
           paymentId: tx.longPaymentId ? hex(tx.longPaymentId) : ZERO_PID,
           account,
@@ -594,12 +598,10 @@ export class Ledger {
     if (poolSpends && spent > 0n && pool && account !== null && !s.pending.some((p) => p.txid === txid)) {
       // master daded368: a spend seen in the pool joins the unconfirmed txs (add_unconfirmed_tx with
       // no destinations and no payment id; the change is what the spending account gets back)
-      let selfReceived = 0n;
-      for (const g of got.values()) if (g.index.major === account) selfReceived += g.total;
       s.pending.push({
         txid,
         amountIn: spent,
-        amountOut: tx.version === 1 ? tx.outsMoney : spent - tx.rctFee,
+        amountOut,
         change: selfReceived,
         paymentId: ZERO_PID,
         account,
@@ -1059,11 +1061,7 @@ export class Ledger {
       const i = this.byKeyImage.get(ki);
       if (i === undefined) continue;
       const t = this.state.transfers[i];
-      if (!t.spent) {
-        t.spent = true;
-        t.spentHeight = 0;
-        t.spentTxid = p.txid;
-      }
+      if (!t.spent) setSpent(t, 0, p.txid);
     }
   }
 }

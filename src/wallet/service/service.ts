@@ -18,6 +18,7 @@ import { Notify } from "../../os/notify.js";
 import type { Network } from "../../protocol/network.js";
 import { DEFAULT_KDF, type KdfParams, type MultisigKeysData, WalletFileError, WrongPasswordError } from "../files/index.js";
 import { primaryAddress } from "../keys/account.js";
+import { isHex } from "../../base/bytes.js";
 import { keysFromMultisigSeed } from "../multisig/kex.js";
 import { MultisigError } from "../multisig/kex-msg.js";
 import {
@@ -398,7 +399,7 @@ export class WalletService {
   private async restoreMultisig(p: { filename: string; password: string; seed: string; seed_offset: string; restore_height: bigint; autosave_current: boolean }): Promise<{ address: string; seed: string; info: string; was_deprecated: boolean }> {
     if (p.autosave_current) this.autosave();
     if (p.seed_offset !== "") throw new WalletError("failed", "Multisig seeds are not compatible with seed offsets");
-    if (p.seed.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(p.seed)) throw new WalletError("failed", "Multisig seed not represented as hexadecimal string");
+    if (!isHex(p.seed)) throw new WalletError("failed", "Multisig seed not represented as hexadecimal string");
     let restored: ReturnType<typeof keysFromMultisigSeed>;
     try {
       restored = keysFromMultisigSeed(this.backend, Uint8Array.from(Buffer.from(p.seed, "hex")));
