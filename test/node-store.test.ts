@@ -253,6 +253,7 @@ if (CHILD_DIR !== undefined) {
     const both = store.cumulativeRctBothWays();
     assert.ok(both.stored, "every block carries its count");
     assert.deepEqual(both.stored, both.walked);
+    assert.deepEqual(both.chunked, both.walked, "cum_rct's chunks hold the same counts");
     assert.equal(both.stored[332], Number(store.outputCount(0n)));
     assert.deepEqual(store.cumulativeRctOutputs(100, 332), both.walked.slice(100, 333));
   });
@@ -263,6 +264,32 @@ if (CHILD_DIR !== undefined) {
     assert.throws(() => ChainStore.open(dir, "mainnet"), /regtest, not mainnet/);
     store = ChainStore.open(dir, "regtest");
     assert.equal(digest(store), before);
+  });
+
+  test("cum_rct (the RingCT counts in chunks) is rebuilt at open when it is missing or does not end at the top", async () => {
+    const expected = store.cumulativeRctBothWays().walked;
+    for (const spoil of ["drop", "stale top"] as const) {
+      await store.close();
+      const raw = open<Buffer, number>({ path: dir, maxDbs: 32, encoding: "binary" });
+      const chunks = raw.openDB<Buffer, number>("cum_rct", { encoding: "binary", keyEncoding: "uint32" });
+      const last = Math.floor((expected.length - 1) / 128);
+      raw.transactionSync(() => {
+        if (spoil === "drop") chunks.clearSync();
+        else chunks.putSync(last, chunks.get(last)!.subarray(0, 8));
+      });
+      await raw.close();
+      const lines: string[] = [];
+      store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
+      assert.match(lines.join("\n"), /RingCT output counts per block indexed in chunks \(333 blocks/, spoil);
+      assert.deepEqual(store.cumulativeRctBothWays().chunked, expected, spoil);
+      assert.deepEqual(store.cumulativeRctOutputs(0, 332), expected, spoil);
+      assert.deepEqual(store.cumulativeRctOutputs(200, 210), expected.slice(200, 211), spoil);
+    }
+    // a consistent table is left as it is
+    await store.close();
+    const lines: string[] = [];
+    store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
+    assert.deepEqual(lines, []);
   });
 
   test("a store in layout 1 (txs keyed by id, one output table) is migrated once at open and reads the same; a newer layout is refused", async () => {
@@ -391,6 +418,7 @@ if (CHILD_DIR !== undefined) {
     assert.deepEqual(looseAll(store), allTxIdsInLooseOrder(chain));
     const both = store.cumulativeRctBothWays();
     assert.deepEqual(both.stored, both.walked, "popped and re-applied blocks carry their counts again");
+    assert.deepEqual(both.chunked, both.walked, "and cum_rct's chunks follow the pops and applies");
   });
 
   test("a block that fails half way leaves no trace; the genesis block cannot be popped", () => {

@@ -122,6 +122,17 @@ describe("rpc/json epee style", () => {
     );
   });
 
+  it("writes a long list of u64s (joined in one go) as it writes a short one, item by item", () => {
+    const long = Array.from({ length: 40 }, (_, k) => (k === 39 ? 18446744073709551615n : BigInt(k * 1000)));
+    const text = stringifyJson({ d: long }, { style: "epee" });
+    assert.equal(text, `{\r\n  "d": [${long.map(String).join(",")}]\r\n}`);
+    const back = (parseJson(text) as { d: (number | bigint)[] }).d;
+    assert.deepEqual(back.map(String), long.map(String), "and reads back as the same numbers");
+    // a list that is not all bigints takes the item-by-item path (strings quoted, numbers as numbers)
+    const mixed = [...long.slice(0, 20), "x", 1.5];
+    assert.equal(stringifyJson({ d: mixed }, { style: "epee" }), `{\r\n  "d": [${long.slice(0, 20).map(String).join(",")},"x",1.5]\r\n}`);
+  });
+
   it("escapes like epee ('/' too) but keeps the text valid JSON", () => {
     const s = 'a/b"c\\d\n\t\u000b\u0001é';
     const text = stringifyJson({ s }, { style: "epee" });

@@ -469,6 +469,13 @@ export function stringifyJson(value: JsonWritable, opts: JsonStringifyOptions = 
   return parts.join("");
 }
 
+/** Whether every item is a bigint (Array.prototype.join then writes each as its decimal digits, as scalar does). */
+function allBigints(arr: readonly JsonWritable[]): boolean {
+  if (arr.length < 16) return false;
+  for (let k = 0; k < arr.length; k++) if (typeof arr[k] !== "bigint") return false;
+  return true;
+}
+
 function scalar(v: JsonWritable): string | undefined {
   switch (typeof v) {
     case "bigint":
@@ -523,6 +530,8 @@ function stringifyEpee(value: JsonWritable, maxDepth: number, startLevel = 0): s
       // arrays add no level: their objects are indented as their parent member is
       let out = "[";
       const arr = v as readonly JsonWritable[];
+      // a list of u64s (get_output_distribution's thousands of counts): joined natively
+      if (allBigints(arr)) return out + arr.join(",") + "]";
       for (let k = 0; k < arr.length; k++) out += (k > 0 ? "," : "") + write(arr[k], level, depth + 1);
       return out + "]";
     }

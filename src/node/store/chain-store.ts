@@ -21,6 +21,10 @@
  *   pre_rct_outputs amount ‖ global index → the same, for pre-RingCT outputs (amount > 0)
  *   output_counts amount → number of outputs of that amount (the next global index)
  *   key_images    key image → height of the block that spent it
+ *   cum_rct       chunk number c → the RingCT output counts of blocks 0..h (monerod's bi_cum_rct, as block_meta
+ *                 carries them) for h in [128·c, 128·c + 127], u64 each: the first get_output_distribution after a
+ *                 start reads height/128 values, not one per block. Derived from block_meta; open() checks its top
+ *                 and rebuilds it when it does not match (a store written before it existed).
  *   properties    "network", "height" (number of blocks), "pruning_seed" (u32, absent when unpruned), "schema" (u32)
  * RingCT outputs (every output of a version-2 tx, coinbase included) are indexed under amount 0.
  *
@@ -119,6 +123,14 @@ const bytes = (b: Buffer): Bytes => new Uint8Array(b);
 const outKey = (amount: bigint, index: bigint): Buffer => Buffer.concat([U64(amount), U64(index)]);
 
 const META_SIZE = 8 + 16 + 16 + 8 + 8 + 8 + 8 + 4 + 32;
+/** Heights per cum_rct value (1 KiB: LMDB keeps it in its leaf page, no overflow page). */
+const CUM_RCT_CHUNK = 128;
+/** A u64 count (below 2^53) at `at`, big-endian: high word times 2^32 plus low word, no BigInt. */
+const readCount = (b: Buffer, at: number): number => b.readUInt32BE(at) * 0x1_0000_0000 + b.readUInt32BE(at + 4);
+const writeCount = (b: Buffer, at: number, n: number): void => {
+  b.writeUInt32BE(Math.floor(n / 0x1_0000_0000), at);
+  b.writeUInt32BE(n % 0x1_0000_0000, at + 4);
+};
 /**
  * Blocks stored since the cumulative RingCT output count was added carry it after the fields above
  * (u64, monerod's bi_cum_rct), so get_output_distribution reads one value per block, not every output.
@@ -256,6 +268,8 @@ export class ChainStore implements ChainView {
   private readonly ltwMedian = new WindowMedian();
   /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
   private cumRct: number[] | null = null;
+  /** cum_rct: the counts of block_meta in chunks of CUM_RCT_CHUNK heights. */
+  private readonly cumRctChunks: Database<Buffer, number>;
   /** tx_ids: txKey(id) → tx number and location. */
   private readonly txIndex: Database<Buffer, Buffer>;
   /** tx number → pruned blob / prunable blob / prunable hash. */
@@ -301,6 +315,7 @@ export class ChainStore implements ChainView {
     this.blocks = db<number>("blocks", "uint32");
     this.blockHeights = db<Buffer>("block_heights", "binary");
     this.blockMeta = db<number>("block_meta", "uint32");
+    this.cumRctChunks = db<number>("cum_rct", "uint32");
     this.txIndex = db<Buffer>("tx_ids", "binary");
     this.txPruned = db<Buffer>("txs_pruned", "binary");
     this.txPrunable = db<Buffer>("txs_prunable", "binary");
@@ -340,6 +355,7 @@ export class ChainStore implements ChainView {
       s.props.putSync("network", Buffer.from(network, "utf8"));
       s.applyBlock(g, [], r.accepted);
     }
+    s.checkCumRctChunks(opts.log);
     return s;
   }
 
@@ -428,8 +444,12 @@ export class ChainStore implements ChainView {
     const top = this.height();
     if (start < 0 || count < 0 || start + count > top) throw new RangeError(`blocks [${start}, ${start + count}) beyond height ${top}`);
     const out: BlockMeta[] = [];
-    for (const { key, value } of this.blockMeta.getRange({ start, end: start + count })) out.push(decodeMeta(key, value));
-    if (out.length !== count) throw new StoreError(`block_meta [${start}, ${start + count}) has ${out.length} entries`);
+    // one lookup per height: lmdb-js' getBinaryFast (a shared buffer, decoded at once) is ~3× a cursor's entry
+    for (let h = start; h < start + count; h++) {
+      const value = this.blockMeta.getBinaryFast(h);
+      if (value === undefined) throw new StoreError(`block_meta [${start}, ${start + count}) has no entry ${h}`);
+      out.push(decodeMeta(h, value));
+    }
     return out;
   }
 
@@ -766,7 +786,9 @@ export class ChainStore implements ChainView {
       };
       appendSync(this.blocks, "blocks", height, blob);
       this.blockHeights.putSync(buf(hash), U32(height));
-      appendSync(this.blockMeta, "block_meta", height, encodeMeta(meta, counts.get(0n) ?? this.outputCount(0n)));
+      const cumRct = counts.get(0n) ?? this.outputCount(0n);
+      appendSync(this.blockMeta, "block_meta", height, encodeMeta(meta, cumRct));
+      this.pushCumRct(height, Number(cumRct));
       this.props.putSync("height", U32(height + 1));
       // a pruned store prunes the block that this one pushes out of the tip (update_pruning, per block)
       const seed = this.pruningSeed();
@@ -780,8 +802,9 @@ export class ChainStore implements ChainView {
       this.cachedHeight = m.height + 1;
       this.cachedTop = { height: m.height + 1, hash: m.hash };
     }
+    // inside an outer transaction (a reorg) that may still roll back, the kept counts are dropped
     if (this.cumRct) {
-      if (this.cumRct.length === m.height) this.cumRct.push(Number(this.outputCount(0n)));
+      if (this.writeDepth === 0 && this.cumRct.length === m.height) this.cumRct.push(Number(this.outputCount(0n)));
       else this.cumRct = null;
     }
     return m;
@@ -797,18 +820,89 @@ export class ChainStore implements ChainView {
   cumulativeRctOutputs(from: number, to: number): number[] {
     const height = this.height();
     if (from < 0 || to < from || to >= height) throw new RangeError(`blocks [${from}, ${to}] beyond height ${height}`);
-    if (!this.cumRct || this.cumRct.length !== height) this.cumRct = this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height);
+    if (this.cumRct && this.cumRct.length === height) return this.cumRct.slice(from, to + 1);
+    // a window (a tx's spendable age, a recent range) reads its chunks only; the whole chain is kept
+    if (to - from + 1 < height / 2) return this.chunkedCumRct(from, to) ?? (this.cumRct = this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height)).slice(from, to + 1);
+    this.cumRct = this.chunkedCumRct(0, height - 1) ?? this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height);
     return this.cumRct.slice(from, to + 1);
+  }
+
+  /** The counts of [from, to] from cum_rct, or undefined when a chunk is missing or short. */
+  private chunkedCumRct(from: number, to: number): number[] | undefined {
+    const out = new Array<number>(to - from + 1);
+    for (let c = Math.floor(from / CUM_RCT_CHUNK); c <= Math.floor(to / CUM_RCT_CHUNK); c++) {
+      const v = this.cumRctChunks.getBinaryFast(c);
+      const first = c * CUM_RCT_CHUNK;
+      const a = Math.max(from, first);
+      const b = Math.min(to, first + CUM_RCT_CHUNK - 1);
+      if (v === undefined || v.length < 8 * (b - first + 1)) return undefined;
+      for (let h = a; h <= b; h++) out[h - from] = readCount(v, 8 * (h - first));
+    }
+    return out;
+  }
+
+  /** Appends block `height`'s count to its chunk (inside applyBlock's transaction). */
+  private pushCumRct(height: number, count: number): void {
+    const c = Math.floor(height / CUM_RCT_CHUNK);
+    const at = 8 * (height - c * CUM_RCT_CHUNK);
+    const v = at === 0 ? undefined : this.cumRctChunks.get(c);
+    // a chunk that does not end at the block before (a store written without the table) is left to open()'s rebuild
+    if (at > 0 && (v === undefined || v.length !== at)) return;
+    const next = Buffer.alloc(at + 8);
+    if (v !== undefined) v.copy(next, 0, 0, at);
+    writeCount(next, at, count);
+    this.cumRctChunks.putSync(c, next);
+  }
+
+  /** Removes block `height`'s count, the last of its chunk (inside popBlock's transaction). */
+  private popCumRct(height: number): void {
+    const c = Math.floor(height / CUM_RCT_CHUNK);
+    const at = 8 * (height - c * CUM_RCT_CHUNK);
+    const v = this.cumRctChunks.get(c);
+    if (v === undefined || v.length !== at + 8) return; // not kept for this block: open()'s check finds it
+    if (at === 0) this.cumRctChunks.removeSync(c);
+    else this.cumRctChunks.putSync(c, Buffer.from(v.subarray(0, at)));
+  }
+
+  /**
+   * cum_rct holds exactly one count per block and its last equals the top block's meta (or a walk's
+   * when metas lack it); else it is rebuilt from block_meta in one write transaction.
+   */
+  private checkCumRctChunks(log?: (line: string) => void): void {
+    const height = this.height();
+    if (height === 0) return;
+    const last = height - 1;
+    const c = Math.floor(last / CUM_RCT_CHUNK);
+    const v = this.cumRctChunks.get(c);
+    const at = 8 * (last - c * CUM_RCT_CHUNK);
+    const top = this.blockMeta.get(last);
+    const topCount = top !== undefined && top.length === META_SIZE_WITH_CUM_RCT ? readCount(top, META_SIZE) : Number(this.outputCount(0n));
+    if (v !== undefined && v.length === at + 8 && readCount(v, at) === topCount && this.cumRctChunks.get(c + 1) === undefined) return;
+    const started = Date.now();
+    const cum = this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height);
+    this.writeTransaction(() => {
+      this.cumRctChunks.clearSync();
+      for (let first = 0; first < height; first += CUM_RCT_CHUNK) {
+        const n = Math.min(CUM_RCT_CHUNK, height - first);
+        const b = Buffer.alloc(8 * n);
+        for (let k = 0; k < n; k++) writeCount(b, 8 * k, cum[first + k]);
+        this.cumRctChunks.putSync(first / CUM_RCT_CHUNK, b);
+      }
+    });
+    log?.(`chain store: RingCT output counts per block indexed in chunks (${height} blocks, ${Date.now() - started} ms)`);
   }
 
   /** The counts the block metas carry (one cursor over block_meta), or undefined when a block has none (stored before they were). */
   private storedCumulativeRct(height: number): number[] | undefined {
-    const cum: number[] = [];
-    for (const { value } of this.blockMeta.getRange({ start: 0, end: height })) {
-      if (value.length !== META_SIZE_WITH_CUM_RCT) return undefined;
-      cum.push(Number(value.readBigUInt64BE(META_SIZE)));
+    const cum = new Array<number>(height);
+    // per height with getBinaryFast, not a cursor: the first get_output_distribution reads every block's
+    for (let h = 0; h < height; h++) {
+      const value = this.blockMeta.getBinaryFast(h);
+      if (value === undefined || value.length !== META_SIZE_WITH_CUM_RCT) return undefined;
+      // a count of outputs fits 2^53: the high word times 2^32 plus the low word
+      cum[h] = readCount(value, META_SIZE);
     }
-    return cum.length === height ? cum : undefined;
+    return cum;
   }
 
   /** The counts from one walk over every RingCT output (their heights). */
@@ -827,9 +921,9 @@ export class ChainStore implements ChainView {
   }
 
   /** Test hook: both ways of counting, to compare. */
-  cumulativeRctBothWays(): { stored: number[] | undefined; walked: number[] } {
+  cumulativeRctBothWays(): { stored: number[] | undefined; walked: number[]; chunked: number[] | undefined } {
     const height = this.height();
-    return { stored: this.storedCumulativeRct(height), walked: this.walkCumulativeRct(height) };
+    return { stored: this.storedCumulativeRct(height), walked: this.walkCumulativeRct(height), chunked: this.chunkedCumRct(0, height - 1) };
   }
 
   /**
@@ -975,10 +1069,12 @@ export class ChainStore implements ChainView {
       this.blocks.removeSync(top);
       this.blockHeights.removeSync(buf(meta.hash));
       this.blockMeta.removeSync(top);
+      this.popCumRct(top);
       this.props.putSync("height", U32(top));
       this.ltwMedian.truncate(top);
+      // popped in a write transaction: the kept counts are dropped unless this is the outermost one
       if (this.cumRct) {
-        if (this.cumRct.length === height) this.cumRct.pop();
+        if (this.writeDepth === 1 && this.cumRct.length === height) this.cumRct.pop();
         else this.cumRct = null;
       }
       result = { block, txs };
