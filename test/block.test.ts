@@ -6,6 +6,7 @@ import {
   blockHashesFromBlob,
   blockHashingBlob,
   parseBlock,
+  parseBlockWithMinerTxHash,
   powBlob,
   serializeBlock,
   txTreeHash,
@@ -43,6 +44,9 @@ test("block ids, miner tx ids and tx hashes equal monerod's", () => {
     assert.equal(toHex(fromBlob.hash), rb.hash);
     assert.equal(toHex(fromBlob.minerTxHash), rb.miner_tx_hash);
     assert.equal(toHex(txHash(b.minerTx)), rb.miner_tx_hash);
+    const withHash = parseBlockWithMinerTxHash(blob);
+    assert.equal(toHex(withHash.minerTxHash), rb.miner_tx_hash, `miner tx id from the blob's bytes, height ${rb.height}`);
+    assert.deepEqual(withHash.block, b);
     assert.deepEqual(b.txHashes.map(toHex), rb.tx_hashes);
     assert.equal(toHex(fromBlob.hashingBlob), toHex(blockHashingBlob(b)));
     assert.equal(toHex(powBlob(b)), toHex(fromBlob.hashingBlob));

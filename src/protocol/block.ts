@@ -14,7 +14,7 @@ import type { CryptoBackend } from "../crypto/backend.js";
 import { treeHash } from "../crypto/hash.js";
 import { defaultBackend } from "../crypto/index.js";
 import { type Bytes, readTransaction, type Transaction, type TxLayout, writeTransaction } from "./tx.js";
-import { txHash, txHashesFromBlob } from "./tx-hash.js";
+import { txHash, txHashesFromBlob, txHashesOfParsed } from "./tx-hash.js";
 import { bytesToHex } from "../base/bytes.js";
 
 export interface BlockHeader {
@@ -158,6 +158,18 @@ export interface BlockBlobHashes {
   hash: Bytes;
   hashingBlob: Bytes;
   minerTxHash: Bytes;
+}
+
+/**
+ * Parses a block blob and hashes its miner tx from the blob's own bytes (no re-serialization, no
+ * second parse): what a block header answer needs besides the stored meta.
+ */
+export function parseBlockWithMinerTxHash(blob: Uint8Array, backend?: CryptoBackend): { block: Block; minerTxHash: Bytes } {
+  const r = new Reader(blob);
+  const { block, layout } = readBlock(r);
+  r.expectEnd("block");
+  const mtx = blob.subarray(layout.minerTxOffset, layout.minerTxOffset + layout.minerTx.size);
+  return { block, minerTxHash: txHashesOfParsed(mtx, block.minerTx, layout.minerTx, backend).hash };
 }
 
 /** Parses a block blob and computes its ids from the blob's own bytes (no re-serialization). */

@@ -84,8 +84,13 @@ export interface TxBlobHashes {
 
 /** Parses a full (unpruned) transaction blob and hashes its byte ranges. */
 export function txHashesFromBlob(blob: Uint8Array, backend?: CryptoBackend): TxBlobHashes {
-  const be = backendOr(backend);
   const { tx, layout } = parseTransactionWithLayout(blob);
+  return txHashesOfParsed(blob, tx, layout, backend);
+}
+
+/** txHashesFromBlob for a tx already read from `blob` (its exact bytes) with its layout. */
+export function txHashesOfParsed(blob: Uint8Array, tx: Transaction, layout: TxLayout, backend?: CryptoBackend): TxBlobHashes {
+  const be = backendOr(backend);
   const prefixHash = be.keccak256(blob.subarray(0, layout.prefixSize));
   if (tx.version === 1) return { hash: be.keccak256(blob), prefixHash, tx, layout };
   const baseHash = be.keccak256(blob.subarray(layout.prefixSize, layout.unprunableSize));

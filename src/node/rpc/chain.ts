@@ -397,15 +397,17 @@ export function chainMethods(d: NodeRpcDeps) {
       aliases: ["getblockheaderbyheight"],
       // no height: monerod's request struct defaults it to 0 and answers the genesis header
       params: object({ height: u64, ...fillPow }),
-      handler: async (p, ctx) => {
+      handler: (p, ctx) => {
         if (p.height >= BigInt(store.height())) throw tooBigHeight(p.height, store.height());
         const h = Number(p.height);
-        const make = async (): Promise<HeaderAnswer> => ({ ...access(), block_header: await header(d, mainBlock(d.core, h), p.fill_pow_hash, ctx.restricted) });
-        // without a pow hash the answer is the same for everyone until the tip moves
-        if (p.fill_pow_hash && !ctx.restricted) return make();
+        if (p.fill_pow_hash && !ctx.restricted) return header(d, mainBlock(d.core, h), true, false).then((block_header) => new Prerendered<HeaderAnswer>({ ...access(), block_header }));
+        // without a pow hash the answer is the same for everyone until the tip moves, and is made in this tick
         const cache = tipAnswers(d.core);
         // the key names this method's answer: what it holds is a HeaderAnswer
-        return (cache.get(`hdr:${h}`) as Prerendered<HeaderAnswer> | undefined) ?? (cache.set(`hdr:${h}`, new Prerendered(await make()), 1024) as Prerendered<HeaderAnswer>);
+        const kept = cache.get(`hdr:${h}`) as Prerendered<HeaderAnswer> | undefined;
+        if (kept) return kept;
+        const answer: HeaderAnswer = { ...access(), block_header: blockHeaderJson(d.core, mainBlock(d.core, h)) };
+        return cache.set(`hdr:${h}`, new Prerendered(answer), 1024) as Prerendered<HeaderAnswer>;
       },
     }),
 
@@ -427,7 +429,7 @@ export function chainMethods(d: NodeRpcDeps) {
       name: "get_block",
       aliases: ["getblock"],
       params: object({ hash: str, height: u64, ...fillPow }),
-      handler: async (p, ctx) => {
+      handler: (p, ctx) => {
         let src: HeaderSource | undefined;
         if (p.hash !== "") {
           const id = parseHash(p.hash);
@@ -448,22 +450,27 @@ export function chainMethods(d: NodeRpcDeps) {
         }
         const s0 = src;
         const body = (): BlockBody => {
-          const blob = s0.orphan ? d.core.altBlock(s0.hash)?.blob : store.blockBlob(s0.height);
+          // a main block's source holds the blob it parses: read once
+          const blob = s0.orphan ? d.core.altBlock(s0.hash)?.blob : (s0.blob ?? store.blockBlob(s0.height));
           return { blobHex: blob ? toHex(blob) : "", json: blockToJson(s0.block), txHashes: s0.block.txHashes.map(toHex) };
         };
         const r = src.orphan ? body() : blockBodies(d.core).getOr(src.height, body);
-        const hdr = await header(d, src, p.fill_pow_hash, ctx.restricted);
-        const out: BlockAnswer = {
-          ...access(),
-          blob: r.blobHex,
-          block_header: hdr,
-          json: r.json,
-          miner_tx_hash: hdr.miner_tx_hash,
-          // epee leaves empty arrays out
-          ...(r.txHashes.length > 0 ? { tx_hashes: r.txHashes } : {}),
+        const finish = (hdr: BlockHeaderJson): Prerendered<BlockAnswer> => {
+          const out: BlockAnswer = {
+            ...access(),
+            blob: r.blobHex,
+            block_header: hdr,
+            json: r.json,
+            miner_tx_hash: hdr.miner_tx_hash,
+            // epee leaves empty arrays out
+            ...(r.txHashes.length > 0 ? { tx_hashes: r.txHashes } : {}),
+          };
+          // weighed by its strings: the blob, the JSON (escaped in the text) and the header
+          return cacheable ? (tipAnswers(d.core).set(key, new Prerendered(out), r.blobHex.length + 2 * r.json.length + 1024) as Prerendered<BlockAnswer>) : new Prerendered(out);
         };
-        // weighed by its strings: the blob, the JSON (escaped in the text) and the header
-        return cacheable ? (tipAnswers(d.core).set(key, new Prerendered(out), r.blobHex.length + 2 * r.json.length + 1024) as Prerendered<BlockAnswer>) : out;
+        // without a pow hash the answer is made in this tick
+        if (p.fill_pow_hash && !ctx.restricted) return powHashOf(d.core, s0).then((pow) => finish(blockHeaderJson(d.core, s0, pow)));
+        return finish(blockHeaderJson(d.core, s0));
       },
     }),
 

@@ -6,7 +6,7 @@
  */
 import { nextBlockContext, type NextBlockContext } from "../../consensus/block-rules.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { type Block, blockHash, blockHashingBlob } from "../../protocol/block.js";
+import { type Block, blockHash, blockHashingBlob, parseBlockWithMinerTxHash } from "../../protocol/block.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
 import { type JsonWritable, Prerendered, type Unrendered } from "../../rpc/json.js";
@@ -14,6 +14,7 @@ import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { type JsonPath, type JsonRpcMethod, type MethodTable, type RpcContext, RpcError } from "../../rpc/methods.js";
 import type { NetworkView, NodeCore } from "../core.js";
 import { BoundedCache, type CacheCounter, PerTip } from "./cache.js";
+import type { BlockMeta } from "../store/index.js";
 import type { DaemonState } from "./state.js";
 import { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
 export { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
@@ -140,6 +141,12 @@ export interface HeaderSource {
   height: number;
   hash: Bytes;
   orphan: boolean;
+  /** The miner tx's id when the source has it from the blob's bytes (else it is hashed from `block`). */
+  readonly minerTxHash?: Bytes | undefined;
+  /** The main chain's meta at `height` when the source read it already. */
+  readonly meta?: BlockMeta | undefined;
+  /** The block's blob when the source reads it (a main-chain block). */
+  readonly blob?: Bytes | undefined;
 }
 
 /** The sum of the coinbase outputs (get_block_reward). */
@@ -282,7 +289,7 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   const store = core.store;
   // monerod reads difficulty, cumulative difficulty and weights of the main-chain block at that height,
   // also for alternative blocks
-  const meta = src.height < store.height() ? store.meta(src.height) : undefined;
+  const meta = src.meta ?? (src.height < store.height() ? store.meta(src.height) : undefined);
   const b = src.block;
   return {
     weight: meta?.weight ?? 0,
@@ -293,7 +300,7 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
     longTermWeight: meta?.longTermWeight ?? 0,
     major: b.majorVersion,
     minor: b.minorVersion,
-    minerTxHash: toHex(txHash(b.minerTx, defaultBackend())),
+    minerTxHash: toHex(src.minerTxHash ?? txHash(b.minerTx, defaultBackend())),
     nonce: b.nonce,
     numTxes: b.txHashes.length,
     orphan: src.orphan,
@@ -345,18 +352,49 @@ export type BlockHeaderJson = ReturnType<typeof blockHeaderJson>;
 export function mainBlock(core: NodeCore, height: number): HeaderSource {
   const store = core.store;
   if (height < 0 || height >= store.height()) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by height. Height = ${height}.`);
-  let block: Block | undefined;
-  return {
-    height,
+  return new MainBlockSource(core, height);
+}
+
+/**
+ * A main-chain block as a header source: its meta read once (unless its render is kept), the blob
+ * parsed on first use together with its miner tx's id from the blob's bytes. A class: getters in an
+ * object literal are defined anew for every request.
+ */
+class MainBlockSource implements HeaderSource {
+  readonly hash: Bytes;
+  readonly orphan = false;
+  readonly meta: BlockMeta | undefined;
+  private parsed: { block: Block; minerTxHash: Bytes } | undefined;
+  private blobRead: Bytes | undefined;
+
+  constructor(
+    private readonly core: NodeCore,
+    readonly height: number,
+  ) {
     // a shortcut, not a read of its own: not counted
-    hash: blockRenders(core).peek(height)?.hash ?? store.meta(height).hash,
-    orphan: false,
-    get block(): Block {
-      block ??= store.block(height);
-      if (!block) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by height. Height = ${height}.`);
-      return block;
-    },
-  };
+    const kept = blockRenders(core).peek(height)?.hash;
+    this.meta = kept === undefined ? core.store.meta(height) : undefined;
+    this.hash = kept ?? (this.meta as BlockMeta).hash;
+  }
+
+  private parse(): { block: Block; minerTxHash: Bytes } {
+    return (this.parsed ??= parseBlockWithMinerTxHash(this.blob, defaultBackend()));
+  }
+
+  get blob(): Bytes {
+    if (this.blobRead) return this.blobRead;
+    const blob = this.core.store.blockBlob(this.height);
+    if (!blob) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, `Internal error: can't get block by height. Height = ${this.height}.`);
+    return (this.blobRead = blob);
+  }
+
+  get block(): Block {
+    return this.parse().block;
+  }
+
+  get minerTxHash(): Bytes {
+    return this.parse().minerTxHash;
+  }
 }
 
 /** A block by id, main chain or alternative. */
