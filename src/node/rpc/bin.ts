@@ -23,7 +23,8 @@ import {
   REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
-import { txHash } from "../../protocol/tx-hash.js";
+import { parseBlockWithMinerTxHash } from "../../protocol/block.js";
+import { defaultBackend } from "../../crypto/index.js";
 import { access, ChainDerived, coreCache, type NodeRpcDeps, OK } from "./common.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
@@ -222,14 +223,15 @@ const getOutsBinAnswer = object<{ status: string; untrusted: boolean; credits: b
 /** A main-chain block with its txs (pruned or full) and its output indices. */
 function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolean): BlockEntry {
   const store = d.core.store;
-  const blob = store.blockBlob(h) ?? new Uint8Array(0);
-  const block = store.block(h);
-  if (!block) throw new Error(`block ${h} missing from the store`);
+  const blob = store.blockBlob(h);
+  if (!blob) throw new Error(`block ${h} missing from the store`);
+  // one read and one parse; the coinbase's id hashed from the blob's bytes
+  const { block, minerTxHash } = parseBlockWithMinerTxHash(blob, defaultBackend());
   const txs: { blob: Uint8Array; prunable_hash: Uint8Array }[] = [];
   let size = blob.length;
   const indices: { indices: bigint[] }[] = [];
   // no_miner_tx: monerod puts an empty entry where the coinbase's indices would be
-  indices.push({ indices: noMinerTx ? [] : (store.txLocation(txHash(block.minerTx))?.outputIndices ?? []) });
+  indices.push({ indices: noMinerTx ? [] : (store.txLocation(minerTxHash)?.outputIndices ?? []) });
   for (const id of block.txHashes) {
     // a pruned entry reads the tx's pruned part only (the prunable part is most of a tx's bytes)
     const kept = prune ? store.txPrunedEntry(id) : undefined;

@@ -120,6 +120,8 @@ const U128 = (n: bigint): Buffer => Buffer.concat([U64(n >> 64n), U64(n & 0xffff
 const rdU128 = (b: Buffer, o: number): bigint => (b.readBigUInt64BE(o) << 64n) | b.readBigUInt64BE(o + 8);
 const buf = (b: Bytes): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 const bytes = (b: Buffer): Bytes => new Uint8Array(b);
+/** A plain Uint8Array over a Buffer lmdb-js' get() already copied for us (no second copy). */
+const own = (b: Buffer): Bytes => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 const outKey = (amount: bigint, index: bigint): Buffer => Buffer.concat([U64(amount), U64(index)]);
 
 const META_SIZE = 8 + 16 + 16 + 8 + 8 + 8 + 8 + 4 + 32;
@@ -175,14 +177,19 @@ function encodeLocation(num: Buffer, l: TxLocation): Buffer {
 }
 const LOCATION_PRUNED_FLAG = 8 + 16;
 function decodeLocation(b: Buffer): TxLocation {
-  const n = b.readUInt32BE(8 + 17);
   return {
     height: b.readUInt32BE(8),
     index: b.readUInt32BE(8 + 4),
     unlockTime: b.readBigUInt64BE(8 + 8),
     pruned: b[LOCATION_PRUNED_FLAG] === 1,
-    outputIndices: Array.from({ length: n }, (_, i) => b.readBigUInt64BE(8 + 21 + 8 * i)),
+    outputIndices: locationOutputIndices(b),
   };
+}
+function locationOutputIndices(b: Buffer): bigint[] {
+  const n = b.readUInt32BE(8 + 17);
+  const out = new Array<bigint>(n);
+  for (let i = 0; i < n; i++) out[i] = b.readBigUInt64BE(8 + 21 + 8 * i);
+  return out;
 }
 /** The tx number of a tx_indices value (an 8-byte key of the txs_* tables). */
 const locationNum = (b: Buffer): Buffer => b.subarray(0, 8);
@@ -544,12 +551,15 @@ export class ChainStore implements ChainView {
    * tx whose pruned part is missing.
    */
   txPrunedEntry(txId: Bytes): { blob: Bytes; prunableHash: Bytes | undefined; outputIndices: bigint[] } | undefined {
-    const loc = this.txIndex.get(txKey(txId));
+    // lmdb-js' shared buffer, read at once: the tx number copied, the output indices decoded
+    const loc = this.txIndex.getBinaryFast(txKey(txId));
     if (loc === undefined) return undefined;
-    const num = locationNum(loc);
+    const num = Buffer.from(locationNum(loc));
+    const outputIndices = locationOutputIndices(loc);
     const p = this.txPruned.get(num);
     if (p === undefined) return undefined;
-    return { blob: bytes(p), prunableHash: this.prunableHashAt(num, p), outputIndices: decodeLocation(loc).outputIndices };
+    const h = this.txPrunableHashes.get(num);
+    return { blob: own(p), prunableHash: h !== undefined ? own(h) : this.prunableHashAt(num, p), outputIndices };
   }
   /** The store's pruning seed (make_pruning_seed form), 0 when it keeps every prunable part. */
   pruningSeed(): number {
