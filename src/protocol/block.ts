@@ -14,7 +14,7 @@ import type { CryptoBackend } from "../crypto/backend.js";
 import { treeHash } from "../crypto/hash.js";
 import { defaultBackend } from "../crypto/index.js";
 import { type Bytes, readTransaction, type Transaction, type TxLayout, writeTransaction } from "./tx.js";
-import { txHash, txHashesFromBlob, txHashesOfParsed } from "./tx-hash.js";
+import { txHash, txHashesOfParsed } from "./tx-hash.js";
 import { bytesToHex } from "../base/bytes.js";
 
 export interface BlockHeader {
@@ -162,25 +162,22 @@ export interface BlockBlobHashes {
 
 /**
  * Parses a block blob and hashes its miner tx from the blob's own bytes (no re-serialization, no
- * second parse): what a block header answer needs besides the stored meta.
+ * second parse): what a block header answer needs besides the stored meta. `headerSize`: the bytes
+ * of the header, the start of the hashing blob.
  */
-export function parseBlockWithMinerTxHash(blob: Uint8Array, backend?: CryptoBackend): { block: Block; minerTxHash: Bytes } {
+export function parseBlockWithMinerTxHash(blob: Uint8Array, backend?: CryptoBackend): { block: Block; minerTxHash: Bytes; headerSize: number } {
   const r = new Reader(blob);
   const { block, layout } = readBlock(r);
   r.expectEnd("block");
   const mtx = blob.subarray(layout.minerTxOffset, layout.minerTxOffset + layout.minerTx.size);
-  return { block, minerTxHash: txHashesOfParsed(mtx, block.minerTx, layout.minerTx, backend).hash };
+  return { block, minerTxHash: txHashesOfParsed(mtx, block.minerTx, layout.minerTx, backend).hash, headerSize: layout.headerSize };
 }
 
 /** Parses a block blob and computes its ids from the blob's own bytes (no re-serialization). */
 export function blockHashesFromBlob(blob: Uint8Array, backend?: CryptoBackend): BlockBlobHashes {
   const be = backend ?? defaultBackend();
-  const r = new Reader(blob);
-  const { block, layout } = readBlock(r);
-  r.expectEnd("block");
-  const mtx = blob.subarray(layout.minerTxOffset, layout.minerTxOffset + layout.minerTx.size);
-  const minerTxHash = txHashesFromBlob(mtx, be).hash;
-  const hashingBlob = blockHashingBlobFrom(blob.subarray(0, layout.headerSize), minerTxHash, block.txHashes, be);
+  const { block, minerTxHash, headerSize } = parseBlockWithMinerTxHash(blob, be);
+  const hashingBlob = blockHashingBlobFrom(blob.subarray(0, headerSize), minerTxHash, block.txHashes, be);
   const hash = blockIdWithException(hashingBlob, block, () => blob, be);
   return { block, hash, hashingBlob, minerTxHash };
 }

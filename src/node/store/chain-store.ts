@@ -540,7 +540,7 @@ export class ChainStore implements ChainView {
   /** txPrunableHash of tx number `num`, whose pruned part is `pruned`. */
   private prunableHashAt(num: Buffer, pruned: Buffer | undefined): Bytes | undefined {
     const h = this.txPrunableHashes.get(num);
-    if (h !== undefined) return bytes(h);
+    if (h !== undefined) return own(h);
     const q = this.txPrunable.get(num);
     if (pruned === undefined || q === undefined || parseTransaction(bytes(pruned), { pruned: true }).version < 2) return undefined;
     return this.backend.keccak256(q);
@@ -558,8 +558,7 @@ export class ChainStore implements ChainView {
     const outputIndices = locationOutputIndices(loc);
     const p = this.txPruned.get(num);
     if (p === undefined) return undefined;
-    const h = this.txPrunableHashes.get(num);
-    return { blob: own(p), prunableHash: h !== undefined ? own(h) : this.prunableHashAt(num, p), outputIndices };
+    return { blob: own(p), prunableHash: this.prunableHashAt(num, p), outputIndices };
   }
   /** The store's pruning seed (make_pruning_seed form), 0 when it keeps every prunable part. */
   pruningSeed(): number {
@@ -832,7 +831,10 @@ export class ChainStore implements ChainView {
     if (from < 0 || to < from || to >= height) throw new RangeError(`blocks [${from}, ${to}] beyond height ${height}`);
     if (this.cumRct && this.cumRct.length === height) return this.cumRct.slice(from, to + 1);
     // a window (a tx's spendable age, a recent range) reads its chunks only; the whole chain is kept
-    if (to - from + 1 < height / 2) return this.chunkedCumRct(from, to) ?? (this.cumRct = this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height)).slice(from, to + 1);
+    if (to - from + 1 < height / 2) {
+      const window = this.chunkedCumRct(from, to);
+      if (window) return window;
+    }
     this.cumRct = this.chunkedCumRct(0, height - 1) ?? this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height);
     return this.cumRct.slice(from, to + 1);
   }
