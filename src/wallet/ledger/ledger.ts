@@ -360,6 +360,8 @@ export class Ledger {
   readonly state: LedgerState;
   private readonly byKeyImage = new Map<string, number>();
   private readonly byPubKey = new Map<string, number>();
+  /** state.outgoing by txid (the first record of a txid, as a search from the start finds it). */
+  private readonly outgoingByTxid = new Map<string, OutgoingTransfer>();
 
   /** The network decides the timestamp-lock leeway (wallet2 reads m_nettype). */
   constructor(
@@ -377,6 +379,13 @@ export class Ledger {
       if (t.keyImage) this.byKeyImage.set(t.keyImage, i);
       this.byPubKey.set(t.publicKey, i);
     });
+    this.outgoingByTxid.clear();
+    for (const o of this.state.outgoing) if (!this.outgoingByTxid.has(o.txid)) this.outgoingByTxid.set(o.txid, o);
+  }
+
+  private addOutgoing(o: OutgoingTransfer): void {
+    this.state.outgoing.push(o);
+    if (!this.outgoingByTxid.has(o.txid)) this.outgoingByTxid.set(o.txid, o);
   }
 
   /** Blocks known (wallet2::get_blockchain_current_height). */
@@ -554,7 +563,8 @@ export class Ledger {
     const amountOut = tx.version === 1 ? tx.outsMoney : spent - tx.rctFee;
 
     if (spent > 0n && !pool && account !== null) {
-      let o = s.outgoing.find((x) => x.txid === txid);
+      // by index: a search of the list per spending tx made a restore quadratic in the wallet's sends
+      let o = this.outgoingByTxid.get(txid);
       const sent = s.pending.find((p) => p.txid === txid);
       if (!o && sent) {
         // process_unconfirmed: what this wallet knew when it sent the tx becomes the confirmed record
@@ -571,7 +581,7 @@ export class Ledger {
           unlockTime: tx.unlockTime,
           destinations: sent.destinations.map((d) => ({ ...d })),
         };
-        s.outgoing.push(o);
+        this.addOutgoing(o);
       }
       if (!o) {
         o = {
@@ -587,7 +597,7 @@ export class Ledger {
           unlockTime: tx.unlockTime,
           destinations: [],
         };
-        s.outgoing.push(o);
+        this.addOutgoing(o);
       }
       o.blockHeight = height;
       o.timestamp = timestamp;
@@ -1053,7 +1063,7 @@ export class Ledger {
   addPending(p: PendingTransfer): void {
     // a tx this wallet already saw mined (a set or blob submitted again) stays what it is; one already
     // pending is replaced, not doubled (wallet2's m_unconfirmed_txs is keyed by txid)
-    if (this.state.outgoing.some((o) => o.txid === p.txid)) return;
+    if (this.outgoingByTxid.has(p.txid)) return;
     const same = this.state.pending.findIndex((x) => x.txid === p.txid);
     if (same >= 0) this.state.pending.splice(same, 1);
     this.state.pending.push(p);

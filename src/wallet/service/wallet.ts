@@ -664,15 +664,17 @@ export class OpenWallet {
    * announced when seen in the pool and again when mined (pool ones are kept as "pool:<txid>").
    */
   takeNewIncoming(): string[] {
-    const out: string[] = [];
+    // a Set keeps the first-seen order; a list searched per entry made a restore's first call quadratic
+    // (46,580 payments: 4.5 s)
+    const out = new Set<string>();
     const take = (key: string, txid: string) => {
       if (this.notified.has(key)) return;
       this.notified.add(key);
-      if (!out.includes(txid)) out.push(txid);
+      out.add(txid);
     };
     for (const p of this.ledger.state.pool) take(`pool:${p.txid}`, p.txid);
     for (const p of this.ledger.state.payments) take(p.txid, p.txid);
-    return out;
+    return [...out];
   }
 
   /** Marks everything received so far as announced (a wallet opened or restored announces nothing old). */
