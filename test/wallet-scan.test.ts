@@ -13,7 +13,7 @@ import { parseTransaction } from "../src/protocol/tx.js";
 import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/account.js";
 import { Ledger } from "../src/wallet/ledger/ledger.js";
 import { OutputIndexer, type ScanBlockInput, type ScannedBlock, Scanner } from "../src/wallet/scan/scan.js";
-import { ScanWorker } from "../src/wallet/scan/pool.js";
+import { ParallelScanWorker, ScanWorker } from "../src/wallet/scan/pool.js";
 import { blockInputsFromResponse } from "../src/wallet/scan/input.js";
 import { fromHex, readChainFile, recordedBlocks, recordedTxs, toHex, WALLET_SEEDS } from "./helpers/chain.js";
 
@@ -244,6 +244,34 @@ test("a scan worker gives the same results as scanning on the main thread", asyn
     });
   } finally {
     await w.close();
+  }
+});
+
+test("two scan threads give the in-order results, also when a batch's first half grows the subaddress table its second half needs", async () => {
+  const { input } = scanAll();
+  // a lookahead of 2 accounts × 2 subaddresses: bob's receipts of blocks 200–229 add keys his receipts of 230–259 are found with
+  const sig = (b: ScannedBlock) => b.txs.map((t) => t.received.map((r) => `${r.index}:${r.subaddress.major}/${r.subaddress.minor}:${r.amount}:${toHex(r.keyImage!)}`).join(","));
+  for (const name of ["bob", "carol"] as const) {
+    const keys = { ...account(name), lookaheadMajor: 2, lookaheadMinor: 2 };
+    const serial = new Scanner(keys, be);
+    const want = input.map((b) => serial.scanBlock(b));
+    // the test bites: a scanner that never saw blocks 200–229 misses outputs of blocks 230–259
+    const blind = new Scanner(keys, be);
+    const count = (bs: readonly ScannedBlock[]) => bs.reduce((n, b) => n + b.txs.reduce((m, t) => m + t.received.length, 0), 0);
+    if (name === "bob") assert.ok(count(input.slice(230, 260).map((b) => blind.scanBlock(b))) < count(want.slice(230, 260)), "bob: blocks 230–259 need the table grown by 200–229");
+    const w = new ParallelScanWorker(keys);
+    try {
+      const got: ScannedBlock[] = [];
+      // batches of 100, 60 (split at 230: its first half grows the table), 3 (one worker), the rest
+      for (const [from, to] of [[0, 100], [100, 200], [200, 260], [260, 263], [263, input.length]]) got.push(...(await w.scanBlocks(input.slice(from, to))));
+      assert.equal(got.length, input.length);
+      got.forEach((g, h) => assert.deepEqual(sig(g), sig(want[h]), `${name} block ${h}`));
+      assert.ok(w.rescans >= 1, `${name}: a second half was scanned again (${w.rescans})`);
+      // both workers end with the serial scanner's table
+      assert.equal((await w.snapshot()).table.count, serial.lookahead.table.size);
+    } finally {
+      await w.close();
+    }
   }
 });
 

@@ -211,6 +211,8 @@ async function serve(a: ParsedArgs, out: { log: Log | undefined }): Promise<numb
     connect,
     txNotify: get(a, "tx-notify"),
     poolSpends: has(a, "detect-pool-spends"),
+    // --max-concurrency 1: one scan thread per wallet
+    scanThreads: Math.min(2, maxConcurrency),
     ...(kdf ? { kdf } : {}),
     log: (m) => log.line(m),
     // refresh and rescan: an updating line on a terminal, a log line every 10 s otherwise

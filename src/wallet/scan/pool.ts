@@ -1,9 +1,10 @@
 /**
  * Scanning off the main thread: `ScanWorker` owns one worker thread holding one wallet's scanner
  * (keys + subaddress table), and answers requests in order, so the event loop stays free to answer
- * RPC reads while a refresh runs. Blocks of one wallet must be scanned in chain order (a receipt
- * grows the subaddress lookahead for the blocks after it), so one wallet uses one worker; several
- * wallets use several `ScanWorker`s, which `ScanPool` caps at a thread count.
+ * RPC reads while a refresh runs. A receipt grows the subaddress lookahead for the blocks after it,
+ * so a wallet's blocks are scanned as if in chain order: `ParallelScanWorker` scans the two halves
+ * of a batch on two workers at once and scans the second half again when the first one grew the
+ * table (see there). Several wallets use several workers, which `ScanPool` caps at a thread count.
  */
 import { Worker } from "node:worker_threads";
 import type { LookaheadSnapshot } from "../keys/subaddress.js";
@@ -86,9 +87,111 @@ export class ScanWorker implements WalletScanner {
     return this.call({ op: "snapshot" }) as Promise<LookaheadSnapshot>;
   }
 
+  /** Keys in the worker's subaddress table (it only grows). */
+  tableSize(): Promise<number> {
+    return this.call({ op: "size" }) as Promise<number>;
+  }
+
   async close(): Promise<void> {
     this.dead ??= new Error("scan worker closed");
     await this.worker.terminate();
+  }
+}
+
+/** Batches shorter than this are scanned on one worker (a refresh of a synced wallet brings a block or two). */
+const MIN_SPLIT = 8;
+
+/** For each account a batch's receipts touched, the largest subaddress index among them. */
+function receiptsByMajor(blocks: readonly (ScannedBlock | ScannedTx)[]): Map<number, number> {
+  const top = new Map<number, number>();
+  for (const b of blocks) {
+    for (const t of "txs" in b ? b.txs : [b]) {
+      for (const r of t.received) top.set(r.subaddress.major, Math.max(top.get(r.subaddress.major) ?? 0, r.subaddress.minor));
+    }
+  }
+  return top;
+}
+
+/**
+ * One wallet's scanner on two worker threads (refresh of a long chain on two cores: the key
+ * derivations are most of its cost, and each block's are independent of the others').
+ *
+ * A batch is split in two halves, scanned at once, one per worker, each with the table both held
+ * before it. Scanning in chain order would have scanned the second half with the table grown by the
+ * first half's receipts (wallet2's expand_subaddresses): when the first half grew it (the first
+ * worker's table has more keys than before), the second half is scanned again on the first worker,
+ * whose table now has that growth; otherwise the second half's answer is already the in-order one.
+ * Then each worker is told the receipts it did not see (after a second pass, the second worker is
+ * told all of them: its own pass may have missed some; `expand`: the table a set of receipts gives
+ * does not depend on their order), so both hold the same table for the next batch. Growth is rare (an
+ * account's first use, or a subaddress past the last one used), so nearly every batch takes half the
+ * time on two cores.
+ */
+export class ParallelScanWorker implements WalletScanner {
+  private readonly first: ScanWorker;
+  private readonly second: ScanWorker;
+  /** Keys both tables held after the last batch (undefined: not asked yet). */
+  private keys: number | undefined;
+  /** Second halves scanned again because the first half grew the table (for tests and logs). */
+  rescans = 0;
+
+  constructor(keys: ScanKeys) {
+    this.first = new ScanWorker(keys);
+    this.second = new ScanWorker(keys);
+  }
+
+  async scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
+    if (blocks.length < MIN_SPLIT) {
+      const got = await this.first.scanBlocks(blocks);
+      await this.tell(this.second, got);
+      return got;
+    }
+    this.keys ??= await this.first.tableSize();
+    const half = blocks.length >> 1;
+    const [head, tailOnSecond] = await Promise.all([this.first.scanBlocks(blocks.slice(0, half)), this.second.scanBlocks(blocks.slice(half))]);
+    let tail = tailOnSecond;
+    if ((await this.first.tableSize()) > this.keys) {
+      // the first half's receipts grew the table: the second half's answer may lack outputs to the new keys
+      tail = await this.first.scanBlocks(blocks.slice(half));
+      this.rescans++;
+      // the second worker's own pass over the tail may have missed receipts that grow the table too
+      await this.tell(this.second, [...head, ...tail]);
+    } else {
+      await this.tell(this.first, tail);
+    }
+    this.keys = await this.first.tableSize();
+    return [...head, ...tail];
+  }
+
+  /** Grows `w`'s table as the receipts in `scanned` grew the other worker's. */
+  private async tell(w: ScanWorker, scanned: readonly (ScannedBlock | ScannedTx)[]): Promise<void> {
+    const top = receiptsByMajor(scanned);
+    await Promise.all([...top].map(([major, minor]) => w.expand(major, minor)));
+    if (top.size > 0) this.keys = undefined;
+  }
+
+  async scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
+    const got = await this.first.scanPool(txs);
+    await this.tell(this.second, got);
+    return got;
+  }
+
+  async expand(major: number, minor: number): Promise<void> {
+    await Promise.all([this.first.expand(major, minor), this.second.expand(major, minor)]);
+    this.keys = undefined;
+  }
+
+  async setLookahead(major: number, minor: number): Promise<void> {
+    await Promise.all([this.first.setLookahead(major, minor), this.second.setLookahead(major, minor)]);
+    this.keys = undefined;
+  }
+
+  snapshot(): Promise<LookaheadSnapshot> {
+    return this.first.snapshot();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.first.close(), this.second.close()]);
   }
 }
 

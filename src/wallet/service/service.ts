@@ -65,6 +65,8 @@ export interface WalletServiceOptions {
   readonly progress?: (p: WalletProgress) => void;
   /** The hub's shared scan threads (a hub wallet's service scans there, not in a worker of its own). */
   readonly scanPool?: SharedScanPool;
+  /** Scan threads of each wallet that has its own (OpenWalletOptions.scanThreads). */
+  readonly scanThreads?: number;
 }
 
 const DEFAULT_DAEMON_PORT: Record<Network, number> = { mainnet: 18081, testnet: 28081, stagenet: 38081, regtest: 18081 };
@@ -246,6 +248,7 @@ export class WalletService {
       log: this.log,
       ...(this.opts.progress ? { progress: this.opts.progress } : {}),
       ...(this.opts.scanPool ? { scanPool: this.opts.scanPool } : {}),
+      ...(this.opts.scanThreads !== undefined ? { scanThreads: this.opts.scanThreads } : {}),
       poolSpends: this.opts.poolSpends ?? false,
     };
   }

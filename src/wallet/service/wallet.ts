@@ -8,6 +8,7 @@
  * subaddresses (wallet2::expand_subaddresses); new accounts reached by a receipt are labelled
  * "Untitled account".
  */
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { acquirePidLock, type HeldFile, LockHeldError } from "../../os/lockfile.js";
 import type { NodeApi } from "../../client/node-client.js";
@@ -30,7 +31,7 @@ import { type AccountKeys, primaryAddress } from "../keys/account.js";
 import type { KeyWallet } from "../keys/rpc.js";
 import { checkLookahead, SubaddressDeriver, type SubaddressIndex, SubaddressLookahead } from "../keys/subaddress.js";
 import { emptyLedgerState, Ledger, type LedgerState } from "../ledger/ledger.js";
-import { ScanWorker, type WalletScanner } from "../scan/pool.js";
+import { ParallelScanWorker, ScanWorker, type WalletScanner } from "../scan/pool.js";
 import type { SharedScanPool } from "../scan/shared.js";
 import type { ColdContext } from "../cold/context.js";
 import { type MultisigStatus, multisigStatus } from "../multisig/kex.js";
@@ -69,6 +70,11 @@ export interface OpenWalletOptions {
   readonly scanPool?: SharedScanPool;
   /** --detect-pool-spends: see WalletSyncOptions.poolSpends. */
   readonly poolSpends?: boolean;
+  /**
+   * Scan threads of this wallet's own (no scanPool): 2 scans each batch's halves at once
+   * (ParallelScanWorker), 1 keeps one worker. Default 2 when the machine has 2 cores or more.
+   */
+  readonly scanThreads?: number;
 }
 
 /**
@@ -534,7 +540,8 @@ export class OpenWallet {
         lookaheadMinor: l.minor,
         subaddressCounts: this.user.subaddressLabels.map((x) => x.length),
       };
-      this.worker = this.opts.scanPool ? this.opts.scanPool.register(keys) : new ScanWorker(keys);
+      const threads = this.opts.scanThreads ?? Math.min(2, availableParallelism());
+      this.worker = this.opts.scanPool ? this.opts.scanPool.register(keys) : threads >= 2 ? new ParallelScanWorker(keys) : new ScanWorker(keys);
       if (this.adoptsTable)
         this.adoptWorkerTable(this.worker).catch((e: unknown) => (this.opts.log ?? console.error)(`wallet ${this.name}: subaddress table: ${e instanceof Error ? e.message : String(e)}`));
     }
