@@ -20,6 +20,7 @@ const SUITES: Record<string, () => Promise<BenchSuite>> = {
   "real-wallet": async () => (await import("./real-wallet.js")).suite,
   ringct: async () => (await import("./ringct.js")).suite,
   scale: async () => (await import("./scale.js")).suite,
+  transfers: async () => (await import("./transfers.js")).suite,
   wallet: async () => (await import("./wallet.js")).suite,
 };
 

@@ -27,7 +27,6 @@
  *
  *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,12 +36,13 @@ import { defaultBackend } from "../src/crypto/index.js";
 import { parseTransaction } from "../src/protocol/tx.js";
 import { txHash } from "../src/protocol/tx-hash.js";
 import { CHAIN_DIR_FLAG, chainDir } from "./chain.js";
-import { type ChainMeta, readChain, readMeta } from "./lib/big-chain.js";
+import { readChain, readMeta } from "./lib/big-chain.js";
 import { formatRatio } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
 import { machineLine, processRssMiB, processStat } from "./lib/system.js";
 import { seededRandom } from "../test/helpers/random.js";
 import { markdownTable } from "./lib/table.js";
+import { refreshWallet } from "./lib/owner-wallet.js";
 import { launch, post, type Proc, rpc, stop, waitAnswer } from "./wallet.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -322,7 +322,7 @@ async function run(args: ParsedArgs): Promise<void> {
       for (const oneCore of [true, false]) {
         for (const pair of pairs) {
           progress(`wallet: ${pair.wallet} refreshing from ${pair.daemon.impl}${oneCore ? " (wallet on cpu 0, daemon on cpu 1)" : ""}`);
-          const r = await refreshWallet(pair.wallet, pair.daemon, meta, oneCore);
+          const r = await refreshWallet(pair.wallet, { port: pair.daemon.port, pid: pair.daemon.proc?.proc.pid }, meta, { oneCore, port: WALLET_PORT });
           const key = `${oneCore}`;
           if (pair.wallet === "monero-wallet-rpc") base[key] = r.secs;
           // the whole artifact says how many outputs pay the owner; a prefix is checked against the first wallet
@@ -420,70 +420,6 @@ async function run(args: ParsedArgs): Promise<void> {
   } finally {
     for (const d of all) await stop(d.proc);
     for (const d of all) rmSync(d.dataDir, { recursive: true, force: true });
-  }
-}
-
-/** Pins every thread of `pid` to `cpus` (taskset -a -p). */
-function pin(pid: number | undefined, cpus: string): void {
-  if (pid === undefined) return;
-  const r = spawnSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { stdio: "ignore" });
-  if (r.status !== 0) throw new Error(`taskset -a -p -c ${cpus} ${pid} failed`);
-}
-
-/**
- * One wallet restored from the chain owner's keys at height 0 (generate_from_keys), then refreshed
- * to the top: seconds from generate_from_keys to refresh's answer, outputs found (incoming_transfers
- * all), the wallet's peak RSS. monero-wallet-rpc scans the chain before refresh is even called (in
- * generate_from_keys or its auto-refresh right after), so only the two together are the same work.
- * Then the refreshed wallet's get_balance and get_transfers (in and out, all accounts): median of 3.
- */
-async function refreshWallet(
-  wallet: "monero-wallet-rpc" | "tsmonero-wallet-rpc",
-  daemon: Daemon,
-  meta: ChainMeta,
-  oneCore: boolean,
-): Promise<{ secs: number; found: number; rss: number; balanceMs: number; transfersMs: number; transfers: number }> {
-  const dir = mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-wallet-"));
-  const flags = [
-    "--wallet-dir", dir, "--disable-rpc-login", "--daemon-address", `127.0.0.1:${daemon.port}`, "--daemon-ssl", "disabled", "--rpc-bind-ip", "127.0.0.1",
-    "--rpc-bind-port", String(WALLET_PORT), "--log-file", join(dir, "wallet.log"), "--non-interactive",
-  ];
-  const cmd = wallet === "monero-wallet-rpc" ? ["/usr/bin/monero-wallet-rpc", ...flags] : [process.execPath, join(ROOT, "bin", "tsmonero-wallet-rpc"), ...flags];
-  const p = oneCore ? launch(wallet, "taskset", ["-c", "0", ...cmd], dir) : launch(wallet, cmd[0], cmd.slice(1), dir);
-  try {
-    if (oneCore) pin(daemon.proc?.proc.pid, "1");
-    await waitAnswer(p, WALLET_PORT, "get_version");
-    const t0 = performance.now();
-    await rpc(WALLET_PORT, "generate_from_keys", {
-      filename: "owner", address: meta.owner.address, spendkey: meta.owner.spendSecretKey, viewkey: meta.owner.viewSecretKey, password: "", restore_height: 0, autosave_current: false,
-    });
-    await rpc(WALLET_PORT, "refresh", { start_height: 0 });
-    const secs = (performance.now() - t0) / 1000;
-    const r = (await rpc(WALLET_PORT, "incoming_transfers", { transfer_type: "all", account_index: 0, subaddr_indices: [] })) as { transfers?: unknown[] };
-    let found = r.transfers?.length ?? 0;
-    // the builder pays accounts 0–4; an account the chain's prefix never paid does not exist
-    for (let account = 1; account < 5; account++) {
-      const x = (await rpc(WALLET_PORT, "incoming_transfers", { transfer_type: "all", account_index: account }).catch(() => ({}))) as { transfers?: unknown[] };
-      found += x.transfers?.length ?? 0;
-    }
-    // the refreshed wallet's reads: get_balance and get_transfers (in and out, every account), median of 3
-    const timed = async (method: string, params: unknown): Promise<{ ms: number; answer: Record<string, unknown> }> => {
-      const runs: number[] = [];
-      let answer: Record<string, unknown> = {};
-      for (let i = 0; i < 3; i++) {
-        const t = performance.now();
-        answer = await rpc(WALLET_PORT, method, params);
-        runs.push(performance.now() - t);
-      }
-      return { ms: runs.sort((a, b) => a - b)[1], answer };
-    };
-    const balance = await timed("get_balance", { account_index: 0, all_accounts: true });
-    const transfers = await timed("get_transfers", { in: true, out: true, all_accounts: true });
-    const count = ["in", "out"].reduce((n, k) => n + ((transfers.answer[k] as unknown[] | undefined)?.length ?? 0), 0);
-    return { secs, found, rss: processRssMiB(p.proc.pid).peak, balanceMs: balance.ms, transfersMs: transfers.ms, transfers: count };
-  } finally {
-    if (oneCore) pin(daemon.proc?.proc.pid, "0-1");
-    await stop(p);
   }
 }
 
