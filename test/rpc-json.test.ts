@@ -133,6 +133,21 @@ describe("rpc/json epee style", () => {
     assert.equal(stringifyJson({ d: mixed }, { style: "epee" }), `{\r\n  "d": [${long.slice(0, 20).map(String).join(",")},"x",1.5]\r\n}`);
   });
 
+  it("writes a list longer than a slice (get_transfers of a large wallet) as the same items one by one", () => {
+    const item = (k: number) => ({ amount: BigInt(k) * 1000000000000n, subaddr_index: { major: k % 3, minor: k }, txid: k.toString(16).padStart(64, "0"), type: k % 2 ? "in" : "out" });
+    const items = Array.from({ length: 1000 }, (_, k) => item(k));
+    // each item as the writer renders it alone in the same place
+    const prefix = '{\r\n  "in": [';
+    const suffix = "]\r\n}";
+    const alone = items.map((x) => {
+      const t = stringifyJson({ in: [x] }, { style: "epee" });
+      assert.ok(t.startsWith(prefix) && t.endsWith(suffix));
+      return t.slice(prefix.length, -suffix.length);
+    });
+    assert.equal(stringifyJson({ in: items }, { style: "epee" }), prefix + alone.join(",") + suffix);
+    for (const n of [255, 256, 257, 512, 513]) assert.equal(stringifyJson({ in: items.slice(0, n) }, { style: "epee" }), prefix + alone.slice(0, n).join(",") + suffix, `${n} items`);
+  });
+
   it("escapes like epee ('/' too) but keeps the text valid JSON", () => {
     const s = 'a/b"c\\d\n\t\u000b\u0001é';
     const text = stringifyJson({ s }, { style: "epee" });
