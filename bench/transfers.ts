@@ -21,6 +21,7 @@ import { chainDir as storeDir } from "../src/node/daemon.js";
 import { CHAIN_DIR_FLAG, chainDir } from "./chain.js";
 import { readMeta } from "./lib/big-chain.js";
 import { type OwnerWalletRun, refreshWallet, type WalletImpl } from "./lib/owner-wallet.js";
+import { formatRatio } from "./lib/stats.js";
 import type { BenchSuite } from "./lib/suite.js";
 import { progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
@@ -66,7 +67,7 @@ async function run(args: ParsedArgs): Promise<void> {
     const mo = runs.get("monero-wallet-rpc") as OwnerWalletRun;
     const ts = runs.get("tsmonero-wallet-rpc") as OwnerWalletRun;
     const same = mo.inKeys.join("\n") === ts.inKeys.join("\n") && mo.outKeys.join("\n") === ts.outKeys.join("\n");
-    const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : "—");
+    const ratio = (a: number, b: number): string => formatRatio(a / b);
     const out: string[] = [];
     out.push(`## The chain owner's wallet: ${ts.transfers.toLocaleString("en-US")} transfers (${ts.inKeys.length.toLocaleString("en-US")} in, ${ts.outKeys.length.toLocaleString("en-US")} out), ${height.toLocaleString("en-US")} blocks\n`);
     out.push(`${machineLine()}. Both wallets restored from the owner's keys at height 0 from the same tsmonerod (a copy of ${join(dir, "build", "node")}); get_balance (all accounts) and get_transfers (in + out, all accounts): median of 3, each wallet alone on the machine with its daemon.\n`);
