@@ -2,20 +2,22 @@
  * What the wallet received and spent (wallet_rpc_server.cpp): get_transfers, get_transfer_by_txid,
  * incoming_transfers, get_payments, get_bulk_payments, tx notes, attributes, freeze/thaw/frozen.
  */
-import { bool, type JsonWritable, str, u32, u64, withDefault } from "../../rpc/index.js";
+import { bool, type JsonWritable, type Prerendered, str, u32, u64, withDefault } from "../../rpc/index.js";
 import { decodeCursor, encodeCursor, MAX_BLOCK_NUMBER } from "../ledger/ledger.js";
 import { rpcIncomingTransfer, rpcPayment, type RpcTransferEntry, rpcTransferEntry } from "../ledger/rpc-shape.js";
+import { renderedIncomingTransfer, renderedPayment, renderedTransferEntry } from "./entry-text.js";
 import { def, list, fail, historyEnv, isHash, isHex, now, obj, type Plain, plain, W, type WalletRpcDeps, withList } from "./common.js";
 
 /** Transfers, payments, notes, attributes, frozen outputs. */
 
 /** get_transfers' answer: each list may be absent (empty, or not asked for); next_cursor and more answer a paged call only. */
+type Entry = Prerendered<Plain<RpcTransferEntry>>;
 type TransfersAnswer = {
-  in?: Plain<RpcTransferEntry>[];
-  out?: Plain<RpcTransferEntry>[];
-  pending?: Plain<RpcTransferEntry>[];
-  failed?: Plain<RpcTransferEntry>[];
-  pool?: Plain<RpcTransferEntry>[];
+  in?: Entry[];
+  out?: Entry[];
+  pending?: Entry[];
+  failed?: Entry[];
+  pool?: Entry[];
   next_cursor?: string;
   more?: boolean;
 };
@@ -82,11 +84,11 @@ export function historyMethods(d: WalletRpcDeps) {
         const out: Record<string, JsonWritable> = {};
         if (!paged) {
           const r = wal.ledger.getTransfers(q, historyEnv(wal));
-          for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => plain(rpcTransferEntry(e))));
+          for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => renderedTransferEntry(plain(rpcTransferEntry(e)))));
           return out as TransfersAnswer;
         }
         const r = wal.ledger.getTransfersPage(q, historyEnv(wal), p.limit, after);
-        for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => plain(rpcTransferEntry(e))));
+        for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => renderedTransferEntry(plain(rpcTransferEntry(e)))));
         out.next_cursor = r.next ? encodeCursor(r.next) : "";
         out.more = r.more;
         return out as TransfersAnswer;
@@ -107,7 +109,7 @@ export function historyMethods(d: WalletRpcDeps) {
           { in: true, out: true, pending: true, failed: true, pool: true, accountIndex: p.account_index, filterByHeight: true, minHeight: 0, maxHeight: Number(MAX_BLOCK_NUMBER) },
           historyEnv(wal),
         );
-        const all = [...r.in, ...r.out, ...r.pending, ...r.failed, ...r.pool].filter((e) => e.txid === txid).map((e) => plain(rpcTransferEntry(e)));
+        const all = [...r.in, ...r.out, ...r.pending, ...r.failed, ...r.pool].filter((e) => e.txid === txid).map((e) => renderedTransferEntry(plain(rpcTransferEntry(e))));
         if (all.length === 0) fail(W.WRONG_TXID, "Transaction not found.");
         return { transfer: all[0], transfers: all };
       },
@@ -124,7 +126,7 @@ export function historyMethods(d: WalletRpcDeps) {
         const full = wal.multisig.multisig ? (wal.ledger.state.multisigKeyImages ?? {}) : null;
         const list = wal.ledger
           .incomingTransfers(type as "all", p.account_index, p.subaddr_indices, now())
-          .map((t) => plain(rpcIncomingTransfer(full && full[t.pubkey] === undefined ? { ...t, keyImage: "" } : t)));
+          .map((t) => renderedIncomingTransfer(plain(rpcIncomingTransfer(full && full[t.pubkey] === undefined ? { ...t, keyImage: "" } : t))));
         return withList({}, "transfers", list);
       },
     }),
@@ -136,10 +138,12 @@ export function historyMethods(d: WalletRpcDeps) {
         if (!isHex(p.payment_id)) fail(W.WRONG_PAYMENT_ID, "Payment ID has invalid format");
         if (p.payment_id.length !== 64 && p.payment_id.length !== 16) fail(W.WRONG_PAYMENT_ID, `Payment ID has invalid size: ${p.payment_id}`);
         const t = now();
-        const list = wal.ledger.payments([p.payment_id]).map((x) => ({
-          ...plain(rpcPayment(wal.ledger, x, wal.address(x.subaddress), t, true)),
-          payment_id: p.payment_id,
-        }));
+        const list = wal.ledger.payments([p.payment_id]).map((x) =>
+          renderedPayment({
+            ...plain(rpcPayment(wal.ledger, x, wal.address(x.subaddress), t, true)),
+            payment_id: p.payment_id,
+          }),
+        );
         return withList({}, "payments", list);
       },
     }),
@@ -150,10 +154,11 @@ export function historyMethods(d: WalletRpcDeps) {
         const wal = w();
         const t = now();
         const min = Number(p.min_block_height > MAX_BLOCK_NUMBER * 1000n ? MAX_BLOCK_NUMBER * 1000n : p.min_block_height);
-        const shape = (x: ReturnType<typeof wal.ledger.payments>[number], pid: string) => ({
-          ...plain(rpcPayment(wal.ledger, x, wal.address(x.subaddress), t, true)),
-          payment_id: pid,
-        });
+        const shape = (x: ReturnType<typeof wal.ledger.payments>[number], pid: string) =>
+          renderedPayment({
+            ...plain(rpcPayment(wal.ledger, x, wal.address(x.subaddress), t, true)),
+            payment_id: pid,
+          });
         const list: ReturnType<typeof shape>[] = [];
         if (p.payment_ids.length === 0) {
           for (const x of wal.ledger.state.payments) if (x.blockHeight > min) list.push(shape(x, x.paymentId));
