@@ -1,9 +1,22 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { JsonParseError, parseJson, Prerendered, stringifyJson } from "../src/rpc/json.js";
+import { JsonParseError, parseJson, Prerendered, stringifyJson, stringifyJsonParts } from "../src/rpc/json.js";
 import { array, bool, hex, object, required, SchemaError, str, u32, u64, withDefault } from "../src/rpc/schema.js";
 
 const U64_MAX = (1n << 64n) - 1n;
+
+describe("rpc/json parts", () => {
+  it("cut a long epee text into parts of about 32 k characters whose concatenation is the text", () => {
+    const v = { list: Array.from({ length: 20_000 }, (_, k) => ({ a: BigInt(k), s: k % 3 ? "x/y" : "é" })), p: new Prerendered({ big: "z".repeat(100_000) }) };
+    const parts = stringifyJsonParts(v, { style: "epee" });
+    assert.equal(parts.join(""), stringifyJson(v, { style: "epee" }));
+    assert.ok(parts.length > 10, `${parts.length} parts`);
+    // each part ends once it reached 32 k characters (the prerendered 100 k one is one piece)
+    for (const p of parts.slice(0, -1)) assert.ok(p.length >= 32 * 1024 && p.length < 32 * 1024 + 101_000, String(p.length));
+    assert.deepEqual(stringifyJsonParts({ a: 1 }, { style: "epee" }), [stringifyJson({ a: 1 }, { style: "epee" })]);
+    assert.deepEqual(stringifyJsonParts({ a: 1 }), ['{"a":1}']);
+  });
+});
 
 describe("rpc/json parse", () => {
   it("keeps integers beyond 2^53 exact as bigint, safe ones as number", () => {

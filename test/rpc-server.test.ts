@@ -11,7 +11,7 @@ import { decodeEpee, encodeEpee } from "../src/codec/epee-map.js";
 import { getOutsBinRequest, getOutsBinResponse } from "../src/protocol/rpc-bin.js";
 import { DigestClient } from "../src/rpc/digest.js";
 import { CORE_RPC_ERROR, WALLET_RPC_ERROR } from "../src/rpc/error-codes.js";
-import { parseJson } from "../src/rpc/json.js";
+import { type JsonWritable, parseJson, stringifyJson, stringifyJsonParts } from "../src/rpc/json.js";
 import { MethodTable, RpcError, WALLET_RESTRICTED } from "../src/rpc/methods.js";
 import { object, required, str, u32, u64, withDefault } from "../src/rpc/schema.js";
 import { RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
@@ -53,6 +53,12 @@ function table(errors?: ConstructorParameters<typeof MethodTable>[0]): MethodTab
         await new Promise((r) => setTimeout(r, p.ms));
         return { status: "OK" };
       },
+    })
+    .addJsonRpc({
+      name: "long_list",
+      params: object({ n: u32 }),
+      // entries with non-ASCII notes, so parts cut in the middle of the text carry multi-byte characters
+      handler: (p) => ({ entries: Array.from({ length: p.n }, (_, k) => ({ amount: BigInt(k) * 1_000_000_007n, note: k % 7 === 0 ? `é😀 ${k}` : `n/${k}` })), status: "OK" }),
     })
     .addJsonRpc({ name: "generateblocks", restricted: true, params: object({}), handler: () => ({ status: "OK" }) })
     .addJsonPath({
@@ -147,6 +153,17 @@ describe("rpc/server: JSON-RPC envelope (as epee answers)", () => {
     const r = parseJson(a.text) as { result: { amount: bigint; doubled: bigint } };
     assert.equal(r.result.amount, U64_MAX);
     assert.equal(r.result.doubled, U64_MAX * 2n);
+  });
+
+  it("writes a long answer in parts: the bytes of the whole text, its UTF-8 length as Content-Length", async () => {
+    for (const n of [3, 5000]) {
+      const a = await http(s.port, "/json_rpc", `{"id":1,"method":"long_list","params":{"n":${n}}}`);
+      const want = stringifyJson({ id: 1, jsonrpc: "2.0", result: { entries: Array.from({ length: n }, (_, k) => ({ amount: BigInt(k) * 1_000_000_007n, note: k % 7 === 0 ? `é😀 ${k}` : `n/${k}` })), status: "OK" } }, { style: "epee" });
+      assert.equal(a.text, want);
+      assert.equal(Number(a.headers["content-length"]), Buffer.byteLength(want));
+      // the long one really is written in parts
+      if (n > 1000) assert.ok(stringifyJsonParts(parseJson(a.text) as JsonWritable, { style: "epee" }).length > 3);
+    }
   });
 
   it("malformed JSON and batches answer -32700 Parse error with id 0", async () => {

@@ -54,7 +54,8 @@ export interface HttpAnswer {
   status: number;
   /** Content-Type; "" writes none (epee's OPTIONS answer). */
   type: string;
-  body: Uint8Array | string;
+  /** Bytes, text (written as UTF-8), or text in parts written one after the other (a long JSON answer). */
+  body: Uint8Array | string | readonly string[];
   headers?: Record<string, string | string[]>;
   /** Reason phrase instead of epee's usual one for the status (epee answers OPTIONS "200 OK", others "200 Ok"). */
   reason?: string;
@@ -707,8 +708,17 @@ class Connection {
 
   private write(a: HttpAnswer, headOnly: boolean): void {
     if (a.stream && !headOnly) return this.writeStream(a, a.stream);
+    let parts: readonly string[] | undefined;
+    let length = 0;
+    if (Array.isArray(a.body)) {
+      if (a.body.length === 1) a = { ...a, body: a.body[0] as string };
+      else {
+        parts = a.body as readonly string[];
+        for (const p of parts) length += Buffer.byteLength(p, "utf8");
+      }
+    }
     const text = typeof a.body === "string";
-    const length = text ? Buffer.byteLength(a.body as string, "utf8") : a.body.length;
+    if (!parts) length = text ? Buffer.byteLength(a.body as string, "utf8") : (a.body as Uint8Array).length;
     // epee closes the connection after every 500
     const close = a.close === true || a.status === 500;
     const type = a.type === "" ? "" : `Content-Type: ${a.type}\r\n`;
@@ -726,7 +736,14 @@ class Connection {
     this.unsentBytes += bytes;
     const flushed = (): void => this.onFlushed(bytes);
     if (headOnly || length === 0) s.write(head, "latin1", flushed);
-    else if (text) s.write(head + (a.body as string), "utf8", flushed);
+    else if (parts) {
+      // one writev: the head and each part, encoded by the stream as they are
+      s.cork();
+      s.write(head, "latin1");
+      for (let k = 0; k < parts.length - 1; k++) s.write(parts[k], "utf8");
+      s.write(parts[parts.length - 1], "utf8", flushed);
+      s.uncork();
+    } else if (text) s.write(head + (a.body as string), "utf8", flushed);
     else if (length <= COPY_LIMIT) {
       const out = Buffer.allocUnsafe(head.length + length);
       out.write(head, 0, "latin1");

@@ -546,36 +546,61 @@ function inOrder(keys: readonly string[]): boolean {
   return true;
 }
 
-/** Lists longer than this are written in slices of this many items (stringifyEpee). */
-const LONG_LIST = 256;
+/**
+ * The epee text is cut into parts of about this many characters, each flattened when cut: a long
+ * answer is then written part by part, where one text of 200 kB or more was flattened into a new
+ * large object (mapped pages) by each step that read it (its UTF-8 length, the write), and its
+ * pieces lived until the write (old garbage for 100,000 entries).
+ */
+const PART_CHARS = 32 * 1024;
+
+/** Collects the epee text in parts (stringifyEpee). */
+class EpeeParts {
+  readonly parts: string[] = [];
+  private cur = "";
+
+  add(text: string): void {
+    this.cur += text;
+    if (this.cur.length >= PART_CHARS) this.cut();
+  }
+
+  private cut(): void {
+    // reading a character makes V8 flatten the rope at once, while its pieces are still young
+    this.cur.charCodeAt(0);
+    this.parts.push(this.cur);
+    this.cur = "";
+  }
+
+  end(): string[] {
+    if (this.cur !== "" || this.parts.length === 0) this.parts.push(this.cur);
+    return this.parts;
+  }
+}
 
 function stringifyEpee(value: JsonWritable, maxDepth: number, startLevel = 0): string {
+  const parts = epeeParts(value, maxDepth, startLevel);
+  return parts.length === 1 ? parts[0] : parts.join("");
+}
+
+function epeeParts(value: JsonWritable, maxDepth: number, startLevel: number): string[] {
+  const out = new EpeeParts();
   // string concatenation (V8 ropes) makes far less garbage than an array of small parts
-  const write = (v: JsonWritable, level: number, depth: number): string => {
+  const write = (v: JsonWritable, level: number, depth: number): void => {
     if (depth > maxDepth) throw new RangeError(`JSON nesting deeper than ${maxDepth} (a cycle?)`);
-    if (v instanceof Prerendered) return v.epeeAt(level, () => write(v.value, level, depth));
+    if (v instanceof Prerendered) return out.add(v.epeeAt(level, () => stringifyEpee(v.value, maxDepth - depth, level)));
     const sc = scalar(v);
-    if (sc !== undefined) return sc;
+    if (sc !== undefined) return out.add(sc);
     if (Array.isArray(v)) {
       // arrays add no level: their objects are indented as their parent member is
-      let out = "[";
       const arr = v as readonly JsonWritable[];
       // a list of u64s (get_output_distribution's thousands of counts): joined natively
-      if (allBigints(arr)) return out + arr.join(",") + "]";
-      if (arr.length > LONG_LIST) {
-        // a long list (get_transfers of a large wallet: 100,000 entries) is joined in slices: each
-        // slice's ropes die young, where one rope for the whole list lived until the write and was
-        // marked and compacted as old garbage (26 µs an entry, most of it GC)
-        const slices: string[] = [];
-        for (let k = 0; k < arr.length; k += LONG_LIST) {
-          const parts: string[] = [];
-          for (let j = k; j < Math.min(arr.length, k + LONG_LIST); j++) parts.push(write(arr[j], level, depth + 1));
-          slices.push(parts.join(","));
-        }
-        return out + slices.join(",") + "]";
+      if (allBigints(arr)) return out.add("[" + arr.join(",") + "]");
+      out.add("[");
+      for (let k = 0; k < arr.length; k++) {
+        if (k > 0) out.add(",");
+        write(arr[k], level, depth + 1);
       }
-      for (let k = 0; k < arr.length; k++) out += (k > 0 ? "," : "") + write(arr[k], level, depth + 1);
-      return out + "]";
+      return out.add("]");
     }
     const obj = v as { readonly [key: string]: JsonWritable };
     // one pass, no closures: big answers (get_transfers) have thousands of small objects
@@ -589,11 +614,23 @@ function stringifyEpee(value: JsonWritable, maxDepth: number, startLevel = 0): s
     if (!ascii) keys.sort(epeeKeyOrder);
     else if (!inOrder(keys)) keys.sort();
     const pad = epeePad(level + 1);
-    let out = "{\r\n";
+    out.add("{\r\n");
     for (let k = 0; k < keys.length; k++) {
-      out += pad + keyText(keys[k]) + write(obj[keys[k]], level + 1, depth + 1) + (k < keys.length - 1 ? ",\r\n" : "\r\n");
+      out.add(pad + keyText(keys[k]));
+      write(obj[keys[k]], level + 1, depth + 1);
+      out.add(k < keys.length - 1 ? ",\r\n" : "\r\n");
     }
-    return out + epeePad(level) + "}";
+    out.add(epeePad(level) + "}");
   };
-  return write(value, startLevel, 0);
+  write(value, startLevel, 0);
+  return out.end();
+}
+
+/**
+ * The JSON text of `value` in parts to be written one after the other (their concatenation is
+ * stringifyJson's text): a long epee-style answer comes in parts of about 32 k characters, so
+ * that no step needs it as one string.
+ */
+export function stringifyJsonParts(value: JsonWritable, opts: JsonStringifyOptions = {}): string[] {
+  return opts.style === "epee" ? epeeParts(value, opts.maxDepth ?? 1000, 0) : [stringifyJson(value, opts)];
 }

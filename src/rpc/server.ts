@@ -22,7 +22,7 @@ import { EPEE_HTTP_LIMITS, epeeKeyWithout } from "../codec/epee.js";
 import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
 import { type HttpAnswer, type HttpRequest, HttpServer } from "./http.js";
 import { JSONRPC_ERROR } from "./error-codes.js";
-import { isJsonObject, JsonParseError, parseJson, stringifyJson, type JsonValue, type JsonWritable } from "./json.js";
+import { isJsonObject, JsonParseError, parseJson, stringifyJsonParts, type JsonValue, type JsonWritable } from "./json.js";
 import { type MethodTable, RpcError, type RpcContext } from "./methods.js";
 import { SchemaError } from "./schema.js";
 import type { ServerTls } from "./tls.js";
@@ -251,7 +251,7 @@ export class RpcServer {
     const t0 = performance.now();
     const done = (r: Reply): Reply => {
       const m = req.url === "/json_rpc" ? /"method"\s*:\s*"([^"]{1,64})"/.exec(req.body.toString("latin1", 0, 512)) : null;
-      const bytes = typeof r.body === "string" ? Buffer.byteLength(r.body) : (r.body?.length ?? 0);
+      const bytes = typeof r.body === "string" ? Buffer.byteLength(r.body) : Array.isArray(r.body) ? r.body.reduce((n: number, p: string) => n + Buffer.byteLength(p), 0) : (r.body as Uint8Array | undefined)?.length ?? 0;
       timingLine(`${req.url}${m ? ` ${m[1]}` : ""}\t${(performance.now() - t0).toFixed(3)} ms\t${req.body.length} B in\t${bytes} B out`);
       return r;
     };
@@ -307,9 +307,10 @@ export class RpcServer {
   }
 
   private json(v: JsonWritable, rawBytes = false): Reply {
-    const text = stringifyJson(v, { style: this.o.jsonStyle === "epee" ? "epee" : "standard" });
+    const parts = stringifyJsonParts(v, { style: this.o.jsonStyle === "epee" ? "epee" : "standard" });
     // epee writes blob strings byte for byte (no UTF-8): such answers carry one char per byte
-    return { status: 200, type: "application/json", body: rawBytes ? Buffer.from(text, "latin1") : text };
+    if (rawBytes) return { status: 200, type: "application/json", body: Buffer.from(parts.length === 1 ? parts[0] : parts.join(""), "latin1") };
+    return { status: 200, type: "application/json", body: parts.length === 1 ? parts[0] : parts };
   }
 
   private jsonRpc(body: Buffer, ctx: RpcContext, table: MethodTable = this.o.methods): Promise<Reply> | Reply {
