@@ -314,7 +314,7 @@ export interface JsonStringifyOptions {
  * `T` is the value's type, so that a handler answering one still has a typed result (see
  * `Unrendered`).
  *
- * `render`, when given, writes the epee text itself (with epeeString, epeeScalar and epeePad):
+ * `render`, when given, writes the epee text itself (with epeeString, epeeInteger and epeePad):
  * for the entries of long lists answered often (get_transfers), one writer that knows its
  * fields' names and order costs a third of the generic walk, which lists and sorts each object's
  * keys and loads each member by name. It must write what the generic writer writes for `value`
