@@ -197,8 +197,22 @@ export interface NodeConfig {
   startMining?: { address: string; threads: number; background: boolean; ignoreBattery: boolean };
 }
 
+/**
+ * The launcher's RPC warm-up (node/rpc/warmup.ts): 300 rounds (about 3,500 reads, 1-2 s of CPU
+ * beside the first clients) once the chain has 1,000 blocks. TSMONERO_RPC_WARMUP sets the rounds;
+ * 0 turns it off. Not a monerod flag, so an environment variable: monerod's command lines stay valid.
+ */
+export const RPC_WARMUP_DEFAULT = { rounds: 300, minHeight: 1000 } as const;
+
+function rpcWarmupOf(env: NodeJS.ProcessEnv): { rounds: number; minHeight: number } {
+  const v = env.TSMONERO_RPC_WARMUP;
+  if (v === undefined || v === "") return { ...RPC_WARMUP_DEFAULT };
+  if (!/^[0-9]{1,6}$/.test(v)) throw new UsageError(`TSMONERO_RPC_WARMUP must be the warm-up's rounds, 0 to 999999 (0 turns it off), got '${v}'`);
+  return { rounds: Number(v), minHeight: RPC_WARMUP_DEFAULT.minHeight };
+}
+
 /** What the flags ask for, checked; errors name the flag. */
-export function nodeConfig(args: ParsedArgs): NodeConfig {
+export function nodeConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NodeConfig {
   const { network, portNet } = networkOf(args);
   const notes: string[] = [];
   const fixed = str(args, "fixed-difficulty");
@@ -331,6 +345,7 @@ export function nodeConfig(args: ParsedArgs): NodeConfig {
     ...(syncMode ? { syncMode } : {}),
     ...(maxConcurrency !== undefined && maxConcurrency > 0 ? { verifyThreads: maxConcurrency } : {}),
     rpcSsl,
+    rpcWarmup: rpcWarmupOf(env),
   };
   return { daemon, notes, detach: args.has("detach"), ...(str(args, "pidfile") !== undefined ? { pidfile: resolve(str(args, "pidfile") ?? "") } : {}) };
 }

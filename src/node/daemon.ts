@@ -24,6 +24,8 @@ import { DaemonState, nodeMethods, primeNewBlockEntries } from "./rpc/index.js";
 import { addBootstrapForwarding, BootstrapDaemon, type BootstrapOptions } from "./rpc/bootstrap.js";
 import { bootstrapAddress } from "./rpc/control.js";
 import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
+import { dropCoreCaches } from "./rpc/common.js";
+import { type WarmupReport, warmUpRpc } from "./rpc/warmup.js";
 import { publishCoreEvents } from "./zmq/events.js";
 import { P2pNode, type P2pOptions } from "./p2p/node.js";
 import { ipv4ToInt } from "./rpc/state.js";
@@ -113,6 +115,12 @@ export interface DaemonOptions {
   zmqPub?: readonly string[];
   /** --zmq-rpc-bind-ip / --zmq-rpc-bind-port: monerod's ZMQ JSON RPC (absent with --no-zmq). */
   zmqRpc?: { ip: string; port: number };
+  /**
+   * The RPC warm-up after start (node/rpc/warmup.ts): `rounds` rounds of reads sent to the main RPC
+   * server over loopback when the chain has at least `minHeight` blocks. Absent: none (the
+   * launcher turns it on: TSMONERO_RPC_WARMUP).
+   */
+  rpcWarmup?: { rounds: number; minHeight?: number };
 }
 
 export interface Daemon {
@@ -126,6 +134,8 @@ export interface Daemon {
   zmqRpcAddress?: string;
   /** The P2P service (undefined offline or without P2P options). */
   p2p?: P2pNode;
+  /** Resolves when the RPC warm-up has ended (undefined: none ran). */
+  readonly warmup: Promise<WarmupReport | undefined>;
   /** Resolves when the daemon has stopped (database closed). */
   readonly stopped: Promise<void>;
   stop(reason?: string): Promise<void>;
@@ -503,8 +513,37 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     }
   }
 
+  // the request paths optimized before clients need them, the caches emptied after (warmup.ts)
+  const warmupStop = new AbortController();
+  const w = opts.rpcWarmup;
+  const warming = w !== undefined && w.rounds > 0 && core.store.height() >= (w.minHeight ?? 0);
+  if (warming) state.rpcWarmup = "running";
+  const warmup: Promise<WarmupReport | undefined> =
+    w !== undefined && warming
+      ? warmUpRpc({
+          url: rpcUrl.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:"),
+          ...(opts.rpcLogin ? { login: opts.rpcLogin } : {}),
+          tls: (opts.rpcSsl ?? SSL_AUTODETECT).support !== "disabled",
+          rounds: w.rounds,
+          height: core.store.height(),
+          rctOutputs: core.store.outputCount(0n),
+          signal: warmupStop.signal,
+          forget: () => {
+            dropCoreCaches(core);
+            for (const s of servers) s.forgetKeptAnswers();
+          },
+        }).then((r) => {
+          state.rpcWarmup = r.stopped === undefined ? "done" : "stopped";
+          const what = `${r.requests} requests in ${(r.ms / 1000).toFixed(1)} s`;
+          if (r.stopped === undefined) log(0, `tsmonerod: RPC warmed up (${what}); its answers forgotten`);
+          else if (!warmupStop.signal.aborted) log(0, `tsmonerod: RPC warm-up ended early after ${what}: ${r.stopped}`);
+          return r;
+        })
+      : Promise.resolve(undefined);
+
   const daemon: Daemon = {
     core,
+    warmup,
     state,
     rpcUrl,
     ...(restrictedUrl ? { restrictedRpcUrl: restrictedUrl } : {}),
@@ -517,6 +556,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
       stopping ??= (async () => {
         log(0, `tsmonerod: stopping (${reason})`);
         if (rateTimer) clearInterval(rateTimer);
+        warmupStop.abort();
+        await warmup;
         await Promise.all(servers.map((s) => s.close()));
         await p2p?.stop();
         unhookZmq?.();

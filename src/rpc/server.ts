@@ -171,6 +171,10 @@ class KeptAnswers {
     return e.reply;
   }
 
+  clear(): void {
+    this.m.clear();
+  }
+
   set(key: string, stamp: string, reply: Reply): void {
     if (!(reply.body instanceof Uint8Array) || reply.body.length > KEPT_MAX_BYTES) return;
     this.m.delete(key);
@@ -230,6 +234,11 @@ export class RpcServer {
   /** Stops listening, aborts running handlers and closes every connection. */
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  /** Forgets every kept answer (BinPath.reuse): the next request of each is computed. */
+  forgetKeptAnswers(): void {
+    this.kept.clear();
   }
 
   get connections(): number {

@@ -260,6 +260,14 @@ export function cacheCounters(core: NodeCore): ReadonlyMap<string, Readonly<Cach
   return counters.get(core) ?? new Map();
 }
 
+/**
+ * Empties every read cache of the core: each is made anew on its next use. The hit and miss
+ * counters stay (the RPC warm-up's lookups remain counted).
+ */
+export function dropCoreCaches(core: NodeCore): void {
+  perCore.delete(core);
+}
+
 /** One `make()`d object per core and name (the node's caches live as long as its core). */
 export function coreCache<T>(core: NodeCore, name: string, make: () => T): T {
   let m = perCore.get(core);

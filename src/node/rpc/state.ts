@@ -42,6 +42,8 @@ export class DaemonState {
   /** The bootstrap daemon calls are forwarded to while this node is behind (node/rpc/bootstrap.ts). */
   bootstrap: BootstrapDaemon | undefined;
   logHashRate = false;
+  /** The RPC warm-up after start (node/rpc/warmup.ts), as get_cache_stats reports it. */
+  rpcWarmup: "off" | "running" | "done" | "stopped" = "off";
   private readonly bans = new Map<string, Ban>();
   /** --disable-rpc-ban: RPC failures never ban their host. */
   rpcBanDisabled = false;

@@ -1,0 +1,103 @@
+/**
+ * The request-path warm-up of a freshly started tsmonerod (not in monerod, whose C++ is compiled
+ * ahead of time).
+ *
+ * A new Node process runs every function in V8's interpreter and baseline tiers until it has run
+ * often enough to be optimized: a restarted tsmonerod answered its first few thousand reads at
+ * about half the rate it reaches later (docs/bench-scale.md: a cold header read cost 540–1,000 µs
+ * of CPU against 184 µs warm; monerod 184 against 169). Right after the RPC server listens, the
+ * warm-up sends it the reads wallets and explorers make (headers, blocks, txs, outputs,
+ * get_blocks.bin near the top, get_info, the pool ids, the fee estimate) over loopback, one at a
+ * time, at heights and output indices drawn at random, so the HTTP parser, the dispatch, the
+ * handlers, their encoders and the store's read paths are optimized before clients need them.
+ *
+ * What it leaves behind: nothing it read. When it ends, every read cache of the node and the RPC
+ * server's kept answers are emptied, so a client's first reads still miss and are computed (the
+ * caches' hit/miss counters keep the warm-up's lookups). Clients are served while it runs: each
+ * waits for at most the one warm-up request in progress.
+ *
+ * What it does not do: warm a restricted RPC server's own port (the same code serves both), or
+ * run on a short chain (`minHeight`), where there is little to read and the process is usually a
+ * test's or a new devnet's.
+ */
+import { NodeClient } from "../../client/node-client.js";
+import { hexToBytes } from "../../base/bytes.js";
+import type { GetOutputsOut } from "../../protocol/rpc-bin.js";
+import type { SslOptions } from "../../rpc/tls.js";
+
+export interface WarmupOptions {
+  /** The RPC server to warm, e.g. "http://127.0.0.1:18081". */
+  url: string;
+  /** --rpc-login, when the server asks for it. */
+  login?: string;
+  /** Whether the server speaks TLS (then the warm-up does too, as wallets do). */
+  tls: boolean;
+  /** Rounds of about ten requests each. */
+  rounds: number;
+  /** Blocks in the chain, and RingCT outputs, when the warm-up starts. */
+  height: number;
+  rctOutputs: bigint;
+  /** Stops the warm-up between two requests (the daemon is stopping). */
+  signal: AbortSignal;
+  /** Called when the warm-up ends, however it ends: empties what it filled. */
+  forget(): void;
+}
+
+export interface WarmupReport {
+  requests: number;
+  ms: number;
+  /** Why it stopped early, when it did. */
+  stopped?: string;
+}
+
+/** A TLS client that accepts the daemon's own (usually self-signed) certificate. */
+const SELF_TLS: SslOptions = { support: "enabled", verification: "none", fingerprints: [], caPath: "", privateKeyPath: "", certificatePath: "" };
+
+const randomBelow = (n: number): number => Math.floor(Math.random() * n);
+
+/** Sends `rounds` rounds of reads to the daemon's own RPC server. Never throws: a failure ends it early, reported. */
+export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
+  const client = new NodeClient({ url: o.url, ...(o.login ? { login: o.login } : {}), retries: 0, ...(o.tls ? { ssl: SELF_TLS } : {}) });
+  const call = { signal: o.signal };
+  const t0 = performance.now();
+  let requests = 0;
+  const outs = Number(o.rctOutputs);
+  const someOutputs = (n: number): GetOutputsOut[] => Array.from({ length: n }, () => ({ amount: 0n, index: BigInt(randomBelow(outs)) }));
+  try {
+    const genesis = hexToBytes((await client.getBlockHeaderByHeight(0, false, call)).block_header.hash);
+    requests++;
+    for (let r = 0; r < o.rounds && !o.signal.aborted; r++) {
+      const h = randomBelow(o.height);
+      await client.getBlockHeaderByHeight(h, false, call);
+      const block = (await client.jsonRpc("get_block", { height: BigInt(h) }, call)) as { tx_hashes?: string[]; miner_tx_hash?: string };
+      const txid = block.tx_hashes?.[0] ?? block.miner_tx_hash;
+      if (txid !== undefined) await client.getTransactions([txid], { decodeAsJson: r % 4 === 0 }, call);
+      requests += txid !== undefined ? 3 : 2;
+      if (outs > 0) {
+        await client.json("/get_outs", { outputs: [{ amount: 0n, index: BigInt(randomBelow(outs)) }], get_txid: true }, call);
+        await client.getOutsBin(someOutputs(10), true, call);
+        requests += 2;
+      }
+      // a synced wallet's refresh: get_blocks.bin from a block just below the top
+      const near = Math.max(0, o.height - 1 - randomBelow(4));
+      const nearId = hexToBytes((await client.getBlockHeaderByHeight(near, false, call)).block_header.hash);
+      await client.getBlocksBin({ block_ids: near === 0 ? [genesis] : [nearId, genesis], prune: true }, call);
+      await client.jsonRpc("get_info", undefined, call);
+      requests += 3;
+      if (r % 4 === 0) {
+        await client.getTransactionPoolHashesBin(call);
+        await client.getFeeEstimate(0n, call);
+        await client.getLastBlockHeader(false, call);
+        await client.json("/get_height", undefined, call);
+        requests += 4;
+      }
+    }
+    return { requests, ms: performance.now() - t0, ...(o.signal.aborted ? { stopped: "the daemon is stopping" } : {}) };
+  } catch (e) {
+    const why = o.signal.aborted ? "the daemon is stopping" : e instanceof Error ? e.message : String(e);
+    return { requests, ms: performance.now() - t0, stopped: why };
+  } finally {
+    client.close();
+    o.forget();
+  }
+}
