@@ -17,6 +17,10 @@
  *             get_block by height, /get_transactions of one tx, /get_outs of one output; up to --reads
  *             of each), concurrency 1, keep-alive HTTP: req/s; tsmonerod's cache hits during the row
  *             (its get_cache_stats) beside it. Then get_output_distribution of the whole chain.
+ *             Two cold passes, each after a restart with the page cache dropped: tsmonerod with its
+ *             start-up RPC warm-up off (TSMONERO_RPC_WARMUP=0), then as launched by default, the
+ *             rows starting once it reports the warm-up over (node/rpc/warmup.ts: it empties every
+ *             cache when it ends, so the data is as cold; the code is optimized).
  *   warm      the same reads again in the same order.
  *   random    /get_outs of 10 random outputs per request, as a wallet picks decoys.
  *   wallets   monero-wallet-rpc ← monerod, tsmonero-wallet-rpc ← monerod and ← tsmonerod, each
@@ -69,7 +73,8 @@ interface Daemon {
   peakRss: number;
 }
 
-function start(d: Daemon): Proc {
+/** `warmup`: tsmonerod's start-up RPC warm-up (node/rpc/warmup.ts) as the launcher does it, or off (TSMONERO_RPC_WARMUP=0). */
+function start(d: Daemon, warmup = true): Proc {
   const p = PORTS[d.impl];
   const common = [
     "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", d.dataDir, "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", String(p.rpc),
@@ -82,7 +87,7 @@ function start(d: Daemon): Proc {
   d.proc =
     d.impl === "monerod"
       ? launch("monerod", "/usr/bin/monerod", common, scratch)
-      : launch("tsmonerod", join(ROOT, "bin/tsmonerod"), common, scratch, { TSMONERO_HASH_TRIVIAL_POW: "1" });
+      : launch("tsmonerod", join(ROOT, "bin/tsmonerod"), common, scratch, { TSMONERO_HASH_TRIVIAL_POW: "1", ...(warmup ? {} : { TSMONERO_RPC_WARMUP: "0" }) });
   return d.proc;
 }
 
@@ -240,21 +245,36 @@ async function run(args: ParsedArgs): Promise<void> {
       return { impl: d.impl, allocated: st ? st.blocks * 512 : 0, length: st?.size ?? 0, rss: rss.now, peak: Math.max(d.peakRss, rss.peak) };
     });
 
-    // ---- restart cold
-    for (const d of all) await stop(d.proc);
-    const dropped = dropPageCache();
+    // ---- restart cold: both stopped, the page cache dropped, both started; tsmonerod with or without its warm-up
+    let dropped = false;
     const startMs = { tsmonerod: 0, monerod: 0 } as Record<Impl, number>;
-    for (const d of all) {
-      const t0 = performance.now();
-      const p = start(d);
-      await waitAnswer(p, d.port, "get_block_count", 600_000);
-      startMs[d.impl] = performance.now() - t0;
-    }
-
-    // the bench's own client is freshly compiled code too: without this, the first cold row paid the
-    // client's JIT for whichever daemon went first (tsmonerod). The same count of get_block_count
-    // calls to each daemon, which reads none of the data the rows read
-    for (const d of all) for (let i = 0; i < CLIENT_WARMUP; i++) await okResult(d.port, "get_block_count", {});
+    let warmupMs = 0;
+    const restart = async (warmup: boolean): Promise<void> => {
+      for (const d of all) await stop(d.proc);
+      dropped = dropPageCache();
+      for (const d of all) {
+        const t0 = performance.now();
+        const p = start(d, warmup);
+        await waitAnswer(p, d.port, "get_block_count", 600_000);
+        startMs[d.impl] = performance.now() - t0;
+        if (d.impl === "tsmonerod" && warmup) {
+          // the rows start once tsmonerod says its warm-up is over (get_cache_stats' rpc_warmup)
+          for (;;) {
+            const st = ((await rpc(d.port, "get_cache_stats")) as { rpc_warmup?: string }).rpc_warmup;
+            if (st !== "running") {
+              if (st !== "done") throw new Error(`tsmonerod's RPC warm-up did not run to its end: ${st}`);
+              break;
+            }
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          warmupMs = performance.now() - t0 - startMs[d.impl];
+        }
+      }
+      // the bench's own client is freshly compiled code too: without this, the first cold row paid the
+      // client's JIT for whichever daemon went first (tsmonerod). The same count of get_block_count
+      // calls to each daemon, which reads none of the data the rows read
+      for (const d of all) for (let i = 0; i < CLIENT_WARMUP; i++) await okResult(d.port, "get_block_count", {});
+    };
 
     // ---- reads
     const sample = <T>(xs: readonly T[], seed: number): T[] => shuffled(xs, seed).slice(0, maxReads);
@@ -272,7 +292,9 @@ async function run(args: ParsedArgs): Promise<void> {
       },
     ];
     const readTable: string[][] = [];
-    for (const pass of ["cold", "warm"] as const) {
+    // first both restarted with tsmonerod's warm-up off, then both again as launched by default
+    for (const pass of ["cold, tsmonerod without warm-up", "cold", "warm"] as const) {
+      if (pass !== "warm") await restart(pass === "cold");
       for (const [k, row] of rows.entries()) {
         const got = {} as Record<Impl, ReadResult>;
         const order = k % 2 === 0 ? all : [...all].reverse();
@@ -377,11 +399,12 @@ async function run(args: ParsedArgs): Promise<void> {
           ["RSS after the load (MiB)", s.tsmonerod.rss.toFixed(0), s.monerod.rss.toFixed(0), (s.tsmonerod.rss / s.monerod.rss).toFixed(2)],
           ["peak RSS, load and reads (MiB)", Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss).toFixed(0), Math.max(s.monerod.peak, daemons.monerod.peakRss).toFixed(0), (Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss) / Math.max(s.monerod.peak, daemons.monerod.peakRss)).toFixed(2)],
           [`restart → first answer (ms; page cache ${dropped ? "dropped" : "not dropped: no permission"})`, startMs.tsmonerod.toFixed(0), startMs.monerod.toFixed(0), (startMs.tsmonerod / startMs.monerod).toFixed(2)],
+          ["first answer → end of tsmonerod's RPC warm-up (ms; the cold rows start after it)", warmupMs.toFixed(0), "—", "monerod has none"],
         ],
       ),
     );
     out.push(
-      `\n### Reads after the restart, concurrency 1 (cold: each read once, in random order; warm: the same again)\n\nBefore the cold rows, ${CLIENT_WARMUP} get_block_count calls to each daemon warm the bench's own client (its JIT), and touch no data the rows read.\n`,
+      `\n### Reads after the restart, concurrency 1 (cold: each read once, in random order; warm: the same again)\n\nBefore the cold rows, ${CLIENT_WARMUP} get_block_count calls to each daemon warm the bench's own client (its JIT), and touch no data the rows read. Both daemons are restarted (page cache dropped) before each cold pass: first with tsmonerod's start-up RPC warm-up turned off (TSMONERO_RPC_WARMUP=0), then as launched by default, where the rows start once tsmonerod reports its warm-up over. The warm-up reads random heights, txs and outputs over loopback and empties every cache when it ends: its effect is on the code (V8's optimized tiers), not on the data, as the hit column shows.\n`,
     );
     out.push(
       markdownTable(
