@@ -22,7 +22,7 @@
  * continues from the last checkpoint. Timestamps are planned at creation (120 s apart, ending at
  * about the creation time plus the planned blocks), so any prefix of the chain loads into a daemon.
  */
-import { closeSync, existsSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -305,6 +305,11 @@ export async function buildChain(opts: BuildOptions): Promise<ChainMeta> {
     let outputDebt = 0;
     const started = Date.now();
     const startHeight = meta.blocks;
+    // the in-process node's submitBlock time per window, coinbase-only blocks apart (their cost is
+    // what grows with height: weights, medians, difficulty, the store's writes), in apply.tsv
+    const applyPath = join(opts.dir, "apply.tsv");
+    if (!existsSync(applyPath)) writeFileSync(applyPath, "height\tcoinbase_only_blocks\tms_per_coinbase_only_block\tblocks_with_txs\tms_per_block_with_txs\ttxs\n");
+    const apply = { cbN: 0, cbMs: 0, txN: 0, txMs: 0, txs: 0 };
 
     while (meta.blocks < opts.blocks) {
       const height = meta.blocks + 1; // the block being built
@@ -334,8 +339,18 @@ export async function buildChain(opts: BuildOptions): Promise<ChainMeta> {
       txs.push(...(await Promise.all(pending)));
       const block = blockOn(node, node.store.topHash(), txs.map((t) => t.blob), owner, BigInt(clock), be);
       const blob = serializeBlock(block);
+      const a0 = performance.now();
       const r = await node.submitBlock(blob, { txBlobs: txs.map((t) => t.blob) });
+      const applyMs = performance.now() - a0;
       if (r.status !== "added") throw new Error(`block ${height}: ${r.message ?? r.status}`);
+      if (txs.length === 0) {
+        apply.cbN++;
+        apply.cbMs += applyMs;
+      } else {
+        apply.txN++;
+        apply.txMs += applyMs;
+        apply.txs += txs.length;
+      }
       // spent inputs leave the owned set; new outputs join it with their global indices
       owned = owned.filter((o) => !spentNow.has(o));
       const cb = block.minerTx;
@@ -359,7 +374,13 @@ export async function buildChain(opts: BuildOptions): Promise<ChainMeta> {
       if (height % 200 === 0 || height === opts.blocks) {
         checkpoint();
         const rate = (height - startHeight) / ((Date.now() - started) / 1000);
-        say(`built ${height} / ${opts.blocks} blocks, ${meta.outputs} outputs, ${meta.txs} txs (${rate.toFixed(1)} blocks/s, ${owned.length} owned unspent)`);
+        const per = (ms: number, n: number): string => (n > 0 ? (ms / n).toFixed(2) : "-");
+        appendFileSync(applyPath, `${height}\t${apply.cbN}\t${per(apply.cbMs, apply.cbN)}\t${apply.txN}\t${per(apply.txMs, apply.txN)}\t${apply.txs}\n`);
+        say(
+          `built ${height} / ${opts.blocks} blocks, ${meta.outputs} outputs, ${meta.txs} txs (${rate.toFixed(1)} blocks/s, ${owned.length} owned unspent; ` +
+            `submitBlock ${per(apply.cbMs, apply.cbN)} ms per coinbase-only block, ${per(apply.txMs, apply.txN)} ms per block with txs)`,
+        );
+        Object.assign(apply, { cbN: 0, cbMs: 0, txN: 0, txMs: 0, txs: 0 });
       }
     }
     checkpoint();
