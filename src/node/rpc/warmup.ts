@@ -7,7 +7,8 @@
  * about half the rate it reaches later (docs/bench-scale.md: a cold header read cost 540–1,000 µs
  * of CPU against 184 µs warm; monerod 184 against 169). Right after the RPC server listens, the
  * warm-up sends it the reads wallets and explorers make (headers, blocks, txs, outputs,
- * get_blocks.bin near the top, get_info, the pool ids, the fee estimate) over loopback, one at a
+ * get_blocks.bin near the top, get_info, the pool ids, the fee estimate, the output distribution)
+ * over loopback, one at a
  * time, at heights and output indices drawn at random, so the HTTP parser, the dispatch, the
  * handlers, their encoders and the store's read paths are optimized before clients need them.
  *
@@ -90,6 +91,14 @@ export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
         await client.getLastBlockHeader(false, call);
         await client.json("/get_height", undefined, call);
         requests += 4;
+      }
+      if (r % 10 === 0) {
+        // decoy selection's distribution, JSON and .bin (wallet2), over the last 2,000 blocks: the
+        // same code as the whole chain's, without mainnet's millions of entries per call
+        const from = BigInt(Math.max(0, o.height - 2000));
+        await client.getOutputDistribution({ amounts: [0n], from_height: from, cumulative: true }, call);
+        await client.getOutputDistributionBin({ amounts: [0n], from_height: from, cumulative: true, compress: r % 20 === 0 }, call);
+        requests += 2;
       }
     }
     return { requests, ms: performance.now() - t0, ...(o.signal.aborted ? { stopped: "the daemon is stopping" } : {}) };
