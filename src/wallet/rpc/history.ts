@@ -8,6 +8,9 @@ import { rpcIncomingTransfer, rpcPayment, type RpcTransferEntry, rpcTransferEntr
 import { renderedIncomingTransfer, renderedPayment, renderedTransferEntry } from "./entry-text.js";
 import { def, list, fail, historyEnv, isHash, isHex, now, obj, type Plain, plain, W, type WalletRpcDeps, withList } from "./common.js";
 
+/** A ledger transfer as the list answers carry it: its RPC shape, written by entry-text.ts's own writer. */
+const transferOut = (e: Parameters<typeof rpcTransferEntry>[0]): ReturnType<typeof renderedTransferEntry> => renderedTransferEntry(plain(rpcTransferEntry(e)));
+
 /** Transfers, payments, notes, attributes, frozen outputs. */
 
 /** get_transfers' answer: each list may be absent (empty, or not asked for); next_cursor and more answer a paged call only. */
@@ -84,11 +87,11 @@ export function historyMethods(d: WalletRpcDeps) {
         const out: Record<string, JsonWritable> = {};
         if (!paged) {
           const r = wal.ledger.getTransfers(q, historyEnv(wal));
-          for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => renderedTransferEntry(plain(rpcTransferEntry(e)))));
+          for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map(transferOut));
           return out as TransfersAnswer;
         }
         const r = wal.ledger.getTransfersPage(q, historyEnv(wal), p.limit, after);
-        for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map((e) => renderedTransferEntry(plain(rpcTransferEntry(e)))));
+        for (const k of ["in", "out", "pending", "failed", "pool"] as const) withList(out, k, r[k].map(transferOut));
         out.next_cursor = r.next ? encodeCursor(r.next) : "";
         out.more = r.more;
         return out as TransfersAnswer;
@@ -109,7 +112,7 @@ export function historyMethods(d: WalletRpcDeps) {
           { in: true, out: true, pending: true, failed: true, pool: true, accountIndex: p.account_index, filterByHeight: true, minHeight: 0, maxHeight: Number(MAX_BLOCK_NUMBER) },
           historyEnv(wal),
         );
-        const all = [...r.in, ...r.out, ...r.pending, ...r.failed, ...r.pool].filter((e) => e.txid === txid).map((e) => renderedTransferEntry(plain(rpcTransferEntry(e))));
+        const all = [...r.in, ...r.out, ...r.pending, ...r.failed, ...r.pool].filter((e) => e.txid === txid).map(transferOut);
         if (all.length === 0) fail(W.WRONG_TXID, "Transaction not found.");
         return { transfer: all[0], transfers: all };
       },
