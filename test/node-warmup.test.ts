@@ -90,6 +90,15 @@ describe("RPC warm-up after start", () => {
     }
   });
 
+  it("does not run with a bootstrap daemon (its reads would be forwarded there)", async () => {
+    const d = await startDaemon({ ...base(), bootstrapDaemon: { address: "127.0.0.1:1" }, rpcWarmup: { rounds: 12, minHeight: 0 } });
+    try {
+      assert.equal(await d.warmup, undefined);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it("stops with the daemon", async () => {
     const d = await startDaemon({ ...base(), rpcWarmup: { rounds: 1_000_000, minHeight: 0 } });
     await new Promise((r) => setTimeout(r, 500));

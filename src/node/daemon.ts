@@ -117,8 +117,8 @@ export interface DaemonOptions {
   zmqRpc?: { ip: string; port: number };
   /**
    * The RPC warm-up after start (node/rpc/warmup.ts): `rounds` rounds of reads sent to the main RPC
-   * server over loopback when the chain has at least `minHeight` blocks. Absent: none (the
-   * launcher turns it on: TSMONERO_RPC_WARMUP).
+   * server over loopback when the chain has at least `minHeight` blocks and no bootstrap daemon is
+   * set (its reads would be forwarded there). Absent: none (the launcher turns it on: TSMONERO_RPC_WARMUP).
    */
   rpcWarmup?: { rounds: number; minHeight?: number };
 }
@@ -516,7 +516,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   // the request paths optimized before clients need them, the caches emptied after (warmup.ts)
   const warmupStop = new AbortController();
   const w = opts.rpcWarmup;
-  const warming = w !== undefined && w.rounds > 0 && core.store.height() >= (w.minHeight ?? 0);
+  // not with a bootstrap daemon: while this node is behind, the reads would be forwarded to it
+  const warming = w !== undefined && w.rounds > 0 && core.store.height() >= (w.minHeight ?? 0) && state.bootstrap === undefined;
   if (warming) state.rpcWarmup = "running";
   const warmup: Promise<WarmupReport | undefined> =
     w !== undefined && warming

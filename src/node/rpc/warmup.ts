@@ -17,9 +17,10 @@
  * caches' hit/miss counters keep the warm-up's lookups). Clients are served while it runs: each
  * waits for at most the one warm-up request in progress.
  *
- * What it does not do: warm a restricted RPC server's own port (the same code serves both), or
- * run on a short chain (`minHeight`), where there is little to read and the process is usually a
- * test's or a new devnet's.
+ * What it does not do: warm a restricted RPC server's own port (the same code serves both), run
+ * on a short chain (`minHeight`), where there is little to read and the process is usually a
+ * test's or a new devnet's, or run with a bootstrap daemon (--bootstrap-daemon-address): while
+ * the node is behind, its reads would be forwarded to that daemon.
  */
 import { NodeClient } from "../../client/node-client.js";
 import { hexToBytes } from "../../base/bytes.js";
