@@ -515,12 +515,12 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
 
   // the request paths optimized before clients need them, the caches emptied after (warmup.ts)
   const warmupStop = new AbortController();
-  const w = opts.rpcWarmup;
+  const asked = opts.rpcWarmup;
   // not with a bootstrap daemon: while this node is behind, the reads would be forwarded to it
-  const warming = w !== undefined && w.rounds > 0 && core.store.height() >= (w.minHeight ?? 0) && state.bootstrap === undefined;
-  if (warming) state.rpcWarmup = "running";
+  const w = asked !== undefined && asked.rounds > 0 && core.store.height() >= (asked.minHeight ?? 0) && state.bootstrap === undefined ? asked : undefined;
+  if (w) state.rpcWarmup = "running";
   const warmup: Promise<WarmupReport | undefined> =
-    w !== undefined && warming
+    w !== undefined
       ? warmUpRpc({
           url: rpcUrl.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:"),
           ...(opts.rpcLogin ? { login: opts.rpcLogin } : {}),

@@ -63,43 +63,43 @@ export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
   const call = { signal: o.signal };
   const t0 = performance.now();
   let requests = 0;
+  /** Each request through here is counted once it is answered. */
+  const ask = async <T>(answer: Promise<T>): Promise<T> => {
+    const v = await answer;
+    requests++;
+    return v;
+  };
   const outs = Number(o.rctOutputs);
   const someOutputs = (n: number): GetOutputsOut[] => Array.from({ length: n }, () => ({ amount: 0n, index: BigInt(randomBelow(outs)) }));
   try {
-    const genesis = hexToBytes((await client.getBlockHeaderByHeight(0, false, call)).block_header.hash);
-    requests++;
+    const genesis = hexToBytes((await ask(client.getBlockHeaderByHeight(0, false, call))).block_header.hash);
     for (let r = 0; r < o.rounds && !o.signal.aborted; r++) {
       const h = randomBelow(o.height);
-      await client.getBlockHeaderByHeight(h, false, call);
-      const block = (await client.jsonRpc("get_block", { height: BigInt(h) }, call)) as { tx_hashes?: string[]; miner_tx_hash?: string };
+      await ask(client.getBlockHeaderByHeight(h, false, call));
+      const block = (await ask(client.jsonRpc("get_block", { height: BigInt(h) }, call))) as { tx_hashes?: string[]; miner_tx_hash?: string };
       const txid = block.tx_hashes?.[0] ?? block.miner_tx_hash;
-      if (txid !== undefined) await client.getTransactions([txid], { decodeAsJson: r % 4 === 0 }, call);
-      requests += txid !== undefined ? 3 : 2;
+      if (txid !== undefined) await ask(client.getTransactions([txid], { decodeAsJson: r % 4 === 0 }, call));
       if (outs > 0) {
-        await client.json("/get_outs", { outputs: [{ amount: 0n, index: BigInt(randomBelow(outs)) }], get_txid: true }, call);
-        await client.getOutsBin(someOutputs(10), true, call);
-        requests += 2;
+        await ask(client.json("/get_outs", { outputs: [{ amount: 0n, index: BigInt(randomBelow(outs)) }], get_txid: true }, call));
+        await ask(client.getOutsBin(someOutputs(10), true, call));
       }
       // a synced wallet's refresh: get_blocks.bin from a block just below the top
       const near = Math.max(0, o.height - 1 - randomBelow(4));
-      const nearId = hexToBytes((await client.getBlockHeaderByHeight(near, false, call)).block_header.hash);
-      await client.getBlocksBin({ block_ids: near === 0 ? [genesis] : [nearId, genesis], prune: true }, call);
-      await client.jsonRpc("get_info", undefined, call);
-      requests += 3;
+      const nearId = hexToBytes((await ask(client.getBlockHeaderByHeight(near, false, call))).block_header.hash);
+      await ask(client.getBlocksBin({ block_ids: near === 0 ? [genesis] : [nearId, genesis], prune: true }, call));
+      await ask(client.jsonRpc("get_info", undefined, call));
       if (r % 4 === 0) {
-        await client.getTransactionPoolHashesBin(call);
-        await client.getFeeEstimate(0n, call);
-        await client.getLastBlockHeader(false, call);
-        await client.json("/get_height", undefined, call);
-        requests += 4;
+        await ask(client.getTransactionPoolHashesBin(call));
+        await ask(client.getFeeEstimate(0n, call));
+        await ask(client.getLastBlockHeader(false, call));
+        await ask(client.json("/get_height", undefined, call));
       }
       if (r % 10 === 0) {
         // decoy selection's distribution, JSON and .bin (wallet2), over the last 2,000 blocks: the
         // same code as the whole chain's, without mainnet's millions of entries per call
         const from = BigInt(Math.max(0, o.height - 2000));
-        await client.getOutputDistribution({ amounts: [0n], from_height: from, cumulative: true }, call);
-        await client.getOutputDistributionBin({ amounts: [0n], from_height: from, cumulative: true, compress: r % 20 === 0 }, call);
-        requests += 2;
+        await ask(client.getOutputDistribution({ amounts: [0n], from_height: from, cumulative: true }, call));
+        await ask(client.getOutputDistributionBin({ amounts: [0n], from_height: from, cumulative: true, compress: r % 20 === 0 }, call));
       }
     }
     return { requests, ms: performance.now() - t0, ...(o.signal.aborted ? { stopped: "the daemon is stopping" } : {}) };
