@@ -327,8 +327,8 @@ if (CHILD_DIR !== undefined) {
     const lines: string[] = [];
     store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
     assert.equal(lines.length, 2, lines.join("\n"));
-    assert.match(lines[0], /migrating layout 1 to 3 \(333 blocks/);
-    assert.match(lines[1], new RegExp(`layout 3 in place \\(${txs} txs\\)`));
+    assert.match(lines[0], /migrating layout 1 to 4 \(333 blocks/);
+    assert.match(lines[1], new RegExp(`layout 4 in place \\(${txs} txs\\)`));
     assert.deepEqual(looseAll(store), allTxIdsInLooseOrder(chain));
     assert.equal(digest(store), before);
     audit(store, chain);
@@ -337,12 +337,12 @@ if (CHILD_DIR !== undefined) {
     const check = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
     for (const name of ["tx_index", "tx_pruned", "tx_prunable", "tx_prunable_hash", "outputs"]) assert.equal(check.openDB(name, { create: false, encoding: "binary" } as { encoding: "binary" }), undefined, `${name} dropped`);
     const checkProps = check.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" });
-    assert.equal(checkProps.get(Buffer.from("schema"))?.readUInt32BE(0), 3);
-    checkProps.putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 4]));
+    assert.equal(checkProps.get(Buffer.from("schema"))?.readUInt32BE(0), 4);
+    checkProps.putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 5]));
     await check.close();
-    assert.throws(() => ChainStore.open(dir, "regtest"), /layout 4; this version reads layout 3/);
+    assert.throws(() => ChainStore.open(dir, "regtest"), /layout 5; this version reads layout 4/);
     const fix = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
-    fix.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 3]));
+    fix.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 4]));
     await fix.close();
     lines.length = 0;
     store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
@@ -369,8 +369,8 @@ if (CHILD_DIR !== undefined) {
     const lines: string[] = [];
     store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
     assert.equal(lines.length, 2, lines.join("\n"));
-    assert.match(lines[0], new RegExp(`migrating layout 2 to 3 \\(tx ids keyed in get_txids_loose's order, ${txs} txs\\)`));
-    assert.match(lines[1], new RegExp(`layout 3 in place \\(${txs} txs\\)`));
+    assert.match(lines[0], new RegExp(`migrating layout 2 to 4 \\(tx ids keyed in get_txids_loose's order, ${txs} txs\\)`));
+    assert.match(lines[1], new RegExp(`layout 4 in place \\(${txs} txs\\)`));
     assert.equal(digest(store), before);
     audit(store, chain);
     const all = allTxIdsInLooseOrder(chain);
@@ -385,6 +385,81 @@ if (CHILD_DIR !== undefined) {
       assert.ok(got.some((id) => toHex(id) === toHex(target)), `${bits} bits: the id sought is among them`);
       if (want.length > 1) assert.equal(store.txIdsLoose(template, bits, want.length - 1), "too many");
     }
+  });
+
+  test("layout 4 writes compact records and reads layout 3's as they are, mixed in one store", async () => {
+    const before = digest(store);
+    await store.close();
+    const raw = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
+    const db = (name: string, keyEncoding: "binary" | "ordered-binary" | "uint32" = "binary") => raw.openDB<Buffer, Buffer>(name, { encoding: "binary", keyEncoding });
+    const [metas, ids, rctOuts, props] = [db("block_meta", "uint32"), db("tx_ids"), db("rct_outputs"), db("properties", "ordered-binary")];
+    const u64 = (n: bigint): Buffer => Buffer.from(new BigUint64Array([n]).buffer).reverse();
+    // what layout 4 wrote: 92-byte metas, 101-byte outputs (the usual unlock time left out), runs of output indices
+    assert.deepEqual(new Set([...metas.getRange({})].map(({ value }) => value.length)), new Set([92]));
+    const outLengths = [...rctOuts.getRange({})].map(({ value }) => value.length);
+    assert.deepEqual(new Set(outLengths), new Set([101, 109]), "the unlock time left out unless a tx set one");
+    const unusual = outLengths.filter((n) => n === 109).length;
+    assert.ok(unusual > 0 && unusual < outLengths.length / 20, `${unusual} of ${outLengths.length} outputs have an unlock time of their own`);
+    let runs = 0;
+    for (const { value } of ids.getRange({})) if (value.readUInt32BE(25) >= 0x8000_0000) runs++;
+    assert.ok(runs > 100, `${runs} txs' output indices stored as a run`);
+    // rewrite every record in layout 3, as a store of the previous version holds it
+    raw.transactionSync(() => {
+      let prevCum = 0n;
+      for (const { key, value } of [...metas.getRange({})]) {
+        const cum = (value.readBigUInt64BE(8) << 64n) | value.readBigUInt64BE(16);
+        const diff = cum - prevCum;
+        prevCum = cum;
+        const old = Buffer.concat([
+          value.subarray(0, 24),
+          u64(diff >> 64n), u64(diff & 0xffffffffffffffffn),
+          u64(BigInt(value.readUInt32BE(24))), u64(BigInt(value.readUInt32BE(28))),
+          value.subarray(32, 92),
+        ]);
+        assert.equal(old.length, 116);
+        metas.putSync(key, old);
+      }
+      for (const { key, value } of [...rctOuts.getRange({})]) {
+        if (value.length === 109) continue;
+        const height = value.readUInt32BE(64);
+        const unlock = value[100] === 1 ? BigInt(height + 60) : 0n;
+        rctOuts.putSync(key, Buffer.concat([value.subarray(0, 64), u64(unlock), value.subarray(64)]));
+      }
+      for (const { key, value } of [...ids.getRange({})]) {
+        const n = value.readUInt32BE(25);
+        if (n < 0x8000_0000) continue;
+        const first = value.readBigUInt64BE(29);
+        const count = n - 0x8000_0000;
+        const list = Array.from({ length: count }, (_, i) => u64(first + BigInt(i)));
+        const head = Buffer.from(value.subarray(0, 29));
+        head.writeUInt32BE(count, 25);
+        ids.putSync(key, Buffer.concat([head, ...list]));
+      }
+      props.putSync(Buffer.from("schema"), Buffer.from([0, 0, 0, 3]));
+    });
+    await raw.close();
+    const lines: string[] = [];
+    store = ChainStore.open(dir, "regtest", { log: (l) => lines.push(l) });
+    assert.deepEqual(lines, [], "layout 3 needs no migration");
+    assert.equal(digest(store), before);
+    audit(store, chain);
+    // blocks applied now are in layout 4, below them layout 3: both read back, pops included
+    for (let i = 0; i < 40; i++) store.popBlock();
+    assert.equal(store.height(), 293);
+    for (let h = 293; h < 333; h++) applyChecked(store, chain[h]);
+    assert.equal(digest(store), before);
+    audit(store, chain);
+    const both = store.cumulativeRctBothWays();
+    assert.deepEqual(both.stored, both.walked);
+    assert.deepEqual(both.chunked, both.walked);
+    await store.close();
+    const check = open<Buffer, Buffer>({ path: dir, maxDbs: 32, encoding: "binary" });
+    const checkMetas = check.openDB<Buffer, number>("block_meta", { encoding: "binary", keyEncoding: "uint32" });
+    assert.equal(checkMetas.get(292)?.length, 116);
+    assert.equal(checkMetas.get(293)?.length, 92);
+    assert.equal(check.openDB<Buffer, Buffer>("properties", { encoding: "binary", keyEncoding: "ordered-binary" }).get(Buffer.from("schema"))?.readUInt32BE(0), 4);
+    await check.close();
+    store = ChainStore.open(dir, "regtest");
   });
 
   test("popping the top 60 blocks returns their txs and re-applying them gives identical state", () => {

@@ -7,17 +7,20 @@
  * commit; "fast" leaves flushing to the OS (a process crash is still atomic, an OS crash may lose
  * the newest blocks, like monerod's --db-sync-mode fast).
  *
- * Schema 3 (all integers big-endian; heights u32, amounts, indices and tx numbers u64):
+ * Schema 4 (all integers big-endian; heights u32, amounts, indices and tx numbers u64). It reads
+ * schema 3's records as they are; the records it writes leave out what can be derived (each marked
+ * by its length or a flag, see encodeMeta, encodeLocation, encodeOutput):
  *   blocks        height → block blob
  *   block_heights block id (32) → height
- *   block_meta    height → BlockMeta (see encodeMeta)
+ *   block_meta    height → BlockMeta (see encodeMeta; schema 4 derives the difficulty from the cumulative ones)
  *   tx_ids        tx id, bytes reversed → tx number, height, index in block (0 = coinbase), unlock time, pruned flag,
- *                 global output indices. Reversed, the keys sort as monerod's tx_indices (compare_hash32: the id as a
- *                 little-endian number), which get_txids_loose walks; lmdb-js cannot install that comparator.
+ *                 global output indices (schema 4: a run of consecutive ones as its first). Reversed, the keys sort as
+ *                 monerod's tx_indices (compare_hash32: the id as a little-endian number), which get_txids_loose
+ *                 walks; lmdb-js cannot install that comparator.
  *   txs_pruned    tx number → pruned blob (prefix, plus RingCT base for v2)
  *   txs_prunable  tx number → prunable blob (v1 signatures / RingCT prunable part); absent once pruned
  *   txs_prunable_hash tx number → keccak of the prunable blob (v2 txs only; kept when the blob is pruned)
- *   rct_outputs   global index (amount 0) → key, commitment, unlock time, height, tx id, coinbase flag
+ *   rct_outputs   global index (amount 0) → key, commitment, unlock time (schema 4: absent when the usual one), height, tx id, coinbase flag
  *   pre_rct_outputs amount ‖ global index → the same, for pre-RingCT outputs (amount > 0)
  *   output_counts amount → number of outputs of that amount (the next global index)
  *   key_images    key image → height of the block that spent it
@@ -35,7 +38,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
-import { type BlockAccepted, type ChainOutput, type ChainView, checkBlock, nextBlockContext } from "../../consensus/index.js";
+import { type BlockAccepted, type ChainOutput, type ChainView, checkBlock, CRYPTONOTE_MINED_MONEY_UNLOCK_WINDOW, nextBlockContext } from "../../consensus/index.js";
 import { WindowMedian } from "../../consensus/window-median.js";
 import { defaultBackend } from "../../crypto/index.js";
 import type { CryptoBackend } from "../../crypto/backend.js";
@@ -138,7 +141,36 @@ const writeCount = (b: Buffer, at: number, n: number): void => {
  * (u64, monerod's bi_cum_rct), so get_output_distribution reads one value per block, not every output.
  */
 const META_SIZE_WITH_CUM_RCT = META_SIZE + 8;
+/**
+ * Layout 4's record (92 bytes, against 116): no difficulty, which is the block's cumulative
+ * difficulty minus its parent's (as monerod's get_block_difficulty derives it from block_info),
+ * and the two weights as u32. Written whenever both weights fit 32 bits (a block weight is at most
+ * a few MB), else the 116-byte record. timestamp u64, cumulative difficulty u128, weight u32,
+ * long-term weight u32, coins generated u64, reward u64, tx count u32, id, RingCT outputs u64.
+ */
+const META_COMPACT_SIZE = 8 + 16 + 4 + 4 + 8 + 8 + 4 + 32 + 8;
+/** The cumulative difficulty of a record of any layout (at the same offset in all three). */
+const metaCumulativeDifficulty = (b: Buffer): bigint => rdU128(b, 8);
+/** The RingCT output count a record carries, or undefined for a record stored before it was added. */
+function metaCumRct(b: Buffer): number | undefined {
+  if (b.length === META_COMPACT_SIZE) return readCount(b, META_COMPACT_SIZE - 8);
+  return b.length === META_SIZE_WITH_CUM_RCT ? readCount(b, META_SIZE) : undefined;
+}
 function encodeMeta(m: BlockMeta, cumRct: bigint): Buffer {
+  if (m.weight < 0x1_0000_0000 && m.longTermWeight < 0x1_0000_0000) {
+    const b = Buffer.alloc(META_COMPACT_SIZE);
+    b.writeBigUInt64BE(m.timestamp, 0);
+    b.writeBigUInt64BE(m.cumulativeDifficulty >> 64n, 8);
+    b.writeBigUInt64BE(m.cumulativeDifficulty & 0xffffffffffffffffn, 16);
+    b.writeUInt32BE(m.weight, 24);
+    b.writeUInt32BE(m.longTermWeight, 28);
+    b.writeBigUInt64BE(m.alreadyGeneratedCoins, 32);
+    b.writeBigUInt64BE(m.reward, 40);
+    b.writeUInt32BE(m.txCount, 48);
+    buf(m.hash).copy(b, 52);
+    b.writeBigUInt64BE(cumRct, 84);
+    return b;
+  }
   return Buffer.concat([
     U64(m.timestamp),
     U128(m.cumulativeDifficulty),
@@ -152,7 +184,28 @@ function encodeMeta(m: BlockMeta, cumRct: bigint): Buffer {
     U64(cumRct),
   ]);
 }
-function decodeMeta(height: number, b: Buffer): BlockMeta {
+/**
+ * A block_meta record of any layout. `parentCumulative` gives the parent's cumulative difficulty,
+ * asked only for a compact record above the genesis block; it is called after every field of `b`
+ * is read, so `b` may be lmdb-js' shared buffer, which the parent's lookup overwrites.
+ */
+function decodeMeta(height: number, b: Buffer, parentCumulative: () => bigint): BlockMeta {
+  if (b.length === META_COMPACT_SIZE) {
+    const m: BlockMeta = {
+      height,
+      timestamp: b.readBigUInt64BE(0),
+      cumulativeDifficulty: rdU128(b, 8),
+      difficulty: 0n,
+      weight: b.readUInt32BE(24),
+      longTermWeight: b.readUInt32BE(28),
+      alreadyGeneratedCoins: b.readBigUInt64BE(32),
+      reward: b.readBigUInt64BE(40),
+      txCount: b.readUInt32BE(48),
+      hash: bytes(b.subarray(52, 84)),
+    };
+    m.difficulty = height === 0 ? m.cumulativeDifficulty : m.cumulativeDifficulty - parentCumulative();
+    return m;
+  }
   if (b.length !== META_SIZE && b.length !== META_SIZE_WITH_CUM_RCT) throw new StoreError(`block_meta ${height}: ${b.length} bytes`);
   return {
     height,
@@ -173,8 +226,14 @@ function decodeMeta(height: number, b: Buffer): BlockMeta {
  * value (height, index, unlock time, pruned flag, output indices), which the migration prefixes.
  */
 function encodeLocation(num: Buffer, l: TxLocation): Buffer {
-  return Buffer.concat([num, U32(l.height), U32(l.index), U64(l.unlockTime), Buffer.of(l.pruned ? 1 : 0), U32(l.outputIndices.length), ...l.outputIndices.map(U64)]);
+  const head = [num, U32(l.height), U32(l.index), U64(l.unlockTime), Buffer.of(l.pruned ? 1 : 0)];
+  const o = l.outputIndices;
+  // layout 4: a run of consecutive indices (every RingCT tx's outputs) as its length with the top bit set and its first index
+  if (o.length >= 2 && o.length < LOCATION_RUN && o.every((x, i) => x === o[0] + BigInt(i))) return Buffer.concat([...head, U32(LOCATION_RUN + o.length), U64(o[0])]);
+  return Buffer.concat([...head, U32(o.length), ...o.map(U64)]);
 }
+/** The top bit of a tx_indices value's output count: the indices are a run, stored as its first. */
+const LOCATION_RUN = 0x8000_0000;
 const LOCATION_PRUNED_FLAG = 8 + 16;
 function decodeLocation(b: Buffer): TxLocation {
   return {
@@ -187,6 +246,10 @@ function decodeLocation(b: Buffer): TxLocation {
 }
 function locationOutputIndices(b: Buffer): bigint[] {
   const n = b.readUInt32BE(8 + 17);
+  if (n >= LOCATION_RUN) {
+    const first = b.readBigUInt64BE(8 + 21);
+    return Array.from({ length: n - LOCATION_RUN }, (_, i) => first + BigInt(i));
+  }
   const out = new Array<bigint>(n);
   for (let i = 0; i < n; i++) out[i] = b.readBigUInt64BE(8 + 21 + 8 * i);
   return out;
@@ -194,17 +257,32 @@ function locationOutputIndices(b: Buffer): bigint[] {
 /** The tx number of a tx_indices value (an 8-byte key of the txs_* tables). */
 const locationNum = (b: Buffer): Buffer => b.subarray(0, 8);
 
+/**
+ * An output record: key, commitment, unlock time u64, height u32, tx id, coinbase flag (109 bytes).
+ * Layout 4 leaves out the unlock time when it is the usual one (101 bytes; the height then sits at
+ * 64): 0 for a tx's output, height + 60 for a coinbase output, which consensus requires of every
+ * miner tx (block-rules' miner tx check, monerod's prevalidate_miner_transaction).
+ */
+const OUTPUT_SIZE = 32 + 32 + 8 + 4 + 32 + 1;
+const OUTPUT_COMPACT_SIZE = OUTPUT_SIZE - 8;
+const outputHeightAt = (b: Buffer): number => (b.length === OUTPUT_COMPACT_SIZE ? 64 : 72);
+const usualUnlockTime = (height: number, coinbase: boolean): bigint => (coinbase ? BigInt(height + CRYPTONOTE_MINED_MONEY_UNLOCK_WINDOW) : 0n);
 function encodeOutput(o: StoredOutput): Buffer {
-  return Buffer.concat([buf(o.key), buf(o.commitment), U64(o.unlockTime), U32(o.height), buf(o.txId), Buffer.of(o.coinbase ? 1 : 0)]);
+  const flag = Buffer.of(o.coinbase ? 1 : 0);
+  if (o.unlockTime === usualUnlockTime(o.height, o.coinbase)) return Buffer.concat([buf(o.key), buf(o.commitment), U32(o.height), buf(o.txId), flag]);
+  return Buffer.concat([buf(o.key), buf(o.commitment), U64(o.unlockTime), U32(o.height), buf(o.txId), flag]);
 }
 function decodeOutput(b: Buffer): StoredOutput {
+  const at = outputHeightAt(b);
+  const height = b.readUInt32BE(at);
+  const coinbase = b[at + 36] === 1;
   return {
     key: bytes(b.subarray(0, 32)),
     commitment: bytes(b.subarray(32, 64)),
-    unlockTime: b.readBigUInt64BE(64),
-    height: b.readUInt32BE(72),
-    txId: bytes(b.subarray(76, 108)),
-    coinbase: b[108] === 1,
+    unlockTime: at === 64 ? usualUnlockTime(height, coinbase) : b.readBigUInt64BE(64),
+    height,
+    txId: bytes(b.subarray(at + 4, at + 36)),
+    coinbase,
   };
 }
 
@@ -221,7 +299,7 @@ function splitTx(tx: Transaction, backend: CryptoBackend): { id: Bytes; pruned: 
 }
 
 /** The store's layout version (properties "schema"); a store without one is schema 1. */
-const SCHEMA = 3;
+const SCHEMA = 4;
 /** Schema 1's tables keyed by tx id and amount ‖ index, replaced by schema 2's (migrateSchema1). */
 const SCHEMA1_DBS = ["tx_pruned", "tx_prunable", "tx_prunable_hash", "tx_index", "outputs"] as const;
 const CHAIN_DBS = new Set<string>([
@@ -349,9 +427,12 @@ export class ChainStore implements ChainView {
     const schema = s.props.get("schema");
     if (schema === undefined && s.height() > 0) s.migrateSchema1(opts.log);
     if (s.props.get("schema")?.readUInt32BE(0) === 2) s.migrateSchema2(opts.log);
+    // layout 4 reads layout 3's records as they are and writes its compact ones from now on: only the number changes,
+    // so that an earlier version, which cannot read those, refuses the store at open
+    else if (schema?.readUInt32BE(0) === 3) s.props.putSync("schema", U32(SCHEMA));
     else if (schema !== undefined && schema.readUInt32BE(0) !== SCHEMA) {
       void s.close();
-      throw new StoreError(`store in ${dir} has layout ${schema.readUInt32BE(0)}; this version reads layout ${SCHEMA} (and migrates layouts 1 and 2)`);
+      throw new StoreError(`store in ${dir} has layout ${schema.readUInt32BE(0)}; this version reads layout ${SCHEMA} (and migrates layouts 1 to 3)`);
     }
     if (s.height() === 0) {
       s.props.putSync("schema", U32(SCHEMA));
@@ -452,10 +533,12 @@ export class ChainStore implements ChainView {
     if (start < 0 || count < 0 || start + count > top) throw new RangeError(`blocks [${start}, ${start + count}) beyond height ${top}`);
     const out: BlockMeta[] = [];
     // one lookup per height: lmdb-js' getBinaryFast (a shared buffer, decoded at once) is ~3× a cursor's entry
+    // a compact record's difficulty needs its parent's cumulative difficulty: the previous entry's, read once for the first
+    const parent = (h: number) => (): bigint => (h > start ? out[h - start - 1].cumulativeDifficulty : this.cumulativeDifficultyAt(h - 1));
     for (let h = start; h < start + count; h++) {
       const value = this.blockMeta.getBinaryFast(h);
       if (value === undefined) throw new StoreError(`block_meta [${start}, ${start + count}) has no entry ${h}`);
-      out.push(decodeMeta(h, value));
+      out.push(decodeMeta(h, value, parent(h)));
     }
     return out;
   }
@@ -493,7 +576,13 @@ export class ChainStore implements ChainView {
   meta(height: number): BlockMeta {
     const b = this.blockMeta.get(height);
     if (b === undefined) throw new StoreError(`no block at height ${height}`);
-    return decodeMeta(height, b);
+    return decodeMeta(height, b, () => this.cumulativeDifficultyAt(height - 1));
+  }
+  /** The cumulative difficulty of block `height`, without decoding the rest of its record. */
+  private cumulativeDifficultyAt(height: number): bigint {
+    const b = this.blockMeta.getBinaryFast(height);
+    if (b === undefined) throw new StoreError(`no block at height ${height}`);
+    return metaCumulativeDifficulty(b);
   }
   blockBlob(height: number): Bytes | undefined {
     const b = this.blocks.get(height);
@@ -687,13 +776,13 @@ export class ChainStore implements ChainView {
   }
 
   /**
-   * Schema 2 → 3: tx_indices (keyed by the id's bytes) rewritten as tx_ids (keyed by them reversed),
+   * Schema 2 → 3 (and so 4): tx_indices (keyed by the id's bytes) rewritten as tx_ids (keyed by them reversed),
    * `batch` entries per write transaction; tx_indices is dropped and "schema" set in the last one,
    * so a crash before it leaves schema 2 whole and the next open starts over.
    */
   private migrateSchema2(log?: (line: string) => void, batch = 50_000): void {
     const old = this.env.openDB<Buffer, Buffer>("tx_indices", { encoding: "binary", keyEncoding: "binary" });
-    log?.(`chain store: migrating layout 2 to 3 (tx ids keyed in get_txids_loose's order, ${entryCount(old)} txs)`);
+    log?.(`chain store: migrating layout 2 to ${SCHEMA} (tx ids keyed in get_txids_loose's order, ${entryCount(old)} txs)`);
     this.writeTransaction(() => this.txIndex.clearSync());
     let after: Buffer | undefined;
     for (;;) {
@@ -714,7 +803,7 @@ export class ChainStore implements ChainView {
       old.dropSync();
       this.props.putSync("schema", U32(SCHEMA));
     });
-    log?.(`chain store: layout 3 in place (${this.txCount()} txs)`);
+    log?.(`chain store: layout ${SCHEMA} in place (${this.txCount()} txs)`);
   }
 
   /** The number the next stored tx gets: one more than the last in txs_pruned (txs are numbered in chain order from 0, as monerod's tx_id). */
@@ -888,7 +977,7 @@ export class ChainStore implements ChainView {
     const v = this.cumRctChunks.get(c);
     const at = 8 * (last - c * CUM_RCT_CHUNK);
     const top = this.blockMeta.get(last);
-    const topCount = top !== undefined && top.length === META_SIZE_WITH_CUM_RCT ? readCount(top, META_SIZE) : Number(this.outputCount(0n));
+    const topCount = (top === undefined ? undefined : metaCumRct(top)) ?? Number(this.outputCount(0n));
     if (v !== undefined && v.length === at + 8 && readCount(v, at) === topCount && this.cumRctChunks.get(c + 1) === undefined) return;
     const started = Date.now();
     const cum = this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height);
@@ -910,9 +999,9 @@ export class ChainStore implements ChainView {
     // per height with getBinaryFast, not a cursor: the first get_output_distribution reads every block's
     for (let h = 0; h < height; h++) {
       const value = this.blockMeta.getBinaryFast(h);
-      if (value === undefined || value.length !== META_SIZE_WITH_CUM_RCT) return undefined;
-      // a count of outputs fits 2^53: the high word times 2^32 plus the low word
-      cum[h] = readCount(value, META_SIZE);
+      const n = value === undefined ? undefined : metaCumRct(value);
+      if (n === undefined) return undefined;
+      cum[h] = n;
     }
     return cum;
   }
@@ -924,7 +1013,7 @@ export class ChainStore implements ChainView {
     let h = 0;
     let count = 0;
     for (const { value } of this.rctOutputs.getRange({ start: U64(0n), end: U64(n) })) {
-      const oh = value.readUInt32BE(72); // the height field of encodeOutput's layout, without decoding the rest
+      const oh = value.readUInt32BE(outputHeightAt(value)); // the height field of encodeOutput's layouts, without decoding the rest
       while (h < oh) cum[h++] = count;
       count++;
     }
