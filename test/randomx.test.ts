@@ -161,6 +161,32 @@ describe("RandomX through librandomx", { skip }, () => {
     );
   });
 
+  test("releaseIdle frees the caches of seeds outside the kept ones, never one in use or used within the idle span", async () => {
+    const two = new RandomX({ threads: 2 });
+    try {
+      await two.prepare(KEY0);
+      await two.prepare(KEY1);
+      assert.equal(two.cacheCount, 2);
+      // both used just now: a long idle span keeps both, kept seeds stay whatever the span
+      assert.equal(two.releaseIdle([], 60_000), 0);
+      assert.equal(two.releaseIdle([KEY0, KEY1], 0), 0);
+      assert.equal(two.cacheCount, 2);
+      // a hash in flight holds its cache
+      const busy = two.hash(KEY0, VECTORS[0].input);
+      assert.equal(two.releaseIdle([KEY1], 0), 0);
+      assert.equal(toHex(await busy), VECTORS[0].hash);
+      // idle and not kept: released; the kept one stays and still hashes
+      assert.equal(two.releaseIdle([KEY1], 0), 1);
+      assert.deepEqual(two.stats().caches.map((c) => c.seedHash), [toHex(KEY1)]);
+      assert.equal(toHex(await two.hash(KEY1, VECTORS[3].input)), VECTORS[3].hash);
+      // a released seed asked for again gets a new cache
+      assert.equal(toHex(await two.hash(KEY0, VECTORS[1].input)), VECTORS[1].hash);
+      assert.equal(two.cacheCount, 2);
+    } finally {
+      await two.close();
+    }
+  });
+
   test("the event loop stays responsive while a cache initialises and hashes run", async (t) => {
     // A hash or cache init on the main thread would block it for 25-500 ms, in every attempt and
     // whatever the machine's load. Other processes can delay a timer too, so up to 3 attempts.

@@ -106,6 +106,8 @@ class CacheSlot {
   handle: NativeCacheHandle | undefined;
   users = 0;
   evicted = false;
+  /** performance.now() of the last acquire or release: how long the cache has been idle. */
+  lastUsed = performance.now();
   ready!: Promise<NativeCacheHandle>;
   constructor(readonly key: string) {}
 }
@@ -201,6 +203,28 @@ export class RandomX {
     }
   }
 
+  /** Seeds with a cache (ready or initialising). */
+  get cacheCount(): number {
+    return this.slots.size;
+  }
+
+  /**
+   * Releases the cache of every seed outside `keep` that no job uses and none has used for
+   * `idleMs`: a node that has moved past a seed switch holds one 256 MiB cache instead of two
+   * (the LRU alone keeps both until a third seed comes). Returns how many were released.
+   */
+  releaseIdle(keep: readonly Uint8Array[], idleMs: number): number {
+    const kept = new Set(keep.map(hex));
+    const now = performance.now();
+    let n = 0;
+    for (const slot of [...this.slots.values()]) {
+      if (kept.has(slot.key) || slot.users > 0 || slot.handle === undefined || now - slot.lastUsed < idleMs) continue;
+      this.evict(slot);
+      n++;
+    }
+    return n;
+  }
+
   /** Current limits, queue lengths and cached seeds (least recently used first). */
   stats(): RandomXStats {
     return {
@@ -271,6 +295,7 @@ export class RandomX {
     }
     this.slots.set(key, slot);
     slot.users++;
+    slot.lastUsed = performance.now();
     return slot;
   }
 
@@ -311,6 +336,7 @@ export class RandomX {
 
   private release(slot: CacheSlot): void {
     slot.users--;
+    slot.lastUsed = performance.now();
     if (slot.evicted && slot.users === 0) this.free(slot);
   }
 

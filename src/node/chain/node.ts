@@ -50,6 +50,7 @@ import {
   MiningService,
   type MiningStatusReport,
   PowHasher,
+  processSeedEpoch,
   RX_BLOCK_VERSION,
   seedFor,
   seedHeight,
@@ -87,6 +88,11 @@ export interface OpenNodeOptions {
    * no RandomX work. Benches set it (TSMONERO_HASH_TRIVIAL_POW=1) to compare like for like.
    */
   hashTrivialPow?: boolean;
+  /**
+   * How long a RandomX seed cache the chain has moved past stays unused before it is released
+   * (default 30 s: a P2P sync hashing ahead across a seed switch uses both seeds within seconds).
+   */
+  staleSeedIdleMs?: number;
   /** Checkpoints the chain must pass (monerod: mainnet's hard-coded table and checkpoints.json). Default none. */
   checkpoints?: Checkpoints;
 }
@@ -111,6 +117,9 @@ interface ParsedBlock {
 type Applied = { ok: true; meta: BlockMeta } | { ok: false; error: BlockRuleError } | { ok: false; internal: VerifyWorkerCrashError };
 
 /** A verification that could not be carried out (no verdict): the worker crash, rethrown otherwise as false (invalid). */
+/** OpenNodeOptions.staleSeedIdleMs' default. */
+const STALE_SEED_IDLE_MS = 30_000;
+
 const notJudged = (e: unknown): VerifyWorkerCrashError | false => (e instanceof VerifyWorkerCrashError ? e : false);
 
 const internalError = (e: VerifyWorkerCrashError, id?: Bytes): BlockSubmitResult => ({
@@ -143,6 +152,7 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly miner: Miner;
   private miningService: MiningService | undefined;
   private readonly hashTrivialPow: boolean;
+  private readonly staleSeedIdleMs: number;
   readonly checkpoints: Checkpoints;
   private closed = false;
 
@@ -153,6 +163,7 @@ export class Node extends EventEmitter implements NodeCore {
     this.fixedDifficulty = opts.fixedDifficulty;
     this.offline = opts.offline ?? false;
     this.hashTrivialPow = opts.hashTrivialPow ?? false;
+    this.staleSeedIdleMs = opts.staleSeedIdleMs ?? STALE_SEED_IDLE_MS;
     this.checkpoints = opts.checkpoints ?? new Checkpoints();
     this.backend = opts.backend ?? defaultBackend();
     this.clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
@@ -262,11 +273,32 @@ export class Node extends EventEmitter implements NodeCore {
     return this.hasher.hashCount;
   }
 
+  /** RandomX seed caches held (256 MiB each). */
+  get randomxSeedCaches(): number {
+    return this.hasher.seedCacheCount;
+  }
+
   /** get_block_longhash (node/mining's PowHasher): RandomX from v12 with the height's seed, CryptoNight before. */
   async powHash(hashingBlob: Bytes, height: number, seedHash?: Bytes): Promise<Bytes> {
     const version = this.store.hardForkVersion(height);
     const seed = version >= RX_BLOCK_VERSION ? (seedHash ?? this.seedFor(height).hash) : undefined;
     return this.hasher.hash(version, height, hashingBlob, seed);
+  }
+
+  /**
+   * Releases the RandomX cache (256 MiB) of a seed the chain has moved past, once idle: kept are
+   * the seeds of the next block, of the block `lag` heights later (the next epoch's, prepared
+   * ahead) and of `lag` heights back (alternative blocks just below a switch). So for all but
+   * about 2·lag of every epoch's blocks one cache is held, where monerod's rx-slow-hash keeps its
+   * main and secondary caches once it has used two seeds. A deeper reorganisation creates the
+   * cache again (about a second of work on a thread-pool thread).
+   */
+  private releaseStaleSeeds(): void {
+    if (this.hasher.seedCacheCount < 2) return;
+    const t = this.store.height();
+    const { lag } = processSeedEpoch();
+    const keep = [Math.max(0, t - lag), t, t + lag].map((h) => this.seedFor(h).hash);
+    this.hasher.releaseIdleSeeds(keep, this.staleSeedIdleMs);
   }
 
   /** PoW check input: undefined (not hashed) at difficulty 1, where every hash meets it, unless hashTrivialPow. */
@@ -455,6 +487,7 @@ export class Node extends EventEmitter implements NodeCore {
       }
     }
     const meta = this.store.applyBlock(p.block, txs, r.accepted);
+    this.releaseStaleSeeds();
     if (updatePool) {
       this.pool.blockApplied(p.block.txHashes, txs);
       this.pool.evictStale();

@@ -77,6 +77,16 @@ export class PowHasher {
     await this.rx.prepare(seedHash);
   }
 
+  /** RandomX seed caches held (0 before the first RandomX hash). */
+  get seedCacheCount(): number {
+    return this.rx?.cacheCount ?? 0;
+  }
+
+  /** Releases the RandomX caches of seeds outside `keep` idle for `idleMs` (RandomX.releaseIdle); how many. */
+  releaseIdleSeeds(keep: readonly Bytes[], idleMs: number): number {
+    return this.rx?.releaseIdle(keep, idleMs) ?? 0;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.rx) await this.rx.close();
