@@ -203,6 +203,21 @@ test("typed /get_blocks.bin responses (full and pruned) decode and re-encode byt
   assert.equal(req.prune, false);
 });
 
+test("blobs decoded from a Node Buffer (as an HTTP client receives an answer) own their bytes, not views of the answer", async () => {
+  const { decodeEpee } = await import("../src/codec/epee-map.js");
+  const { getBlocksBinResponse } = await import("../src/protocol/rpc-bin.js");
+  const raw = readFileSync(new URL("get_blocks.bin", FIX));
+  assert.ok(Buffer.isBuffer(raw));
+  const res = decodeEpee(getBlocksBinResponse, raw);
+  const blobs = res.blocks.flatMap((e) => [e.block, ...e.txs.map((t) => t.blob), ...e.txs.map((t) => t.prunable_hash)]);
+  assert.ok(blobs.length > 100);
+  for (const b of blobs) assert.equal(b.buffer.byteLength, b.byteLength, "a copy of its own");
+  // and the answer's bytes may be reused without changing them
+  const first = toHex(res.blocks[0].block);
+  raw.fill(0);
+  assert.equal(toHex(res.blocks[0].block), first);
+});
+
 test("typed /get_outs.bin response decodes and re-encodes byte for byte", async () => {
   const { decodeEpee, encodeEpee } = await import("../src/codec/epee-map.js");
   const { getOutsBinResponse, getOutsBinRequest } = await import("../src/protocol/rpc-bin.js");

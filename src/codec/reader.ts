@@ -111,10 +111,14 @@ export class Reader {
     return (BigInt(hi) << 32n) | BigInt(lo);
   }
 
-  /** A copy of the next n bytes. */
+  /**
+   * A copy of the next n bytes, also when the input is a Node Buffer, whose own `slice` is a view:
+   * a view would keep the whole input alive (a get_blocks.bin answer of hundreds of KB behind every
+   * 32-byte key a wallet keeps) and be copied whole by each worker message that carries it.
+   */
   bytes(n: number, what: Label): Uint8Array {
     this.need(n, what);
-    const out = this.buf.slice(this.pos, this.pos + n);
+    const out = Uint8Array.prototype.slice.call(this.buf, this.pos, this.pos + n);
     this.pos += n;
     return out;
   }
