@@ -462,6 +462,36 @@ test("get_cache_stats (tsmonerod only): a header read twice is found the second 
   assert.ok(restricted.error, "restricted port refuses it");
 });
 
+test("get_output_distribution: an entry asked again for the same tip is the kept one, byte for byte; a new block answers anew", async () => {
+  const answers = async (): Promise<{ hits: number; misses: number }> =>
+    (await nodeCall(daemon.rpcUrl, "get_cache_stats")).caches.find((c) => c.name === "whole answers") ?? { hits: 0, misses: 0 };
+  const ask = async (params: unknown): Promise<string> => {
+    const res = await fetch(daemon.rpcUrl + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_output_distribution", params }) });
+    return res.text();
+  };
+  const plain = { amounts: [0], cumulative: true, binary: false };
+  const packed = { amounts: [0], binary: true, compress: true };
+  const first = await ask(plain);
+  const firstPacked = await ask(packed);
+  const before = await answers();
+  assert.equal(await ask(plain), first);
+  assert.equal(await ask(packed), firstPacked);
+  const after = await answers();
+  assert.equal(after.hits - before.hits, 2, `both kept: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  // another range is another entry
+  const ranged = JSON.parse(await ask({ ...plain, from_height: 1, to_height: 2 })) as { result: { distributions: { distribution: number[]; start_height: number }[] } };
+  assert.equal(ranged.result.distributions[0].start_height, 1);
+  assert.equal(ranged.result.distributions[0].distribution.length, 2);
+  // a new block: the whole-chain answer grows by one height and counts the block's coinbase output
+  const whole = (t: string): number[] => (JSON.parse(t) as { result: { distributions: { distribution: number[] }[] } }).result.distributions[0].distribution;
+  await nodeRpc(daemon.rpcUrl, "generateblocks", { amount_of_blocks: 1, wallet_address: ALICE });
+  const next = whole(await ask(plain));
+  const old = whole(first);
+  assert.equal(next.length, old.length + 1);
+  assert.deepEqual(next.slice(0, old.length), old);
+  assert.ok(next[next.length - 1] > old[old.length - 1]);
+});
+
 test("a new top block's pruned get_blocks.bin entry is built as it arrives: the first wallet request for it finds it", async () => {
   const entries = async (): Promise<{ hits: number; misses: number }> =>
     (await nodeCall(daemon.rpcUrl, "get_cache_stats")).caches.find((c) => c.name === "block entries (.bin)") ?? { hits: 0, misses: 0 };

@@ -184,6 +184,9 @@ class PerTop<T> {
   }
 }
 
+/** get_output_distribution entries kept rendered for the tip up to this weight (text and value, in chars): tens of thousands of heights, not a mainnet chain's whole distribution. */
+const KEPT_DISTRIBUTION_CHARS = 1024 * 1024;
+
 /** Blockchain::get_output_distribution + RpcHandler::get_output_distribution, without the cache. */
 export function outputDistribution(
   d: NodeRpcDeps,
@@ -553,6 +556,14 @@ export function chainMethods(d: NodeRpcDeps) {
             await y;
             if (ctx.signal.aborted) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Failed to get output distribution: the client went away");
           }
+          // an entry depends on the chain and the arguments only: kept rendered for the tip (a wallet asks the same
+          // distribution for every transfer it makes between two blocks; the warm-up's answers are emptied when it ends)
+          const key = `dist:${amount}:${p.from_height}:${to}:${p.cumulative}:${p.binary}:${p.compress}`;
+          const kept = tipAnswers(d.core).get(key) as Prerendered<DistributionJson> | undefined;
+          if (kept) {
+            distributions.push(kept);
+            continue;
+          }
           const r = outputDistribution(d, amount, p.from_height, to, p.cumulative);
           if (!r) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Failed to get output distribution");
           const e: DistributionJson = { amount, base: r.base, binary: p.binary, compress: p.compress, start_height: r.start_height };
@@ -564,7 +575,11 @@ export function chainMethods(d: NodeRpcDeps) {
             e.distribution = blob.toString("latin1");
           }
           // rendered here, in this slice (at result.distributions[k]'s indentation), not all at the end
-          distributions.push(new Prerendered(epeeShape(e)).prerender(2));
+          const entry = new Prerendered(epeeShape(e)).prerender(2);
+          // the text and the value it was made from; a large one (a mainnet chain's) is not kept, so it
+          // does not push every other kept answer out
+          const weight = 2 * entry.epeeAt(2, () => "").length + 1024;
+          distributions.push(weight <= KEPT_DISTRIBUTION_CHARS ? (tipAnswers(d.core).set(key, entry, weight) as Prerendered<DistributionJson>) : entry);
         }
         return epeeShape({ ...access(), distributions });
       },
