@@ -116,10 +116,10 @@ interface ParsedBlock {
 
 type Applied = { ok: true; meta: BlockMeta } | { ok: false; error: BlockRuleError } | { ok: false; internal: VerifyWorkerCrashError };
 
-/** A verification that could not be carried out (no verdict): the worker crash, rethrown otherwise as false (invalid). */
 /** OpenNodeOptions.staleSeedIdleMs' default. */
 const STALE_SEED_IDLE_MS = 30_000;
 
+/** A verification that could not be carried out (no verdict): the worker crash, rethrown otherwise as false (invalid). */
 const notJudged = (e: unknown): VerifyWorkerCrashError | false => (e instanceof VerifyWorkerCrashError ? e : false);
 
 const internalError = (e: VerifyWorkerCrashError, id?: Bytes): BlockSubmitResult => ({
