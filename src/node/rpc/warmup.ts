@@ -97,7 +97,9 @@ export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
       if (r % 10 === 0) {
         // decoy selection's distribution, JSON and .bin (wallet2), over the last 2,000 blocks: the
         // same code as the whole chain's, without mainnet's millions of entries per call
-        const from = BigInt(Math.max(0, o.height - 2000));
+        // a start of its own each time: get_output_distribution keeps its entries for the tip, and the
+        // same arguments again would be a kept answer, leaving the code that computes one unwarmed
+        const from = BigInt(Math.max(0, o.height - 2000 - randomBelow(1000)));
         await ask(client.getOutputDistribution({ amounts: [0n], from_height: from, cumulative: true }, call));
         await ask(client.getOutputDistributionBin({ amounts: [0n], from_height: from, cumulative: true, compress: r % 20 === 0 }, call));
       }
