@@ -534,11 +534,12 @@ export class ChainStore implements ChainView {
     const out: BlockMeta[] = [];
     // one lookup per height: lmdb-js' getBinaryFast (a shared buffer, decoded at once) is ~3× a cursor's entry
     // a compact record's difficulty needs its parent's cumulative difficulty: the previous entry's, read once for the first
-    const parent = (h: number) => (): bigint => (h > start ? out[h - start - 1].cumulativeDifficulty : this.cumulativeDifficultyAt(h - 1));
-    for (let h = start; h < start + count; h++) {
+    let h = start;
+    const parent = (): bigint => (h > start ? out[h - start - 1].cumulativeDifficulty : this.cumulativeDifficultyAt(h - 1));
+    for (; h < start + count; h++) {
       const value = this.blockMeta.getBinaryFast(h);
       if (value === undefined) throw new StoreError(`block_meta [${start}, ${start + count}) has no entry ${h}`);
-      out.push(decodeMeta(h, value, parent(h)));
+      out.push(decodeMeta(h, value, parent));
     }
     return out;
   }
