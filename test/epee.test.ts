@@ -297,3 +297,43 @@ test("get_outs.bin's fast request reader gives what the typed decoder gives, for
   for (const [what, v] of variants) assert.equal(fastGetOutsBinRequest(serializeEpee(v)), undefined, what);
   for (const cut of [real.length - 1, real.length - 9, 20, 10]) assert.equal(fastGetOutsBinRequest(real.subarray(0, cut)), undefined, `cut at ${cut}`);
 });
+
+test("get_blocks.bin's quick reader finds the split fields of a real wallet's request; any other shape goes to the typed decoder", async () => {
+  const { decodeEpee } = await import("../src/codec/epee-map.js");
+  const { getBlocksBinRequest, quickGetBlocksRequest } = await import("../src/protocol/rpc-bin.js");
+  const real = new Uint8Array(readFileSync(new URL("get_blocks.req.bin", FIX)));
+  const typed = decodeEpee(getBlocksBinRequest, real);
+  const quick = quickGetBlocksRequest(real);
+  assert.ok(quick, "a real wallet's request takes the quick path");
+  assert.deepEqual(Buffer.from(quick.firstId), Buffer.from(typed.block_ids[0]));
+  assert.deepEqual(Buffer.from(quick.lastId), Buffer.from(typed.block_ids[typed.block_ids.length - 1]));
+  assert.equal(quick.startHeight, typed.start_height);
+  assert.equal(quick.prune, typed.prune);
+  assert.equal(quick.noMinerTx, typed.no_miner_tx);
+  const variants: [string, EpeeSection][] = [];
+  const add = (what: string, change: (s: EpeeSection) => void): void => {
+    const s = parseEpee(real);
+    change(s);
+    variants.push([what, s]);
+  };
+  add("a field of the later releases", (s) => s.set("requested_info", ev.u8(1)));
+  add("no ids", (s) => s.delete("block_ids"));
+  add("a u32 start_height", (s) => s.set("start_height", ev.u32(0)));
+  add("a non-ASCII client", (s) => s.set("client", { kind: "string", value: Uint8Array.of(0xc3, 0xa9) }));
+  add("ids not a whole number of hashes", (s) => s.set("block_ids", { kind: "string", value: new Uint8Array(33) }));
+  add("an empty id blob", (s) => s.set("block_ids", { kind: "string", value: new Uint8Array(0) }));
+  add("an unknown field", (s) => s.set("block_ids2", ev.bool(true)));
+  for (const [what, s] of variants) assert.equal(quickGetBlocksRequest(serializeEpee(s)), undefined, what);
+  // the same request with a signature and no_miner_tx written, or without prune (its default): read
+  const withAll = parseEpee(real);
+  withAll.set("client", ev.text("a1b2c3"));
+  withAll.set("no_miner_tx", ev.bool(true));
+  assert.equal(quickGetBlocksRequest(serializeEpee(withAll))?.noMinerTx, true);
+  const noPrune = parseEpee(real);
+  noPrune.delete("prune");
+  assert.equal(quickGetBlocksRequest(serializeEpee(noPrune))?.prune, false);
+  // cut short or with bytes after it: not
+
+  for (const cut of [real.length - 1, 20, 9]) assert.equal(quickGetBlocksRequest(real.subarray(0, cut)), undefined, `cut at ${cut}`);
+  assert.equal(quickGetBlocksRequest(Uint8Array.from([...real, 0])), undefined, "a trailing byte");
+});

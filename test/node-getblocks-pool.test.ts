@@ -280,6 +280,10 @@ test("a synced wallet's repeated request (a new client signature each time) gets
   const served = methods.binPath("/get_blocks.bin", false);
   assert.ok(served?.reuse, "get_blocks.bin declares its answers reusable");
   const handler = served.handler;
+  // the by-bytes kept answers, under the split-point answers (BinPath.quick), which answer such a
+  // request before it: off here, on in the next test
+  const quick = served.quick;
+  served.quick = undefined;
   let runs = 0;
   served.handler = (req, ctx) => {
     runs++;
@@ -326,5 +330,31 @@ test("a synced wallet's repeated request (a new client signature each time) gets
     assert.equal(runs, 6);
   } finally {
     served.handler = handler;
+    served.quick = quick;
   }
+});
+
+test("get_blocks.bin's split-point answers follow the chain: a block added, then popped, gives the answers of each chain", async () => {
+  const served = methods.binPath("/get_blocks.bin", false);
+  assert.ok(served?.quick, "get_blocks.bin has a quick answer");
+  const genesis = node.store.meta(0).hash;
+  const ask = async (ids: Uint8Array[]): Promise<Uint8Array> => {
+    const body = encodeEpee(getBlocksBinRequest, { client: "sig", block_ids: ids, start_height: 0n, prune: true, no_miner_tx: false });
+    assert.ok(served.quick!(body, { remoteAddress: "127.0.0.1", restricted: false, signal: new AbortController().signal }), "the quick path answers it");
+    const res = await fetch(`http://127.0.0.1:${PORT}/getblocks.bin`, { method: "POST", body });
+    assert.equal(res.status, 200);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const h0 = node.store.height();
+  const prev = [node.store.meta(h0 - 2).hash, genesis];
+  const top = [node.store.topHash(), genesis];
+  const before = [await ask(prev), await ask(top)];
+  assert.deepEqual([decodeEpee(getBlocksBinResponse, before[0]).blocks.length, decodeEpee(getBlocksBinResponse, before[1]).blocks.length], [2, 0]);
+  await node.generateBlocks(1, ALICE);
+  const grown = decodeEpee(getBlocksBinResponse, await ask(prev));
+  assert.deepEqual([grown.blocks.length, grown.current_height], [3, BigInt(h0 + 1)]);
+  assert.equal(decodeEpee(getBlocksBinResponse, await ask(top)).blocks.length, 2, "the old top is now a block behind");
+  await node.popBlocks(1);
+  assert.deepEqual(await ask(prev), before[0]);
+  assert.deepEqual(await ask(top), before[1]);
 });

@@ -501,17 +501,64 @@ test("a new top block's pruned get_blocks.bin entry is built as it arrives: the 
     await new Promise((r) => setTimeout(r, 50));
   }
   const count = (await nodeCall(daemon.rpcUrl, "get_block_count")).count;
-  const known = await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: count - 2 });
+  const known = await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: count - 3 });
   const genesis = await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0 });
   const before = await entries();
   const client = new NodeClient({ url: daemon.rpcUrl });
-  // a wallet that has the first of the two: 0.18.0.0 answers from that block on (it, then the newest)
+  // a wallet two blocks behind (a wallet one block behind gets the answer made with the block,
+  // next test): 0.18.0.0 answers from its top on (it, then the two new ones)
   const r = await client.getBlocksBin({ block_ids: [Buffer.from(known.block_header.hash, "hex"), Buffer.from(genesis.block_header.hash, "hex")], prune: true });
-  assert.equal(r.blocks.length, 2);
-  assert.equal(r.start_height, BigInt(count - 2));
+  assert.equal(r.blocks.length, 3);
+  assert.equal(r.start_height, BigInt(count - 3));
   const after = await entries();
   assert.equal(after.misses, before.misses, `no entry built in the request: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
-  assert.equal(after.hits, before.hits + 2, `both found: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  assert.equal(after.hits, before.hits + 3, `all found: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+});
+
+test("get_blocks.bin by split point: a synced wallet's request after a block is answered from the answer made with the block, byte for byte what the usual path answers", async () => {
+  const u = daemon.rpcUrl;
+  const entries = async (): Promise<{ hits: number; misses: number }> =>
+    (await nodeCall(u, "get_cache_stats")).caches.find((c) => c.name === "block entries (.bin)") ?? { hits: 0, misses: 0 };
+  await nodeRpc(u, "generateblocks", { amount_of_blocks: 1, wallet_address: ALICE });
+  await new Promise((r) => setTimeout(r, 50));
+  const count = (await nodeCall(u, "get_block_count")).count;
+  const hash = async (h: number): Promise<Buffer> => Buffer.from((await nodeCall(u, "get_block_header_by_height", { height: h })).block_header.hash, "hex");
+  const genesis = await hash(0);
+  const post = async (ids: Buffer[], extra: Record<string, unknown> = {}): Promise<Buffer> => {
+    const { encodeEpee } = await import("../src/codec/epee-map.js");
+    const { getBlocksBinRequest } = await import("../src/protocol/rpc-bin.js");
+    const body = encodeEpee(getBlocksBinRequest, { client: "", block_ids: ids, start_height: 0n, prune: true, no_miner_tx: false, ...extra });
+    const res = await fetch(`${u}/getblocks.bin`, { method: "POST", body });
+    assert.equal(res.status, 200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+  // wallet2's short chain history from the previous top, with ids of its own in the middle
+  const history = [await hash(count - 2), await hash(count - 3), crypto.getRandomValues(Buffer.alloc(32)), await hash(1), genesis];
+  const before = await entries();
+  const quick = await post(history);
+  const between = await entries();
+  assert.deepEqual(between, before, "answered with no block entry looked up: made with the block");
+  // the usual path: a first id the chain does not have, so the split is the next id, the same block
+  const usual = await post([crypto.getRandomValues(Buffer.alloc(32)), ...history]);
+  assert.ok((await entries()).hits > between.hits, "the usual path looked the entries up");
+  assert.ok(usual.equals(quick), "same bytes either way");
+  const { decodeEpee } = await import("../src/codec/epee-map.js");
+  const { getBlocksBinResponse } = await import("../src/protocol/rpc-bin.js");
+  const r = decodeEpee(getBlocksBinResponse, quick);
+  assert.equal(r.blocks.length, 2);
+  assert.equal(r.start_height, BigInt(count - 2));
+  // a wallet at the top: the empty answer, both ways
+  const top = await hash(count - 1);
+  const atTop = await post([top, genesis]);
+  assert.equal(decodeEpee(getBlocksBinResponse, atTop).blocks.length, 0);
+  assert.ok(atTop.equals(await post([top, crypto.getRandomValues(Buffer.alloc(32)), genesis])));
+  // no_miner_tx is its own answer, again what the usual path answers
+  const noMiner = await post(history, { no_miner_tx: true });
+  assert.ok(!noMiner.equals(quick));
+  assert.ok(noMiner.equals(await post([crypto.getRandomValues(Buffer.alloc(32)), ...history], { no_miner_tx: true })));
+  // a history whose last id is not the genesis id fails as before (the usual path answers it)
+  const { getBlocksBinResponse: resp } = await import("../src/protocol/rpc-bin.js");
+  assert.equal(decodeEpee(resp, await post(history.slice(0, -1))).status, "Failed");
 });
 
 test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate speak of the next block, as monerod does", async () => {

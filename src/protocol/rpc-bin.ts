@@ -204,6 +204,72 @@ export const getOutsBinResponse = object<GetOutsBinResponse>({
 
 export type { EpeeCodec };
 
+/** What a get_blocks.bin request of 0.18.0.0's wallet2 shape asks: enough to find its split point. */
+export interface GetBlocksSplitRequest {
+  /** The first and last of `block_ids` (views into the request's bytes; the same id when there is one). */
+  firstId: Uint8Array;
+  lastId: Uint8Array;
+  startHeight: bigint;
+  prune: boolean;
+  noMinerTx: boolean;
+}
+
+/**
+ * get_blocks.bin's request as wallet2 0.18.0.0 writes it (block_ids as one blob, start_height,
+ * prune, and client and no_miner_tx when set; an absent one is its default), read in place: the
+ * fields the answer depends on when the first id is in the chain
+ * (Blockchain::find_blockchain_supplement stops at the first known id; the last must be the
+ * genesis id). Undefined for any other shape (no ids, a field of the later releases, another
+ * type, a repeated field, trailing bytes): getBlocksBinRequest reads those, and words their errors.
+ */
+export function quickGetBlocksRequest(buf: Uint8Array): GetBlocksSplitRequest | undefined {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const n = b.length;
+  if (n < 10 || !hasEpeeHeader(b)) return undefined;
+  const c = new EpeeCursor(b, 9);
+  const count = c.size();
+  if (count === undefined || count < 1 || count > 5) return undefined;
+  let client = false;
+  let ids: Uint8Array | undefined;
+  let startHeight: bigint | undefined;
+  let prune: boolean | undefined;
+  let noMinerTx: boolean | undefined;
+  const flag = (): boolean | undefined => (c.pos < n && b[c.pos] <= 1 ? b[c.pos++] === 1 : undefined);
+  for (let i = 0; i < count; i++) {
+    if (c.pos >= n) return undefined;
+    const len = b[c.pos++];
+    if (len === 0 || c.pos + len + 1 > n) return undefined;
+    const field = b.toString("latin1", c.pos, c.pos + len);
+    c.pos += len;
+    const type = b[c.pos++];
+    if (type === 10 && (field === "client" || field === "block_ids")) {
+      const l = c.size();
+      if (l === undefined || c.pos + l > n) return undefined;
+      if (field === "client") {
+        // ASCII (wallet2 writes hex or nothing): what `text` would decode, with no UTF-8 check to word
+        if (client) return undefined;
+        for (let k = c.pos; k < c.pos + l; k++) if (b[k] >= 0x80) return undefined;
+        client = true;
+      } else {
+        if (ids !== undefined || l === 0 || l % 32 !== 0) return undefined;
+        ids = buf.subarray(c.pos, c.pos + l);
+      }
+      c.pos += l;
+    } else if (type === 5 && field === "start_height" && startHeight === undefined) {
+      if (c.pos + 8 > n) return undefined;
+      startHeight = b.readBigUInt64LE(c.pos);
+      c.pos += 8;
+    } else if (type === 11 && field === "prune" && prune === undefined) {
+      if ((prune = flag()) === undefined) return undefined;
+    } else if (type === 11 && field === "no_miner_tx" && noMinerTx === undefined) {
+      if ((noMinerTx = flag()) === undefined) return undefined;
+    } else return undefined;
+  }
+  if (c.pos !== n || ids === undefined) return undefined;
+  // an absent field loads as its default, as in the typed decoder (epee ignores absent fields)
+  return { firstId: ids.subarray(0, 32), lastId: ids.subarray(ids.length - 32), startHeight: startHeight ?? 0n, prune: prune ?? false, noMinerTx: noMinerTx ?? false };
+}
+
 /** The two field names of get_outs.bin's output entries, compared in place by the fast reader. */
 const AMOUNT = Buffer.from("amount", "latin1");
 const INDEX = Buffer.from("index", "latin1");

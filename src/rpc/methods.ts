@@ -108,6 +108,14 @@ export interface BinPath<Req, Res> extends MethodDocs {
    * change the answer (monero-wallet-rpc signs every call in `client`, for RPC payment).
    */
   reuse?: { stamp(): string | undefined; keep(req: Req, res: Res): boolean; ignore?: ReadonlySet<string> };
+  /**
+   * An answer, already encoded, straight from the request's bytes, tried before anything else
+   * (no key, no decoding): for a request every synced client sends in its own bytes but with the
+   * same meaning (say, get_blocks.bin from the previous top right after a block). Undefined lets
+   * the usual path (`reuse`, decode, handler) answer. It must give exactly the bytes the handler's
+   * answer encodes to, and must not throw.
+   */
+  quick?(body: Uint8Array, ctx: RpcContext): Uint8Array | undefined;
 }
 
 /** How a service (node or wallet) words its failures. */

@@ -402,6 +402,16 @@ export class RpcServer {
   private binPath(path: string, body: Buffer, ctx: RpcContext): Promise<Reply> | Reply {
     const def = this.o.methods.binPath(path, this.o.restricted);
     if (!def) return { status: 404, type: "text/plain", body: "" };
+    if (def.quick) {
+      let quick: Uint8Array | undefined;
+      try {
+        quick = def.quick(body, ctx);
+      } catch (e) {
+        // the usual path answers; the failure is logged, not swallowed
+        this.o.log(`rpc: ${path}: the quick answer failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (quick !== undefined) return { status: 200, type: "application/octet-stream", body: quick };
+    }
     const reuse = def.reuse;
     const stamp = reuse?.stamp();
     const key = stamp === undefined ? undefined : KeptAnswers.key(path, body, reuse?.ignore);

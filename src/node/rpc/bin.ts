@@ -3,7 +3,7 @@
  * /get_hashes.bin, /get_o_indexes.bin, /get_outs.bin, /get_output_distribution.bin.
  * Behaviour mirrors monerod v0.18 core_rpc_server.cpp and Blockchain::find_blockchain_supplement.
  */
-import { array, bool, type EpeeCodec, type EpeeObjectCodec, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
+import { array, bool, type EpeeCodec, type EpeeObjectCodec, encodeEpee, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
 import { type EpeeValue, serializeOnce } from "../../codec/epee.js";
 import { compressDistribution, getOutputDistributionBinRequest } from "../../client/messages.js";
 import { parseTransaction, serializeTransaction, pruneTransaction, type Bytes } from "../../protocol/tx.js";
@@ -20,6 +20,7 @@ import {
   getOutsBinRequest,
   outKey,
   POOL_INFO_EXTENT,
+  quickGetBlocksRequest,
   REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
@@ -397,6 +398,69 @@ function handleGetBlocks(d: NodeRpcDeps, req: GetBlocksBinRequest): Pick<BlocksA
 
 export { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT };
 
+/**
+ * get_blocks.bin answers (0.18.0.0's shape) kept for the tip by split point: every synced wallet
+ * asks from its own top, in bytes of its own (its short chain history, its `client` signature),
+ * so the by-bytes kept answers (BinPath.reuse) miss for each new wallet and after each block,
+ * while the answer is the same for all of them. The answer from the previous top (what every
+ * synced wallet's next refresh asks) is made as each block arrives (primeNewBlockEntries).
+ */
+interface SplitAnswers {
+  stamp: string;
+  byKey: Map<string, Uint8Array>;
+}
+const splitAnswers = new WeakMap<NodeRpcDeps["core"], SplitAnswers>();
+/** Kept per tip: a few wallets behind at different heights. */
+const SPLIT_ANSWERS_PER_TIP = 16;
+/** An answer larger than this (a wallet far behind) is made for its request and not kept. */
+const SPLIT_ANSWER_MAX_BYTES = 256 * 1024;
+/** What getBlocks0180 needs of a context when the split is known (it uses it only when it is not). */
+const NO_CLIENT: BinCtx = { remoteAddress: "", restricted: false };
+
+/** The chain state an answer is valid for (as get_blocks.bin's `reuse`). */
+const tipStamp = (d: NodeRpcDeps): string => `${d.core.store.revision}:${d.core.store.height()}`;
+
+/** The kept answer under `key` for the tip, made (and kept when small) on a miss; undefined when it is not OK. */
+function splitAnswer(d: NodeRpcDeps, key: string, req: GetBlocksBinRequest): Uint8Array | undefined {
+  const stamp = tipStamp(d);
+  let s = splitAnswers.get(d.core);
+  if (s === undefined || s.stamp !== stamp) splitAnswers.set(d.core, (s = { stamp, byKey: new Map() }));
+  const kept = s.byKey.get(key);
+  if (kept !== undefined) return kept;
+  const res = getBlocks0180(d, req, NO_CLIENT);
+  if (res.status !== OK) return undefined;
+  const bytes = encodeEpee(getBlocksBinAnswer, res);
+  if (bytes.length <= SPLIT_ANSWER_MAX_BYTES && s.byKey.size < SPLIT_ANSWERS_PER_TIP) s.byKey.set(key, bytes);
+  return bytes;
+}
+
+/** A request with only what the answer depends on once the first id is known: that id and the genesis id. */
+const splitRequest = (first: Bytes, genesis: Bytes, prune: boolean, noMinerTx: boolean): GetBlocksBinRequest => ({
+  client: "",
+  block_ids: first.length === 32 && Buffer.compare(first, genesis) === 0 ? [genesis] : [first, genesis],
+  start_height: 0n,
+  prune,
+  no_miner_tx: noMinerTx,
+});
+
+/**
+ * get_blocks.bin's quick answer (BinPath.quick): a 0.18.0.0 wallet2 request from height 0 whose
+ * first id is the top (the empty answer) or in the chain, with the genesis id last, as
+ * find_blockchain_supplement reads it: the split is the first id, whatever the ids after it.
+ * Anything else (a later field, an unknown first id, start_height) goes the usual way.
+ */
+function quickGetBlocks(d: NodeRpcDeps, body: Uint8Array): Uint8Array | undefined {
+  const r = quickGetBlocksRequest(body);
+  if (r === undefined || r.startHeight !== 0n) return undefined;
+  const store = d.core.store;
+  const genesis = store.meta(0).hash;
+  if (Buffer.compare(r.firstId, store.topHash()) === 0) return splitAnswer(d, "top", splitRequest(r.firstId.slice(), genesis, r.prune, r.noMinerTx));
+  if (Buffer.compare(r.lastId, genesis) !== 0) return undefined;
+  const h = store.heightOf(r.firstId);
+  if (h === undefined) return undefined;
+  return splitAnswer(d, `${h}:${r.prune ? 1 : 0}${r.noMinerTx ? 1 : 0}`, splitRequest(r.firstId.slice(), genesis, r.prune, r.noMinerTx));
+}
+
 /** The RPC payment signature a wallet sends with each call (a new one each time): no payment here, so no part of an answer. */
 const CLIENT_SIGNATURE: ReadonlySet<string> = new Set(["client"]);
 
@@ -418,6 +482,11 @@ export function primeNewBlockEntries(d: NodeRpcDeps): void {
       if (store.isClosed || store.height() !== b.height + 1) return;
       try {
         keptEntry(d, b.height, false);
+        // the answer a wallet at the previous top asks next (that block and this one), pruned as
+        // wallet2 asks, and the empty answer of a wallet already at this top
+        const genesis = store.meta(0).hash;
+        if (b.height > 0) splitAnswer(d, `${b.height - 1}:10`, splitRequest(store.meta(b.height - 1).hash, genesis, true, false));
+        splitAnswer(d, "top", splitRequest(store.topHash(), genesis, true, false));
       } catch (e) {
         // the request for this block builds it again and answers the error there
         console.error(`rpc: building get_blocks.bin's entry of new block ${b.height} failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -435,6 +504,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     request: getBlocksBinRequest,
     response: getBlocksBinAnswer,
     handler: (req, ctx) => (usesLaterFields(req) ? getBlocksLater(d, req, ctx) : getBlocks0180(d, req, ctx)),
+    quick: (body) => quickGetBlocks(d, body),
     // 0.18.0.0's answer depends on the chain alone (the later one carries daemon_time and the pool):
     // every synced wallet's refresh sends the same bytes until the next block
     reuse: { stamp: () => `${store.revision}:${store.height()}`, keep: (req, res) => !usesLaterFields(req) && res.status === OK, ignore: CLIENT_SIGNATURE },

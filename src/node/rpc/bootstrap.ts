@@ -165,6 +165,8 @@ export function addBootstrapForwarding(t: MethodTable, d: BootstrapDeps): void {
     // with a bootstrap daemon set, answers may come from it: none is sent again
     const reuse = m.reuse;
     if (reuse) m.reuse = { ...reuse, stamp: () => (d.current() ? undefined : reuse.stamp()) };
+    const quick = m.quick?.bind(m);
+    if (quick) m.quick = (body, ctx) => (d.current() ? undefined : quick(body, ctx));
     m.handler = forwarding(m.handler.bind(m), m.path, async (c, req) => {
       const res = await c.bin(m.path, m.request, req, m.response);
       return typeof res === "object" && res !== null && "untrusted" in res ? { ...res, untrusted: true } : res;
