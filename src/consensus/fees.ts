@@ -132,10 +132,25 @@ export function feeEstimateLevels(
 ): [bigint, bigint, bigint, bigint] {
   if (graceBlocks > 100) throw new RangeError("grace blocks invalid");
   const lt = [...longTermWeights.slice(Math.max(0, longTermWeights.length - window)), ...new Array<number>(graceBlocks).fill(0)];
-  const mlw = Math.max(median(lt.slice(Math.max(0, lt.length - window))), CRYPTONOTE_BLOCK_GRANTED_FULL_REWARD_ZONE_V5);
   const n = 100 - graceBlocks;
   const st = [...weights.slice(Math.max(0, weights.length - n)), ...new Array<number>(graceBlocks).fill(0)];
-  const msw = Math.max(median(st), mlw);
+  return feeEstimateFromMedians(median(st), median(lt.slice(Math.max(0, lt.length - window))), effectiveMedian, alreadyGeneratedCoins, version);
+}
+
+/**
+ * feeEstimateLevels from its two medians, for a caller that keeps them as the chain grows: the
+ * short-term one (the last 100 − grace weights and grace zeros) and the long-term one (the last
+ * long-term weights and grace zeros, at most `window` values, the oldest dropped).
+ */
+export function feeEstimateFromMedians(
+  shortTermMedian: number,
+  longTermMedian: number,
+  effectiveMedian: number,
+  alreadyGeneratedCoins: bigint,
+  version: number,
+): [bigint, bigint, bigint, bigint] {
+  const mlw = Math.max(longTermMedian, CRYPTONOTE_BLOCK_GRANTED_FULL_REWARD_ZONE_V5);
+  const msw = Math.max(shortTermMedian, mlw);
   const mnw = Math.min(msw, 50 * mlw);
   const r = blockReward(effectiveMedian, 1, alreadyGeneratedCoins, version);
   // BLOCK_REWARD_OVERESTIMATE (10 XMR) when the reward cannot be computed

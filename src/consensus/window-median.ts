@@ -18,8 +18,12 @@ export class WindowMedian {
     return this.start + this.values.length - this.head;
   }
 
-  /** Median (epee's: the floor of the mean of the two middle values for an even count; 0 if empty) of the values of heights [start, start + count). */
-  median(start: number, count: number, read: (start: number, count: number) => number[]): number {
+  /**
+   * Median (epee's: the floor of the mean of the two middle values for an even count; 0 if empty)
+   * of the values of heights [start, start + count), with `zeros` zeros added to them
+   * (get_fee_estimate's grace blocks; every value is ≥ 0, so the zeros sort first).
+   */
+  median(start: number, count: number, read: (start: number, count: number) => number[], zeros = 0): number {
     const end = start + count;
     if (count <= 0) return 0;
     // moving forward (or staying) with an overlap of at least half the window: update, else rebuild
@@ -38,8 +42,9 @@ export class WindowMedian {
       }
     }
     const s = this.sorted;
-    const n = s.length;
-    return n % 2 === 1 ? s[(n - 1) / 2] : Math.floor((s[n / 2 - 1] + s[n / 2]) / 2);
+    const n = s.length + zeros;
+    const at = (i: number): number => (i < zeros ? 0 : s[i - zeros]);
+    return n % 2 === 1 ? at((n - 1) / 2) : Math.floor((at(n / 2 - 1) + at(n / 2)) / 2);
   }
 
   /** Forgets values of heights ≥ `height` (blocks popped: the heights will hold other blocks). */

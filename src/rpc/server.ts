@@ -17,6 +17,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
+import { constants as perfConstants, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { decodeEpee, encodeEpee, EpeeTypeError } from "../codec/epee-map.js";
 import { EPEE_HTTP_LIMITS, epeeKeyWithout } from "../codec/epee.js";
 import { DEFAULT_REALM, DigestAuthenticator, type Login } from "./digest.js";
@@ -93,12 +94,28 @@ type Reply = HttpAnswer;
 
 /**
  * TSMONERO_RPC_TIMING=<file>: one line per request (path, JSON-RPC method, ms from the whole
- * request received to the answer handed to the socket, bytes in and out) appended to that file; for
- * finding which call a client waits on (bench/real-wallet.ts --trace). Unset: nothing is measured.
+ * request received to the answer handed to the socket, bytes in and out) appended to that file, and
+ * one per garbage collection of the process (its kind and pause, stamped at its start), so a slow
+ * answer can be told from a collection next to it; for finding which call a client waits on
+ * (bench/real-wallet.ts --trace). Unset: nothing is measured.
  */
 const TIMING = process.env.TSMONERO_RPC_TIMING || undefined;
-function timingLine(line: string): void {
-  if (TIMING) appendFileSync(TIMING, `${(performance.timeOrigin + performance.now()).toFixed(1)}\t${line}\n`);
+function timingLine(line: string, at = performance.now()): void {
+  if (TIMING) appendFileSync(TIMING, `${(performance.timeOrigin + at).toFixed(1)}\t${line}\n`);
+}
+if (TIMING) {
+  const kinds: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb",
+  };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = ((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind ?? 0;
+      timingLine(`gc ${kinds[kind] ?? kind}\t${e.duration.toFixed(3)} ms`, e.startTime);
+    }
+  }).observe({ entryTypes: ["gc"] });
 }
 
 /** OpenRPC's service discovery method, answered with the table's document when it has docs. */

@@ -3,8 +3,8 @@
  * coinbase sums, output histogram and distribution, alternative chains, height, version.
  * Behaviour mirrors monerod v0.18 src/rpc/core_rpc_server.cpp (and rpc_handler.cpp, db_lmdb.cpp).
  */
-import { median } from "../../consensus/constants.js";
-import { feeEstimateLevels, feeQuantizationMask } from "../../consensus/fees.js";
+import { CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE, median } from "../../consensus/constants.js";
+import { feeEstimateFromMedians, feeQuantizationMask } from "../../consensus/fees.js";
 import { HARD_FORKS, hardForkInfo, hardForkVersionAt } from "../../protocol/genesis.js";
 import { blockToJson } from "../../protocol/json.js";
 import { anyJson, array, bool, hex, object, required, str, u64, u8, withDefault } from "../../rpc/schema.js";
@@ -246,7 +246,6 @@ export function outputDistribution(
 
 /** Per-top memos of window reads wallets repeat for every transfer (10,080 block votes, 100,000 long-term weights). */
 const hfVotes = (d: NodeRpcDeps): PerTop<number[]> => coreCache(d.core, "hf-votes", () => new PerTop<number[]>(d.core.store));
-const ltWeights = (d: NodeRpcDeps): PerTop<number[]> => coreCache(d.core, "lt-weights", () => new PerTop<number[]>(d.core.store));
 
 /** hard_fork_info's figures (the HTTP and the ZMQ answers share them); `version` 0 asks for the next block's. */
 export function hardForkInfoOf(d: NodeRpcDeps, version: number): ReturnType<typeof hardForkInfo> {
@@ -279,15 +278,23 @@ export function feeEstimate(d: NodeRpcDeps, graceBlocks: number): bigint[] {
 /** get_fee_estimate's levels per grace_blocks, for the current top. */
 const feeEstimates = (d: NodeRpcDeps): PerTop<Map<number, readonly bigint[]>> => coreCache(d.core, "fee-estimates", () => new PerTop<Map<number, readonly bigint[]>>(d.core.store));
 
+/**
+ * feeEstimateLevels' medians without reading the whole long-term window for each new top (100,000
+ * blocks on mainnet): the long-term one is kept by the store as the window slides
+ * (longTermWeightMedian with the grace zeros), the short-term one reads ≤ 100 weights.
+ */
 function computeFeeEstimate(d: NodeRpcDeps, graceBlocks: number): bigint[] {
   const store = d.core.store;
   const height = store.height();
   const ctx = nextContext(d.core);
-  const weights = store.blockWeights(Math.max(0, height - 100), Math.min(height, 100));
-  const lt = ltWeights(d).get(() => store.longTermBlockWeights(Math.max(0, height - 100000), Math.min(height, 100000)));
+  const n = 100 - graceBlocks;
+  const short = [...store.blockWeights(Math.max(0, height - n), Math.min(height, n)), ...new Array<number>(graceBlocks).fill(0)];
+  // the last ≤ 100,000 long-term weights and the grace zeros, the oldest dropped past 100,000
+  const ltStart = Math.max(0, height - CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE + graceBlocks);
+  const long = store.longTermWeightMedian(ltStart, height - ltStart, graceBlocks);
   // get_dynamic_base_fee_estimate_2021_scaling takes get_current_hard_fork_version (the next block's)
   const version = hardForkVersionAt(HARD_FORKS[d.core.network], height);
-  return feeEstimateLevels(graceBlocks, weights, lt, ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
+  return feeEstimateFromMedians(median(short), long, ctx.limits.effectiveMedian, store.alreadyGeneratedCoins(), version);
 }
 
 /** Blockchain::get_output_histogram, filtered by min/max count as both RPCs filter it, in amount order. */

@@ -351,6 +351,8 @@ export class ChainStore implements ChainView {
   private readonly blockMeta: Database<Buffer, number>;
   /** The rolling median of the long-term weight window (WindowMedian), fed from blockMeta. */
   private readonly ltwMedian = new WindowMedian();
+  /** longTermWeightMedian's windows with zeros added, by their count of zeros. */
+  private readonly ltwMedianWithZeros = new Map<number, WindowMedian>();
   /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
   private cumRct: number[] | null = null;
   /** cum_rct: the counts of block_meta in chunks of CUM_RCT_CHUNK heights. */
@@ -556,9 +558,22 @@ export class ChainStore implements ChainView {
   longTermBlockWeights(start: number, count: number): number[] {
     return this.metas(start, count).map((m) => m.longTermWeight);
   }
-  /** The median of the long-term weights of [start, start+count), kept as the window slides (one read per new block, not 100,000). */
-  longTermWeightMedian(start: number, count: number): number {
-    return this.ltwMedian.median(start, count, (a, n) => this.longTermBlockWeights(a, n));
+  /**
+   * The median of the long-term weights of [start, start+count), kept as the window slides (one
+   * read per new block, not 100,000); with `zeros` zeros added (get_fee_estimate's grace blocks),
+   * from a window of its own, so that the next block's limits and the fee estimates do not move
+   * one window back and forth.
+   */
+  longTermWeightMedian(start: number, count: number, zeros = 0): number {
+    let w = this.ltwMedian;
+    if (zeros > 0) {
+      w = this.ltwMedianWithZeros.get(zeros) ?? new WindowMedian();
+      // most recently used last; a few grace values at most (wallet2 asks 10, the RPC default is 0)
+      this.ltwMedianWithZeros.delete(zeros);
+      this.ltwMedianWithZeros.set(zeros, w);
+      if (this.ltwMedianWithZeros.size > 2) this.ltwMedianWithZeros.delete(this.ltwMedianWithZeros.keys().next().value as number);
+    }
+    return w.median(start, count, (a, n) => this.longTermBlockWeights(a, n), zeros);
   }
   alreadyGeneratedCoins(): bigint {
     const h = this.height();
@@ -1174,6 +1189,7 @@ export class ChainStore implements ChainView {
       this.popCumRct(top);
       this.props.putSync("height", U32(top));
       this.ltwMedian.truncate(top);
+      for (const w of this.ltwMedianWithZeros.values()) w.truncate(top);
       // popped in a write transaction: the kept counts are dropped unless this is the outermost one
       if (this.cumRct) {
         if (this.writeDepth === 1 && this.cumRct.length === height) this.cumRct.pop();
