@@ -492,6 +492,37 @@ test("get_output_distribution: an entry asked again for the same tip is the kept
   assert.ok(next[next.length - 1] > old[old.length - 1]);
 });
 
+test("get_output_distribution.bin asked again with a new signature: the same bytes, answered without the handler; a new block gives the new chain's", async () => {
+  const u = daemon.rpcUrl;
+  const { encodeEpee, decodeEpee } = await import("../src/codec/epee-map.js");
+  const { getOutputDistributionBinRequest, getOutputDistributionBinResponse } = await import("../src/client/messages.js");
+  const dist = async (): Promise<{ hits: number; misses: number }> =>
+    (await nodeCall(u, "get_cache_stats")).caches.find((c) => c.name.startsWith("output distribution")) ?? { hits: 0, misses: 0 };
+  const ask = async (client: string): Promise<Buffer> => {
+    // wallet2's request for its decoys: rct outputs, cumulative, compressed
+    const body = encodeEpee(getOutputDistributionBinRequest, { client, amounts: [0n], from_height: 0n, to_height: 0n, cumulative: true, binary: true, compress: true });
+    const res = await fetch(`${u}/get_output_distribution.bin`, { method: "POST", body });
+    assert.equal(res.status, 200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+  // the first computes the distribution (in a later tick: not kept whole), the second finds it
+  // kept and answers in its tick (kept whole by the server), the third is that encoded answer
+  const first = await ask("sig one");
+  const again = await ask("another signature");
+  const kept = await dist();
+  const third = await ask("a third");
+  assert.ok(again.equals(first) && third.equals(first), "the same bytes");
+  assert.deepEqual(await dist(), kept, "the kept encoded answer: the distribution cache not even looked up");
+  // the same distribution as the JSON call
+  const bin = decodeEpee(getOutputDistributionBinResponse, first).distributions[0];
+  const json = await nodeCall(u, "get_output_distribution", { amounts: [0], cumulative: true, binary: false });
+  assert.deepEqual(bin.distribution.map(Number), json.distributions?.[0].distribution);
+  await nodeRpc(u, "generateblocks", { amount_of_blocks: 1, wallet_address: ALICE });
+  const next = decodeEpee(getOutputDistributionBinResponse, await ask("sig three")).distributions[0];
+  assert.equal(next.distribution.length, bin.distribution.length + 1);
+  assert.deepEqual(next.distribution.slice(0, -1), bin.distribution);
+});
+
 test("a new top block's pruned get_blocks.bin entry is built as it arrives: the first wallet request for it finds it", async () => {
   const entries = async (): Promise<{ hits: number; misses: number }> =>
     (await nodeCall(daemon.rpcUrl, "get_cache_stats")).caches.find((c) => c.name === "block entries (.bin)") ?? { hits: 0, misses: 0 };

@@ -587,28 +587,37 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     mirrors: "cryptonote::core_rpc_server::on_get_output_distribution_bin",
     request: getOutputDistributionBinRequest,
     response: getOutputDistributionAnswer,
-    handler: async (req, ctx) => {
+    handler: (req, ctx) => {
       if (ctx.restricted && !(req.amounts.length === 1 && req.amounts[0] === 0n))
         return { ...access("Restricted RPC can only get output distribution for rct outputs. Use your own node."), distributions: [] };
       if (!req.binary) return { ...access("Binary only call"), distributions: [] };
       const to = req.to_height > 0n ? req.to_height : BigInt(store.height() - 1);
-      const distributions: EpeeValue[] = [];
-      const slice = new TimeSlice();
-      for (const amount of req.amounts) {
-        const y = slice.tick();
-        if (y) await y;
-        const key = `${amount}:${req.from_height}:${to}:${req.cumulative ? 1 : 0}${req.compress ? 1 : 0}`;
-        let kept = keptDistributions(d).get(key);
-        if (!kept) {
-          const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
-          if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
-          const value = distributionOut.encode({ amount, ...r, compress: req.compress })!;
-          if (value.kind === "object") serializeOnce(value.value);
-          kept = keptDistributions(d).set(key, { value, bytes: 8 * r.distribution.length + 64 });
+      const keyOf = (amount: bigint): string => `${amount}:${req.from_height}:${to}:${req.cumulative ? 1 : 0}${req.compress ? 1 : 0}`;
+      const ready = req.amounts.map((amount) => keptDistributions(d).get(keyOf(amount))?.value);
+      // all kept for the tip (a wallet asks the same one before each send): answered in this tick,
+      // so the server can keep the encoded answer too (`reuse`)
+      if (ready.every((v) => v !== undefined)) return { ...access(), distributions: ready as EpeeValue[] };
+      return (async () => {
+        const distributions: EpeeValue[] = [];
+        const slice = new TimeSlice();
+        for (const [i, amount] of req.amounts.entries()) {
+          const y = slice.tick();
+          if (y) await y;
+          let value = ready[i];
+          if (value === undefined) {
+            const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
+            if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
+            value = distributionOut.encode({ amount, ...r, compress: req.compress })!;
+            if (value.kind === "object") serializeOnce(value.value);
+            keptDistributions(d).set(keyOf(amount), { value, bytes: 8 * r.distribution.length + 64 });
+          }
+          distributions.push(value);
         }
-        distributions.push(kept.value);
-      }
-      return { ...access(), distributions };
+        return { ...access(), distributions };
+      })();
     },
+    // the answer depends on the chain alone (to_height 0 is the top): a wallet's same request
+    // again, signed anew, gets the same bytes until the next block
+    reuse: { stamp: () => `${store.revision}:${store.height()}`, keep: (_req, res) => res.status === OK, ignore: CLIENT_SIGNATURE },
   });
 }
