@@ -483,10 +483,13 @@ export function primeNewBlockEntries(d: NodeRpcDeps): void {
       try {
         keptEntry(d, b.height, false);
         // the answer a wallet at the previous top asks next (that block and this one), pruned as
-        // wallet2 asks, and the empty answer of a wallet already at this top
-        const genesis = store.meta(0).hash;
-        if (b.height > 0) splitAnswer(d, `${b.height - 1}:10`, splitRequest(store.meta(b.height - 1).hash, genesis, true, false));
-        splitAnswer(d, "top", splitRequest(store.topHash(), genesis, true, false));
+        // wallet2 asks, and the empty answer of a wallet already at this top; not while syncing
+        // from peers, when the next block comes before any wallet asks
+        if (!(d.network?.()?.busySyncing() ?? false)) {
+          const genesis = store.meta(0).hash;
+          if (b.height > 0) splitAnswer(d, `${b.height - 1}:10`, splitRequest(store.meta(b.height - 1).hash, genesis, true, false));
+          splitAnswer(d, "top", splitRequest(store.topHash(), genesis, true, false));
+        }
       } catch (e) {
         // the request for this block builds it again and answers the error there
         console.error(`rpc: building get_blocks.bin's entry of new block ${b.height} failed: ${e instanceof Error ? e.message : String(e)}`);
