@@ -565,6 +565,17 @@ export class EpeeCursor {
     v = Math.floor(v / 4);
     return Number.isSafeInteger(v) ? v : undefined;
   }
+
+  /** A section entry's name at pos (its length byte, then its bytes as latin1; advances past it); undefined when empty or past the end. */
+  name(): string | undefined {
+    const b = this.b;
+    const p = this.pos;
+    if (p >= b.length) return undefined;
+    const len = b[p];
+    if (len === 0 || p + 1 + len > b.length) return undefined;
+    this.pos = p + 1 + len;
+    return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString("latin1", p + 1, p + 1 + len);
+  }
 }
 
 /**
@@ -585,11 +596,8 @@ export function epeeKeyWithout(buf: Uint8Array, names: ReadonlySet<string>): str
   const seen = new Set<string>();
   for (let i = 0; i < count; i++) {
     const start = c.pos;
-    if (c.pos >= n) return undefined;
-    const len = b[c.pos++];
-    if (len === 0 || c.pos + len + 1 > n) return undefined;
-    const name = b.toString("latin1", c.pos, c.pos + len);
-    c.pos += len;
+    const name = c.name();
+    if (name === undefined || c.pos >= n) return undefined;
     const type = b[c.pos++];
     const isArray = (type & FLAG_ARRAY) !== 0;
     const kind = KIND_OF_CODE[type & ~FLAG_ARRAY];

@@ -236,11 +236,8 @@ export function quickGetBlocksRequest(buf: Uint8Array): GetBlocksSplitRequest | 
   let noMinerTx: boolean | undefined;
   const flag = (): boolean | undefined => (c.pos < n && b[c.pos] <= 1 ? b[c.pos++] === 1 : undefined);
   for (let i = 0; i < count; i++) {
-    if (c.pos >= n) return undefined;
-    const len = b[c.pos++];
-    if (len === 0 || c.pos + len + 1 > n) return undefined;
-    const field = b.toString("latin1", c.pos, c.pos + len);
-    c.pos += len;
+    const field = c.name();
+    if (field === undefined || c.pos >= n) return undefined;
     const type = b[c.pos++];
     if (type === 10 && (field === "client" || field === "block_ids")) {
       const l = c.size();
@@ -285,21 +282,13 @@ export function fastGetOutsBinRequest(buf: Uint8Array): GetOutsBinRequest | unde
   const n = b.length;
   if (n < 10 || !hasEpeeHeader(b)) return undefined;
   const c = new EpeeCursor(b, 9);
-  const name = (): string | undefined => {
-    if (c.pos >= n) return undefined;
-    const len = b[c.pos++];
-    if (len === 0 || c.pos + len > n) return undefined;
-    const s = b.toString("latin1", c.pos, c.pos + len);
-    c.pos += len;
-    return s;
-  };
   const count = c.size();
   if (count === undefined || count > 3) return undefined;
   let client: string | undefined;
   let outputs: GetOutputsOut[] | undefined;
   let getTxid: boolean | undefined;
   for (let i = 0; i < count; i++) {
-    const field = name();
+    const field = c.name();
     if (field === undefined || c.pos >= n) return undefined;
     const type = b[c.pos++];
     if (field === "client" && type === 10 && client === undefined) {
