@@ -26,7 +26,8 @@ import {
 import type { MethodTable } from "../../rpc/methods.js";
 import { parseBlockWithMinerTxHash } from "../../protocol/block.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { access, ChainDerived, coreCache, type NodeRpcDeps, OK } from "./common.js";
+import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip } from "./common.js";
+import { BoundedCache } from "./cache.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
 import { TimeSlice } from "../slice.js";
@@ -405,11 +406,8 @@ export { BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT };
  * while the answer is the same for all of them. The answer from the previous top (what every
  * synced wallet's next refresh asks) is made as each block arrives (primeNewBlockEntries).
  */
-interface SplitAnswers {
-  stamp: string;
-  byKey: Map<string, Uint8Array>;
-}
-const splitAnswers = new WeakMap<NodeRpcDeps["core"], SplitAnswers>();
+const splitAnswers = (d: NodeRpcDeps): BoundedCache<string, Uint8Array> =>
+  perTip(d.core, "get_blocks.bin by split", () => new BoundedCache<string, Uint8Array>(SPLIT_ANSWERS_PER_TIP, SPLIT_ANSWERS_PER_TIP * SPLIT_ANSWER_MAX_BYTES, (b) => b.length, cacheCounter(d.core, "get_blocks.bin answers by split point")));
 /** Kept per tip: a few wallets behind at different heights. */
 const SPLIT_ANSWERS_PER_TIP = 16;
 /** An answer larger than this (a wallet far behind) is made for its request and not kept. */
@@ -417,20 +415,18 @@ const SPLIT_ANSWER_MAX_BYTES = 256 * 1024;
 /** What getBlocks0180 needs of a context when the split is known (it uses it only when it is not). */
 const NO_CLIENT: BinCtx = { remoteAddress: "", restricted: false };
 
-/** The chain state an answer is valid for (as get_blocks.bin's `reuse`). */
+/** The chain state an answer is valid for (get_blocks.bin's and get_output_distribution.bin's `reuse`). */
 const tipStamp = (d: NodeRpcDeps): string => `${d.core.store.revision}:${d.core.store.height()}`;
 
 /** The kept answer under `key` for the tip, made (and kept when small) on a miss; undefined when it is not OK. */
 function splitAnswer(d: NodeRpcDeps, key: string, req: GetBlocksBinRequest): Uint8Array | undefined {
-  const stamp = tipStamp(d);
-  let s = splitAnswers.get(d.core);
-  if (s === undefined || s.stamp !== stamp) splitAnswers.set(d.core, (s = { stamp, byKey: new Map() }));
-  const kept = s.byKey.get(key);
-  if (kept !== undefined) return kept;
+  const kept = splitAnswers(d);
+  const found = kept.get(key);
+  if (found !== undefined) return found;
   const res = getBlocks0180(d, req, NO_CLIENT);
   if (res.status !== OK) return undefined;
   const bytes = encodeEpee(getBlocksBinAnswer, res);
-  if (bytes.length <= SPLIT_ANSWER_MAX_BYTES && s.byKey.size < SPLIT_ANSWERS_PER_TIP) s.byKey.set(key, bytes);
+  if (bytes.length <= SPLIT_ANSWER_MAX_BYTES) kept.set(key, bytes);
   return bytes;
 }
 
@@ -510,7 +506,7 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     quick: (body) => quickGetBlocks(d, body),
     // 0.18.0.0's answer depends on the chain alone (the later one carries daemon_time and the pool):
     // every synced wallet's refresh sends the same bytes until the next block
-    reuse: { stamp: () => `${store.revision}:${store.height()}`, keep: (req, res) => !usesLaterFields(req) && res.status === OK, ignore: CLIENT_SIGNATURE },
+    reuse: { stamp: () => tipStamp(d), keep: (req, res) => !usesLaterFields(req) && res.status === OK, ignore: CLIENT_SIGNATURE },
   });
 
   t.addBinPath({
@@ -621,6 +617,6 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
     },
     // the answer depends on the chain alone (to_height 0 is the top): a wallet's same request
     // again, signed anew, gets the same bytes until the next block
-    reuse: { stamp: () => `${store.revision}:${store.height()}`, keep: (_req, res) => res.status === OK, ignore: CLIENT_SIGNATURE },
+    reuse: { stamp: () => tipStamp(d), keep: (_req, res) => res.status === OK, ignore: CLIENT_SIGNATURE },
   });
 }
