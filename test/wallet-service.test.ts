@@ -104,16 +104,17 @@ describe("WalletService against monerod", { skip }, () => {
   it("restores alice, refreshes the whole chain, stores after the refresh and runs tx-notify per incoming tx", async () => {
     await walletCall(url, "restore_deterministic_wallet", { filename: "alice", password: "pw", seed: WALLET_SEEDS.alice, language: "English" });
     const r = await walletCall(url, "refresh");
+    // the store runs right after the answer is written, in the same turn of the service's event
+    // loop (this process's): by the time the answer is read here, the cache on disk holds the refresh
+    const copy = await OpenWallet.open({ dir, name: "alice", network: "mainnet", password: "pw" });
+    assert.equal(copy.ledger.height, height);
+    await copy.close();
     assert.equal(r.blocks_fetched, height - 1, "wallet2 holds genesis from the start: it does not count it");
     assert.equal(r.received_money, true);
     assert.equal((await walletCall(url, "get_height")).height, height);
     const bal = await walletCall(url, "get_balance", { all_accounts: true });
     assert.ok(typeof bal.balance === "number" || typeof bal.balance === "bigint");
     assert.ok(BigInt(bal.balance as number) > 0n, "alice has money");
-    // the cache on disk already holds the refresh
-    const copy = await OpenWallet.open({ dir, name: "alice", network: "mainnet", password: "pw" });
-    assert.equal(copy.ledger.height, height);
-    await copy.close();
     // one touch per tx that paid alice
     const txids = new Set((present((await walletCall(url, "get_transfers", { in: true, all_accounts: true })).in, "in")).map((e) => e.txid));
     for (let i = 0; i < 50 && readdirSync(notifyDir).length < txids.size; i++) await new Promise((res) => setTimeout(res, 100));
