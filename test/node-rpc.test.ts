@@ -464,7 +464,7 @@ test("get_cache_stats (tsmonerod only): a header read twice is found the second 
 
 test("get_output_distribution: an entry asked again for the same tip is the kept one, byte for byte; a new block answers anew", async () => {
   const answers = async (): Promise<{ hits: number; misses: number }> =>
-    (await nodeCall(daemon.rpcUrl, "get_cache_stats")).caches.find((c) => c.name === "whole answers") ?? { hits: 0, misses: 0 };
+    (await nodeCall(daemon.rpcUrl, "get_cache_stats")).caches.find((c) => c.name === "distribution answers") ?? { hits: 0, misses: 0 };
   const ask = async (params: unknown): Promise<string> => {
     const res = await fetch(daemon.rpcUrl + "/json_rpc", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "get_output_distribution", params }) });
     return res.text();

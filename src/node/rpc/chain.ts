@@ -34,6 +34,7 @@ import {
   powHashOf,
   toHex,
   tipAnswers,
+  tipDistributions,
   tooBigHeight,
   wide,
   ZERO_HASH_HEX,
@@ -566,7 +567,7 @@ export function chainMethods(d: NodeRpcDeps) {
           // an entry depends on the chain and the arguments only: kept rendered for the tip (a wallet asks the same
           // distribution for every transfer it makes between two blocks; the warm-up's answers are emptied when it ends)
           const key = `dist:${amount}:${p.from_height}:${to}:${p.cumulative}:${p.binary}:${p.compress}`;
-          const kept = tipAnswers(d.core).get(key) as Prerendered<DistributionJson> | undefined;
+          const kept = tipDistributions(d.core).get(key) as Prerendered<DistributionJson> | undefined;
           if (kept) {
             distributions.push(kept);
             continue;
@@ -586,7 +587,7 @@ export function chainMethods(d: NodeRpcDeps) {
           // the text and the value it was made from; a large one (a mainnet chain's) is not kept, so it
           // does not push every other kept answer out
           const weight = 2 * entry.epeeAt(2, () => "").length + 1024;
-          distributions.push(weight <= KEPT_DISTRIBUTION_CHARS ? (tipAnswers(d.core).set(key, entry, weight) as Prerendered<DistributionJson>) : entry);
+          distributions.push(weight <= KEPT_DISTRIBUTION_CHARS ? (tipDistributions(d.core).set(key, entry, weight) as Prerendered<DistributionJson>) : entry);
         }
         return epeeShape({ ...access(), distributions });
       },

@@ -435,3 +435,13 @@ export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
 export function tipAnswers(core: NodeCore): BoundedCache<string, Prerendered> {
   return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS, undefined, cacheCounter(core, "whole answers")));
 }
+
+/**
+ * get_output_distribution's rendered entries, kept for the current tip apart from tipAnswers: a
+ * whole-chain distribution takes milliseconds to make, and a burst of thousands of header or block
+ * reads (each a tipAnswers entry) would push it out of an LRU they shared. Few keys, each at most
+ * KEPT_DISTRIBUTION_CHARS (node/rpc/chain.ts).
+ */
+export function tipDistributions(core: NodeCore): BoundedCache<string, Prerendered> {
+  return perTip(core, "distributions", () => new BoundedCache<string, Prerendered>(32, 8 * 1024 * 1024, undefined, cacheCounter(core, "distribution answers")));
+}

@@ -239,7 +239,7 @@ export function controlMethods(d: NodeRpcDeps) {
       name: "get_cache_stats",
       mirrors: "none (tsmonerod only)",
       summary:
-        "tsmonerod only: lookups of each read cache since start (block headers and bodies, txs, outputs, whole answers) that found their entry (hits) and that did not (misses), the start-up warm-up's included; rpc_warmup: off, running, done or stopped (its caches are emptied when it ends)",
+        "tsmonerod only: lookups of each read cache since start (block headers and bodies, txs, outputs, whole answers, distribution answers) that found their entry (hits) and that did not (misses), the start-up warm-up's included; rpc_warmup: off, running, done or stopped (its caches are emptied when it ends)",
       restricted: true,
       params: object({}, { arrayIsEmpty: true }),
       handler: () => ({ ...ok, rpc_warmup: state.rpcWarmup, caches: [...cacheCounters(d.core)].map(([name, c]) => ({ name, hits: c.hits, misses: c.misses })) }),
