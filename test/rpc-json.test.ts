@@ -144,6 +144,12 @@ describe("rpc/json epee style", () => {
     // a list that is not all bigints takes the item-by-item path (strings quoted, numbers as numbers)
     const mixed = [...long.slice(0, 20), "x", 1.5];
     assert.equal(stringifyJson({ d: mixed }, { style: "epee" }), `{\r\n  "d": [${long.slice(0, 20).map(String).join(",")},"x",1.5]\r\n}`);
+    // safe integers as JS numbers (get_output_distribution's counts) join the same way, beside bigints;
+    // a number past 2^53 or a fraction goes item by item (1e21 is written in full, as scalar writes it)
+    const counts = Array.from({ length: 30 }, (_, k) => (k % 2 === 0 ? k * 7 : BigInt(k * 7)));
+    assert.equal(stringifyJson({ d: counts }, { style: "epee" }), `{\r\n  "d": [${counts.map(String).join(",")}]\r\n}`);
+    const big = [...counts.slice(0, 20), 1e21, 2 ** 53];
+    assert.equal(stringifyJson({ d: big }, { style: "epee" }), `{\r\n  "d": [${counts.slice(0, 20).map(String).join(",")},1000000000000000000000,9007199254740992]\r\n}`);
   });
 
   it("writes a list longer than a slice (get_transfers of a large wallet) as the same items one by one", () => {

@@ -257,7 +257,7 @@ export const getOutputDistributionBinResponse = epeeObject<GetOutputDistribution
 });
 
 /** Varint-packs a distribution the way monerod's compress_integer_array does. */
-export function compressDistribution(xs: readonly bigint[]): Uint8Array {
+export function compressDistribution(xs: readonly (bigint | number)[]): Uint8Array {
   // one buffer for all (the Writer's varint: numbers while they are safe, not a bigint loop per value)
   const w = new Writer(2 * xs.length + 16);
   for (const x of xs) w.varint(x);

@@ -492,10 +492,16 @@ export function stringifyJson(value: JsonWritable, opts: JsonStringifyOptions = 
   return parts.join("");
 }
 
-/** Whether every item is a bigint (Array.prototype.join then writes each as its decimal digits, as scalar does). */
-function allBigints(arr: readonly JsonWritable[]): boolean {
+/**
+ * Whether every item is a bigint or a safe integer (Array.prototype.join then writes each as its
+ * decimal digits, as scalar does).
+ */
+function allIntegers(arr: readonly JsonWritable[]): boolean {
   if (arr.length < 16) return false;
-  for (let k = 0; k < arr.length; k++) if (typeof arr[k] !== "bigint") return false;
+  for (let k = 0; k < arr.length; k++) {
+    const x = arr[k];
+    if (typeof x !== "bigint" && !Number.isSafeInteger(x)) return false;
+  }
   return true;
 }
 
@@ -594,7 +600,7 @@ function epeeParts(value: JsonWritable, maxDepth: number, startLevel: number): s
       // arrays add no level: their objects are indented as their parent member is
       const arr = v as readonly JsonWritable[];
       // a list of u64s (get_output_distribution's thousands of counts): joined natively
-      if (allBigints(arr)) return out.add("[" + arr.join(",") + "]");
+      if (allIntegers(arr)) return out.add("[" + arr.join(",") + "]");
       out.add("[");
       for (let k = 0; k < arr.length; k++) {
         if (k > 0) out.add(",");

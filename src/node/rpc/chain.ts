@@ -61,7 +61,7 @@ type HeaderAnswer = ReturnType<typeof access> & { block_header: BlockHeaderJson 
 type BlockAnswer = ReturnType<typeof access> & { blob: string; block_header: BlockHeaderJson; json: string; miner_tx_hash: string; tx_hashes?: string[] };
 
 /** One of get_output_distribution's distributions: `distribution` a u64 list, or (binary) their bytes; `compressed_data` when compressed. */
-type DistributionJson = { amount: bigint; base: bigint; binary: boolean; compress: boolean; start_height: bigint; distribution?: bigint[] | string; compressed_data?: string };
+type DistributionJson = { amount: bigint; base: bigint | number; binary: boolean; compress: boolean; start_height: bigint; distribution?: number[] | string; compressed_data?: string };
 
 async function header(d: NodeRpcDeps, src: HeaderSource, fill: boolean, restricted: boolean): Promise<BlockHeaderJson> {
   return blockHeaderJson(d.core, src, fill && !restricted ? await powHashOf(d.core, src) : "");
@@ -188,7 +188,10 @@ class PerTop<T> {
 /** get_output_distribution entries kept rendered for the tip up to this weight (text and value, in chars): tens of thousands of heights, not a mainnet chain's whole distribution. */
 const KEPT_DISTRIBUTION_CHARS = 1024 * 1024;
 
-/** Blockchain::get_output_distribution + RpcHandler::get_output_distribution, without the cache. */
+/**
+ * outputDistributionCounts' answer in u64s (the binary and ZMQ answers, compressDistribution).
+ * Blockchain::get_output_distribution + RpcHandler::get_output_distribution, without the cache.
+ */
 export function outputDistribution(
   d: NodeRpcDeps,
   amount: bigint,
@@ -196,6 +199,25 @@ export function outputDistribution(
   toHeight: bigint,
   cumulative: boolean,
 ): { start_height: bigint; base: bigint; distribution: bigint[] } | undefined {
+  const r = outputDistributionCounts(d, amount, fromHeight, toHeight, cumulative);
+  if (!r) return undefined;
+  const distribution = new Array<bigint>(r.distribution.length);
+  for (let k = 0; k < distribution.length; k++) distribution[k] = BigInt(r.distribution[k]);
+  return { start_height: r.start_height, base: BigInt(r.base), distribution };
+}
+
+/**
+ * Blockchain::get_output_distribution + RpcHandler::get_output_distribution, without the cache,
+ * in JS numbers: output counts stay far below 2^53 (mainnet has ~10^8 outputs), and a whole
+ * chain's distribution is tens of thousands of them (the JSON answer writes numbers as they are).
+ */
+export function outputDistributionCounts(
+  d: NodeRpcDeps,
+  amount: bigint,
+  fromHeight: bigint,
+  toHeight: bigint,
+  cumulative: boolean,
+): { start_height: bigint; base: number; distribution: number[] } | undefined {
   const store = d.core.store;
   const dbHeight = BigInt(store.height());
   let start = 0n;
@@ -207,12 +229,12 @@ export function outputDistribution(
   if (toHeight > 0n && toHeight < fromHeight) return undefined;
   if (fromHeight > start) start = fromHeight;
   if (dbHeight === 0n || start >= dbHeight || toHeight >= dbHeight) return undefined;
-  let dist: bigint[];
-  let base = 0n;
+  let dist: number[];
+  let base = 0;
   if (amount === 0n) {
     // get_block_cumulative_rct_outputs for heights real_start..to (the store keeps them per block)
     const realStart = start > 0n ? start - 1n : start;
-    dist = realStart > toHeight ? [] : store.cumulativeRctOutputs(Number(realStart), Number(toHeight)).map((c) => BigInt(c));
+    dist = realStart > toHeight ? [] : store.cumulativeRctOutputs(Number(realStart), Number(toHeight));
     if (start > 0n) {
       base = dist[0];
       dist.shift();
@@ -223,16 +245,17 @@ export function outputDistribution(
     const count = store.outputCount(amount);
     let idx = 0n;
     const heightOfOut = (i: bigint): number => store.output(amount, i)?.height ?? Number.MAX_SAFE_INTEGER;
-    dist = new Array<bigint>(Number(dbHeight - start)).fill(0n);
+    dist = new Array<number>(Number(dbHeight - start)).fill(0);
+    const first = Number(start);
     for (; idx < count; idx++) {
-      const h = BigInt(heightOfOut(idx));
-      if (h >= start) dist[Number(h - start)] += 1n;
+      const h = heightOfOut(idx);
+      if (h >= first) dist[h - first] += 1;
       else base++;
-      if (toHeight > 0n && h > toHeight) break;
+      if (toHeight > 0n && h > Number(toHeight)) break;
     }
     dist[0] += base;
     for (let n = 1; n < dist.length; n++) dist[n] += dist[n - 1];
-    base = 0n;
+    base = 0;
   }
   if (toHeight > 0n && toHeight >= fromHeight) {
     const offset = fromHeight > start ? fromHeight : start;
@@ -572,14 +595,18 @@ export function chainMethods(d: NodeRpcDeps) {
             distributions.push(kept);
             continue;
           }
-          const r = outputDistribution(d, amount, p.from_height, to, p.cumulative);
+          const r = outputDistributionCounts(d, amount, p.from_height, to, p.cumulative);
           if (!r) throw new RpcError(CORE_RPC_ERROR.INTERNAL_ERROR, "Failed to get output distribution");
           const e: DistributionJson = { amount, base: r.base, binary: p.binary, compress: p.compress, start_height: r.start_height };
           if (!p.binary) e.distribution = r.distribution;
           else if (p.compress) e.compressed_data = Buffer.from(compressDistribution(r.distribution)).toString("latin1");
           else {
             const blob = Buffer.alloc(8 * r.distribution.length);
-            r.distribution.forEach((x, k) => blob.writeBigUInt64LE(x, 8 * k));
+            // u64 little-endian: counts are below 2^53, written as two u32 halves
+            r.distribution.forEach((x, k) => {
+              blob.writeUInt32LE(x % 0x1_0000_0000, 8 * k);
+              blob.writeUInt32LE(Math.floor(x / 0x1_0000_0000), 8 * k + 4);
+            });
             e.distribution = blob.toString("latin1");
           }
           // rendered here, in this slice (at result.distributions[k]'s indentation), not all at the end

@@ -108,7 +108,15 @@ export type EpeeShaped<T> = T extends Prerendered
 /** epee never writes an empty STL container: drops empty arrays at every level. */
 export function epeeShape<T extends JsonWritable>(v: T): EpeeShaped<T> {
   const walk = (x: JsonWritable): JsonWritable => {
-    if (Array.isArray(x)) return (x as JsonWritable[]).map(walk);
+    if (Array.isArray(x)) {
+      // a list of scalars (get_output_distribution's thousands of counts) has nothing to drop: as it is
+      const arr = x as JsonWritable[];
+      for (let k = 0; k < arr.length; k++) {
+        const e = arr[k];
+        if (e !== null && typeof e === "object") return arr.map(walk);
+      }
+      return arr;
+    }
     if (x instanceof Prerendered) return x; // shaped before it was rendered
     if (x !== null && typeof x === "object") {
       const o: Record<string, JsonWritable> = {};
