@@ -187,6 +187,43 @@ describe("RandomX through librandomx", { skip }, () => {
     }
   });
 
+  test("recyclable: a new seed re-keys the idle cache of a seed its owner no longer needs, never one in use; a throw counts as no", async () => {
+    let done = new Set<string>();
+    const rec = new RandomX({ threads: 2, recyclable: (seed) => done.has(toHex(seed)) });
+    try {
+      assert.equal(toHex(await rec.hash(KEY0, VECTORS[0].input)), VECTORS[0].hash);
+      // KEY0 still needed: a second cache beside it (the LRU has room)
+      assert.equal(toHex(await rec.hash(KEY1, VECTORS[3].input)), VECTORS[3].hash);
+      assert.equal(rec.cacheCount, 2);
+      // both no longer needed, KEY0 in use by a hash in flight: KEY1's idle cache is the one re-keyed
+      done = new Set([toHex(KEY0), toHex(KEY1)]);
+      const busy = rec.hash(KEY0, VECTORS[1].input);
+      const key2 = utf8("test key 002");
+      await rec.prepare(key2);
+      assert.equal(toHex(await busy), VECTORS[1].hash);
+      assert.deepEqual(rec.stats().caches.map((c) => c.seedHash), [toHex(KEY0), toHex(key2)]);
+      // the re-keyed cache hashes as a fresh one of its seed would (KEY1 made again, from KEY0's cache)
+      done = new Set([toHex(KEY0)]);
+      assert.equal(toHex(await rec.hash(KEY1, VECTORS[3].input)), VECTORS[3].hash);
+      assert.deepEqual(rec.stats().caches.map((c) => c.seedHash), [toHex(key2), toHex(KEY1)]);
+    } finally {
+      await rec.close();
+    }
+    const throwing = new RandomX({
+      threads: 1,
+      recyclable: () => {
+        throw new Error("no chain yet");
+      },
+    });
+    try {
+      await throwing.prepare(KEY0);
+      await throwing.prepare(KEY1);
+      assert.equal(throwing.cacheCount, 2, "a throwing predicate recycles nothing");
+    } finally {
+      await throwing.close();
+    }
+  });
+
   test("the event loop stays responsive while a cache initialises and hashes run", async (t) => {
     // A hash or cache init on the main thread would block it for 25-500 ms, in every attempt and
     // whatever the machine's load. Other processes can delay a timer too, so up to 3 attempts.

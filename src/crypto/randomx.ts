@@ -89,6 +89,13 @@ export interface RandomXOptions {
   secure?: boolean;
   /** Try huge pages first for caches and VMs, falling back silently; default false. */
   largePages?: boolean;
+  /**
+   * Whether the cache of a cached seed is no longer needed by its owner (a node: the chain has
+   * moved past that seed). A new seed then re-keys such a cache in place when no job uses it,
+   * instead of allocating a second 256 MiB one beside it while the LRU has room. A throw counts as
+   * false. Default: never (the LRU alone decides).
+   */
+  recyclable?: (seedHash: Uint8Array) => boolean;
 }
 
 /** Per-cache counters reported by the addon (flags in effect, VMs, jobs in flight). */
@@ -137,6 +144,7 @@ export class RandomX {
   readonly threads: number;
   /** Maximum seed caches kept. */
   readonly maxCaches: number;
+  private readonly recyclable: ((seedHash: Uint8Array) => boolean) | undefined;
   /** Flags passed to randomx_alloc_cache (before fallbacks). */
   readonly cacheFlags: number;
   /** Flags passed to randomx_create_vm (before fallbacks). */
@@ -166,6 +174,7 @@ export class RandomX {
       throw new RangeError("full-dataset (mining) mode is not supported by this binding yet");
     this.threads = threads;
     this.maxCaches = maxCaches;
+    this.recyclable = options.recyclable;
     this.largePages = options.largePages ?? (flags & RandomXFlag.LARGE_PAGES) !== 0;
     // Light mode: the cache only needs the Argon2 variant; a JIT cache only speeds dataset init.
     this.cacheFlags = flags & RandomXFlag.ARGON2;
@@ -312,6 +321,15 @@ export class RandomX {
         victim.handle = undefined;
       }
       this.evict(victim);
+    } else if (this.recyclable) {
+      // a seed its owner has moved past: its idle cache becomes this one's (one 256 MiB cache, not two)
+      for (const old of this.slots.values()) {
+        if (old.users !== 0 || old.handle === undefined || !this.isRecyclable(old.key)) continue;
+        recycled = old.handle;
+        old.handle = undefined;
+        this.evict(old);
+        break;
+      }
     }
     const init = (): Promise<NativeCacheHandle> =>
       recycled !== undefined
@@ -332,6 +350,14 @@ export class RandomX {
     );
     slot.ready.catch(() => {}); // each waiting caller sees the error; this only silences the slot's own copy
     return slot;
+  }
+
+  private isRecyclable(key: string): boolean {
+    try {
+      return this.recyclable?.(Uint8Array.from(Buffer.from(key, "hex"))) === true;
+    } catch {
+      return false;
+    }
   }
 
   private release(slot: CacheSlot): void {

@@ -40,6 +40,7 @@ import type {
   TxSubmitResult,
 } from "../core.js";
 import { bytesToHex as hex } from "../../base/bytes.js";
+import { RandomX } from "../../crypto/randomx.js";
 import { bytesEqual, checkInputs, rctItem, txKeyImages } from "../pool/tx-check.js";
 import { TxPool } from "../pool/tx-pool.js";
 import { type BlockMeta, ChainStore, type PruneResult, type SyncMode } from "../store/chain-store.js";
@@ -148,7 +149,14 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly backend: CryptoBackend;
   private readonly mutex = new Mutex();
   private readonly clock: () => number;
-  private readonly hasher = new PowHasher();
+  /**
+   * RandomX re-keys the cache of a seed the next blocks no longer use (seedsAhead) for a new one
+   * instead of holding both: a node applying blocks in order crosses each switch with one 256 MiB
+   * cache (monerod's rx-slow-hash keeps a main and a secondary one). An alternative block just
+   * below a switch creates the old seed's cache again (about a second on a pool thread), released
+   * once idle (releaseStaleSeeds).
+   */
+  private readonly hasher = new PowHasher(() => new RandomX({ recyclable: (seed) => !this.seedsAhead().has(hex(seed)) }));
   private readonly miner: Miner;
   private miningService: MiningService | undefined;
   private readonly hashTrivialPow: boolean;
@@ -283,6 +291,13 @@ export class Node extends EventEmitter implements NodeCore {
     const version = this.store.hardForkVersion(height);
     const seed = version >= RX_BLOCK_VERSION ? (seedHash ?? this.seedFor(height).hash) : undefined;
     return this.hasher.hash(version, height, hashingBlob, seed);
+  }
+
+  /** The seeds of the next block and of the block `lag` heights later (hex). */
+  private seedsAhead(): Set<string> {
+    const t = this.store.height();
+    const { lag } = processSeedEpoch();
+    return new Set([t, t + lag].map((h) => hex(this.seedFor(h).hash)));
   }
 
   /**
