@@ -28,7 +28,7 @@ import { parseBlockWithMinerTxHash } from "../../protocol/block.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip } from "./common.js";
 import { BoundedCache } from "./cache.js";
-import { feeEstimate, getInfo, outputDistribution } from "./chain.js";
+import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
 import { TimeSlice } from "../slice.js";
 
@@ -466,10 +466,8 @@ const primed = new WeakSet<NodeRpcDeps["core"]>();
 /**
  * Builds the pruned get_blocks.bin entry of each new top block as it is added (after the adding
  * code's turn of the event loop), not in the first wallet request for it: every wallet's next
- * refresh asks for that block. Unless syncing from peers, also the split-point answers (below),
- * get_info's figures of the new tip and the fee estimate. The same work, moved off the request
- * path. The daemon calls it once for its core (a method table alone, as the docs build,
- * subscribes to nothing).
+ * refresh asks for that block. The same work, moved off the request path. The daemon calls it
+ * once for its core (a method table alone, as the docs build, subscribes to nothing).
  */
 export function primeNewBlockEntries(d: NodeRpcDeps): void {
   if (primed.has(d.core)) return;
@@ -487,15 +485,10 @@ export function primeNewBlockEntries(d: NodeRpcDeps): void {
           const genesis = store.meta(0).hash;
           if (b.height > 0) splitAnswer(d, `${b.height - 1}:10`, splitRequest(store.meta(b.height - 1).hash, genesis, true, false));
           splitAnswer(d, "top", splitRequest(store.topHash(), genesis, true, false));
-          // get_info's figures of the new tip (the next block's difficulty and weight limits, as
-          // monerod keeps m_difficulty_for_next_block from the block's add) and the fee estimate
-          // every wallet asks before a send: 2-3 ms on the first get_info after a block otherwise
-          getInfo(d, false);
-          feeEstimate(d, 0);
         }
       } catch (e) {
-        // the requests for this block make them again and answer the error there
-        console.error(`rpc: preparing the answers of new block ${b.height} (get_blocks.bin entry, get_info, fee estimate) failed: ${e instanceof Error ? e.message : String(e)}`);
+        // the request for this block builds it again and answers the error there
+        console.error(`rpc: building get_blocks.bin's entry of new block ${b.height} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     });
   });
