@@ -309,27 +309,24 @@ export class RandomX {
   }
 
   // A new slot whose cache initialises in the background. When the LRU is full, the least recent
-  // seed goes; if nothing uses its cache, that cache is re-keyed in place: no 256 MiB munmap/mmap
+  // seed goes (or, below that, a seed the owner calls recyclable and nothing uses); if nothing uses
+  // its cache, that cache is re-keyed in place: no 256 MiB munmap/mmap
   // (which stalls every thread needing the mmap lock, the main one included) and its VMs are kept.
   private startSlot(key: string, seed: Uint8Array): CacheSlot {
     const slot = new CacheSlot(key);
     let recycled: NativeCacheHandle | undefined;
-    if (this.slots.size >= this.maxCaches) {
-      const victim = this.slots.values().next().value as CacheSlot;
+    // the slot whose cache goes: the least recent when the LRU is full, else an idle one of a seed
+    // its owner has moved past (`recyclable`: one 256 MiB cache, not two)
+    const victim =
+      this.slots.size >= this.maxCaches
+        ? (this.slots.values().next().value as CacheSlot)
+        : [...this.slots.values()].find((s) => s.users === 0 && s.handle !== undefined && this.isRecyclable(s.key));
+    if (victim) {
       if (victim.users === 0 && victim.handle !== undefined) {
         recycled = victim.handle;
         victim.handle = undefined;
       }
       this.evict(victim);
-    } else if (this.recyclable) {
-      // a seed its owner has moved past: its idle cache becomes this one's (one 256 MiB cache, not two)
-      for (const old of this.slots.values()) {
-        if (old.users !== 0 || old.handle === undefined || !this.isRecyclable(old.key)) continue;
-        recycled = old.handle;
-        old.handle = undefined;
-        this.evict(old);
-        break;
-      }
     }
     const init = (): Promise<NativeCacheHandle> =>
       recycled !== undefined

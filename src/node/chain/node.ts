@@ -150,13 +150,13 @@ export class Node extends EventEmitter implements NodeCore {
   private readonly mutex = new Mutex();
   private readonly clock: () => number;
   /**
-   * RandomX re-keys the cache of a seed the next blocks no longer use (seedsAhead) for a new one
+   * RandomX re-keys the cache of a seed the next blocks no longer use (seedsKept) for a new one
    * instead of holding both: a node applying blocks in order crosses each switch with one 256 MiB
    * cache (monerod's rx-slow-hash keeps a main and a secondary one). An alternative block just
    * below a switch creates the old seed's cache again (about a second on a pool thread), released
    * once idle (releaseStaleSeeds).
    */
-  private readonly hasher = new PowHasher(() => new RandomX({ recyclable: (seed) => !this.seedsAhead().has(hex(seed)) }));
+  private readonly hasher = new PowHasher(() => new RandomX({ recyclable: (seed) => !this.seedsKept(false).some((k) => bytesEqual(k, seed)) }));
   private readonly miner: Miner;
   private miningService: MiningService | undefined;
   private readonly hashTrivialPow: boolean;
@@ -293,11 +293,11 @@ export class Node extends EventEmitter implements NodeCore {
     return this.hasher.hash(version, height, hashingBlob, seed);
   }
 
-  /** The seeds of the next block and of the block `lag` heights later (hex). */
-  private seedsAhead(): Set<string> {
+  /** The seeds of the next block and of the block `lag` heights later, and with `back` of `lag` heights back. */
+  private seedsKept(back: boolean): Bytes[] {
     const t = this.store.height();
     const { lag } = processSeedEpoch();
-    return new Set([t, t + lag].map((h) => hex(this.seedFor(h).hash)));
+    return (back ? [Math.max(0, t - lag), t, t + lag] : [t, t + lag]).map((h) => this.seedFor(h).hash);
   }
 
   /**
@@ -310,10 +310,7 @@ export class Node extends EventEmitter implements NodeCore {
    */
   private releaseStaleSeeds(): void {
     if (this.hasher.seedCacheCount < 2) return;
-    const t = this.store.height();
-    const { lag } = processSeedEpoch();
-    const keep = [Math.max(0, t - lag), t, t + lag].map((h) => this.seedFor(h).hash);
-    this.hasher.releaseIdleSeeds(keep, this.staleSeedIdleMs);
+    this.hasher.releaseIdleSeeds(this.seedsKept(true), this.staleSeedIdleMs);
   }
 
   /** PoW check input: undefined (not hashed) at difficulty 1, where every hash meets it, unless hashTrivialPow. */
