@@ -209,17 +209,20 @@ export class WalletService {
       this.afterRefreshPending.store ||= store;
       return;
     }
-    const pending = { w, store, timer: setImmediate(() => this.flushAfterRefresh()) };
-    this.afterRefreshPending = pending;
+    this.afterRefreshPending = { w, store, timer: setImmediate(() => this.flushAfterRefresh()) };
   }
 
-  /** The pending store and "refresh" listeners of the last refresh (afterRefresh), now. */
-  private flushAfterRefresh(): void {
+  /**
+   * The pending store and "refresh" listeners of the last refresh (afterRefresh), now.
+   * `storeFollows`: the caller stores that wallet right after (close_wallet with autosave_current,
+   * stop), so its store is left to the caller instead of writing the same files twice.
+   */
+  private flushAfterRefresh(storeFollows = false): void {
     const p = this.afterRefreshPending;
     if (!p) return;
     this.afterRefreshPending = null;
     clearImmediate(p.timer);
-    if (p.store) {
+    if (p.store && !storeFollows) {
       try {
         p.w.store();
       } catch (e) {
@@ -371,7 +374,7 @@ export class WalletService {
   /** close_wallet. */
   async closeWallet(p: { autosave_current: boolean }): Promise<void> {
     const w = this.wallet();
-    this.flushAfterRefresh();
+    this.flushAfterRefresh(p.autosave_current);
     if (p.autosave_current) this.autosave();
     this.current = null;
     this.tell(w, "close");
@@ -517,7 +520,8 @@ export class WalletService {
     this.stopping ??= (async () => {
       if (this.timer) clearInterval(this.timer);
       this.timer = null;
-      this.flushAfterRefresh();
+      // the pending refresh's wallet is the current one, which is stored below
+      this.flushAfterRefresh(true);
       const w = this.current;
       if (w) {
         try {
