@@ -61,7 +61,7 @@ type HeaderAnswer = ReturnType<typeof access> & { block_header: BlockHeaderJson 
 type BlockAnswer = ReturnType<typeof access> & { blob: string; block_header: BlockHeaderJson; json: string; miner_tx_hash: string; tx_hashes?: string[] };
 
 /** One of get_output_distribution's distributions: `distribution` a u64 list, or (binary) their bytes; `compressed_data` when compressed. */
-type DistributionJson = { amount: bigint; base: bigint | number; binary: boolean; compress: boolean; start_height: bigint; distribution?: number[] | string; compressed_data?: string };
+type DistributionJson = { amount: bigint; base: number; binary: boolean; compress: boolean; start_height: bigint; distribution?: number[] | string; compressed_data?: string };
 
 async function header(d: NodeRpcDeps, src: HeaderSource, fill: boolean, restricted: boolean): Promise<BlockHeaderJson> {
   return blockHeaderJson(d.core, src, fill && !restricted ? await powHashOf(d.core, src) : "");
