@@ -2,7 +2,8 @@
  * `npm run bench -- chain`: builds or continues the large regtest chain artifact of issue 19
  * (bench/lib/big-chain.ts says what is in it) in --chain-dir, outside the repo; `scale` measures on it.
  *
- *   npm run bench -- chain [--chain-blocks N] [--chain-plan-blocks 100000] [--chain-outputs 1000000] [--chain-dir DIR]
+ *   npm run bench -- chain [--chain-blocks N] [--chain-plan-blocks 100000] [--chain-outputs 1000000]
+ *                          [--chain-coinbase-outputs 1] [--chain-dir DIR]
  *
  * The first run fixes the plan (blocks, outputs per block, timestamps ending about now at the plan's
  * last block); every run builds up to --chain-blocks (default: the whole plan) from the last
@@ -31,6 +32,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "chain-blocks", takesValue: true, help: "Blocks to build up to (default: the whole plan)" },
   { name: "chain-plan-blocks", takesValue: true, help: "The plan's blocks (first run only: its timestamps end there)", defaultValue: "100000" },
   { name: "chain-outputs", takesValue: true, help: "Outputs planned at the plan's last block (first run only)", defaultValue: "1000000" },
+  { name: "chain-coinbase-outputs", takesValue: true, help: "Outputs of each coinbase, P2Pool-style (first run only)", defaultValue: "1" },
 ];
 
 async function run(args: ParsedArgs): Promise<void> {
@@ -40,11 +42,13 @@ async function run(args: ParsedArgs): Promise<void> {
   const outputs = Number(flagString(args, "chain-outputs") ?? 1_000_000);
   progress(`building the chain in ${dir} up to ${blocks} blocks`);
   const t0 = Date.now();
-  const meta = await buildChain({ dir, blocks, planBlocks, outputs, progress });
+  const coinbaseOutputs = Number(flagString(args, "chain-coinbase-outputs") ?? 1);
+  if (!Number.isInteger(coinbaseOutputs) || coinbaseOutputs < 1 || coinbaseOutputs > 1000) throw new Error(`--chain-coinbase-outputs must be 1 to 1000, got ${coinbaseOutputs}`);
+  const meta = await buildChain({ dir, blocks, planBlocks, outputs, coinbaseOutputs, progress });
   const secs = (Date.now() - t0) / 1000;
   process.stdout.write(
     `chain in ${dir}: ${meta.blocks} blocks, ${meta.txs} txs, ${meta.inputs} inputs, ${meta.outputs} outputs (${meta.ownedOutputs} to the owner), ` +
-      `${(meta.bytes / 2 ** 20).toFixed(1)} MiB; plan ${meta.plan.blocks} blocks / ${meta.plan.outputs} outputs; this run ${secs.toFixed(0)} s\n`,
+      `${(meta.bytes / 2 ** 20).toFixed(1)} MiB; plan ${meta.plan.blocks} blocks / ${meta.plan.outputs} outputs${meta.plan.coinbaseOutputs ? ` (${meta.plan.coinbaseOutputs} per coinbase)` : ""}; this run ${secs.toFixed(0)} s\n`,
   );
 }
 
