@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { JsonParseError, parseJson, Prerendered, stringifyJson, stringifyJsonParts } from "../src/rpc/json.js";
 import { array, bool, hex, object, required, SchemaError, str, u32, u64, withDefault } from "../src/rpc/schema.js";
+import { seededRandom } from "./helpers/random.js";
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -172,6 +173,26 @@ describe("rpc/json epee style", () => {
     const text = stringifyJson({ s }, { style: "epee" });
     assert.equal(text, '{\r\n  "s": "a\\/b\\"c\\\\d\\n\\t\\u000b\\u0001é"\r\n}');
     assert.deepEqual(parseJson(text), { s });
+  });
+
+  it("escapes every character as a character-by-character escape would, in short strings and long ones", () => {
+    // the reference: each character on its own, as transform_to_escape_sequence walks the text
+    const named: Record<string, string> = { "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\", "/": "\\/" };
+    const reference = (s: string): string =>
+      `"${[...s].map((c) => named[c] ?? (c.charCodeAt(0) < 0x20 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}` : c)).join("")}"`;
+    const alphabet = ["\\", '"', "/", "\n", "\r", "\t", "\b", "\f", "\u0000", "\u0001", "\u001f", " ", "a", "{", "é", "\\n", '\\"'];
+    const rnd = seededRandom(11);
+    const next = (n: number): number => Math.floor(rnd() * n);
+    for (let k = 0; k < 300; k++) {
+      const len = k % 3 === 0 ? 300 + next(700) : next(40);
+      const s = Array.from({ length: len }, () => alphabet[next(alphabet.length)]).join("");
+      assert.equal(stringifyJson(s, { style: "epee" }), reference(s), `string ${k}`);
+    }
+    // a block's JSON text, as get_block carries it
+    const block = '{\n  "major_version": 16, \n  "prev_id": "ab", \n  "vout": [ {\n      "amount": 1\n    }\n  ]\n}';
+    assert.equal(stringifyJson(block, { style: "epee" }), reference(block));
+    // a lone surrogate stays as it is (JSON.stringify would write \ud800), as before
+    assert.equal(stringifyJson('a"\ud800/', { style: "epee" }), '"a\\"\ud800\\/"');
   });
 });
 
