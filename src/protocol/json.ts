@@ -94,7 +94,7 @@ function txoutJson(ar: JsonArchive, out: TxOut): void {
       ar.tag("key");
       ar.blob(t.key);
       ar.tag("view_tag");
-      ar.blob(Uint8Array.of(t.viewTag));
+      ar.byteBlob(t.viewTag);
       ar.endObject();
       break;
     case "script":
