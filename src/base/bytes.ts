@@ -4,6 +4,9 @@
  * wire demands it: isHex).
  */
 
+/** Two lower-case hex digits for each byte value (a single byte's hex, or a hex walk in another byte order). */
+export const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 /** Lower-case hex of the bytes (a view's own range, not its whole buffer). */
 export function bytesToHex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");

@@ -1,11 +1,5 @@
-/**
- * A text writer that reproduces Monero's `json_archive<true>` with indentation
- * (src/serialization/json_archive.h), the archive behind monerod's `as_json` and a block's `json`.
- * Its output is not always pretty (`"key": value, ` separators, a newline before a closing bracket
- * only when the most recently opened array had a known non-zero size), and callers must drive it in
- * the same order as Monero's serializers to get the same text. Integers are printed exactly from
- * bigint or number, never through floating point.
- */
+import { BYTE_HEX, bytesToHex } from "../base/bytes.js";
+
 /** A newline and `depth` levels of indentation, made once per depth. */
 const INDENTS: string[] = [];
 const indentOf = (depth: number): string => (INDENTS[depth] ??= `\n${"  ".repeat(depth)}`);
@@ -21,20 +15,26 @@ const tagOf = (name: string): string => {
   return t;
 };
 
-/** Two hex digits per byte value. */
-const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
-
 /**
- * Lowercase hex: a short blob (a key, a view tag) digit pair by digit pair, which costs less than
- * wrapping it in a Buffer; a long one (a tx extra, a signature) through Buffer.
+ * Lower-case hex of a blob: a short one (a key, a commitment) pair by pair from BYTE_HEX into the
+ * archive's rope, flattened with the rest at the end, which costs less there than a Buffer per
+ * blob; a long one (a tx extra, a signature) through bytesToHex.
  */
-function hexOf(b: Uint8Array): string {
-  if (b.length > 64) return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+function blobHex(b: Uint8Array): string {
+  if (b.length > 64) return bytesToHex(b);
   let s = "";
-  for (let i = 0; i < b.length; i++) s += HEX_BYTE[b[i]];
+  for (let i = 0; i < b.length; i++) s += BYTE_HEX[b[i]];
   return s;
 }
 
+/**
+ * A text writer that reproduces Monero's `json_archive<true>` with indentation
+ * (src/serialization/json_archive.h), the archive behind monerod's `as_json` and a block's `json`.
+ * Its output is not always pretty (`"key": value, ` separators, a newline before a closing bracket
+ * only when the most recently opened array had a known non-zero size), and callers must drive it in
+ * the same order as Monero's serializers to get the same text. Integers are printed exactly from
+ * bigint or number, never through floating point.
+ */
 export class JsonArchive {
   // the text as one string: V8 joins the appended pieces as a rope, flattened once at the end (a
   // 100-output coinbase appends ~2,000 pieces)
@@ -100,12 +100,12 @@ export class JsonArchive {
 
   /** serialize_blob: lowercase hex between delimiters. */
   blob(b: Uint8Array, delimiter = '"'): void {
-    this.out += delimiter + hexOf(b) + delimiter;
+    this.out += delimiter + blobHex(b) + delimiter;
   }
 
   /** serialize_blob of one byte (a view tag), without making a one-byte array. */
   byteBlob(v: number): void {
-    this.out += `"${HEX_BYTE[v & 0xff]}"`;
+    this.out += `"${BYTE_HEX[v & 0xff]}"`;
   }
 
   /** Variants open an object and tag it with the alternative's name. */

@@ -11,6 +11,7 @@
  * - `norm` gives the canonical value in [0, p): use it before comparing or encoding.
  */
 import { invert } from "@noble/curves/abstract/modular.js";
+import { BYTE_HEX } from "../../base/bytes.js";
 
 /** The field prime 2^255 − 19. */
 export const P = (1n << 255n) - 19n;
@@ -114,14 +115,14 @@ export function divPowM1(u: bigint, v: bigint): bigint {
 /** Little-endian 32 bytes → integer (all 256 bits). */
 export function bytesToBig(b: Uint8Array, off = 0): bigint {
   let hex = "";
-  for (let i = off + 31; i >= off; i--) hex += HEX[b[i]];
+  for (let i = off + 31; i >= off; i--) hex += BYTE_HEX[b[i]];
   return BigInt("0x" + hex);
 }
 
 /** Little-endian bytes of any length → integer. */
 export function bytesToBigN(b: Uint8Array, off: number, len: number): bigint {
   let hex = "";
-  for (let i = off + len - 1; i >= off; i--) hex += HEX[b[i]];
+  for (let i = off + len - 1; i >= off; i--) hex += BYTE_HEX[b[i]];
   return hex.length === 0 ? 0n : BigInt("0x" + hex);
 }
 
@@ -135,8 +136,6 @@ export function bigToBytes(n: bigint, out: Uint8Array, off = 0): Uint8Array {
   }
   return out;
 }
-
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** √−1 = 2^((p−1)/4) mod p (the root ref10 uses as `fe_sqrtm1`). */
 export const SQRTM1 = 19681161376707505956807079304988542015446066515923890162744021073123829784752n;
