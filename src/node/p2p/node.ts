@@ -747,7 +747,7 @@ export class P2pNode extends EventEmitter implements NetworkView {
   /** Blockchain::find_blockchain_supplement: the first listed id on our main chain; the genesis must be last. */
   splitHeight(ids: readonly Bytes[]): number | undefined {
     const store = this.core.store;
-    if (ids.length === 0 || hex(ids[ids.length - 1]) !== hex(store.meta(0).hash)) return undefined;
+    if (ids.length === 0 || hex(ids[ids.length - 1]) !== hex(store.genesisHash())) return undefined;
     for (const id of ids) {
       const h = store.heightOf(id);
       if (h !== undefined) return h;

@@ -124,7 +124,7 @@ export class Syncer {
       }
       i++;
     }
-    if (!genesis) ids.push(store.meta(0).hash);
+    if (!genesis) ids.push(store.genesisHash());
     return ids;
   }
 

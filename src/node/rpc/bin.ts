@@ -156,7 +156,7 @@ const keptDistributions = (d: NodeRpcDeps): ChainDerived<string, { value: EpeeVa
 export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
   const store = d.core.store;
   if (ids.length === 0) return undefined;
-  const genesis = store.meta(0).hash;
+  const genesis = store.genesisHash();
   if (Buffer.compare(ids[ids.length - 1], genesis) !== 0) return undefined;
   for (const id of ids) {
     const h = store.heightOf(id);
@@ -449,7 +449,7 @@ function quickGetBlocks(d: NodeRpcDeps, body: Uint8Array): Uint8Array | undefine
   const r = quickGetBlocksRequest(body);
   if (r === undefined || r.startHeight !== 0n) return undefined;
   const store = d.core.store;
-  const genesis = store.meta(0).hash;
+  const genesis = store.genesisHash();
   if (Buffer.compare(r.firstId, store.topHash()) === 0) return splitAnswer(d, "top", splitRequest(r.firstId.slice(), genesis, r.prune, r.noMinerTx));
   if (Buffer.compare(r.lastId, genesis) !== 0) return undefined;
   const h = store.heightOf(r.firstId);
@@ -482,7 +482,7 @@ export function primeNewBlockEntries(d: NodeRpcDeps): void {
         // wallet2 asks, and the empty answer of a wallet already at this top; not while syncing
         // from peers, when the next block comes before any wallet asks
         if (!(d.network?.()?.busySyncing() ?? false)) {
-          const genesis = store.meta(0).hash;
+          const genesis = store.genesisHash();
           if (b.height > 0) splitAnswer(d, `${b.height - 1}:10`, splitRequest(store.meta(b.height - 1).hash, genesis, true, false));
           splitAnswer(d, "top", splitRequest(store.topHash(), genesis, true, false));
         }

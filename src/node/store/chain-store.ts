@@ -353,6 +353,8 @@ export class ChainStore implements ChainView {
   private readonly ltwMedian = new WindowMedian();
   /** longTermWeightMedian's windows with zeros added, by their count of zeros. */
   private readonly ltwMedianWithZeros = new Map<number, WindowMedian>();
+  /** genesisHash's value, once read outside a write transaction. */
+  private genesisId: Bytes | undefined;
   /** cumulativeRctOutputs' per-height counts, or null until first asked (and after anything unexpected). */
   private cumRct: number[] | null = null;
   /** cum_rct: the counts of block_meta in chunks of CUM_RCT_CHUNK heights. */
@@ -516,6 +518,18 @@ export class ChainStore implements ChainView {
   }
 
   /** The top block's id (kept in memory like the height: every light refresh asks for it; do not modify it). */
+  /**
+   * The genesis block's id, read once: every synced wallet's get_blocks.bin names it last (its short
+   * chain history), and a meta read per request cost ~20 µs. Never popped, so never stale. Shared:
+   * callers only read it.
+   */
+  genesisHash(): Bytes {
+    if (this.genesisId !== undefined) return this.genesisId;
+    const hash = this.meta(0).hash;
+    if (this.writeDepth === 0) this.genesisId = hash;
+    return hash;
+  }
+
   topHash(): Bytes {
     const h = this.height();
     if (h === 0) throw new StoreError("empty chain");
