@@ -8,6 +8,7 @@ import {
   parseBlock,
   parseBlockWithMinerTxHash,
   powBlob,
+  scanBlockHeader,
   serializeBlock,
   txTreeHash,
 } from "../src/protocol/block.js";
@@ -53,6 +54,38 @@ test("block ids, miner tx ids and tx hashes equal monerod's", () => {
     assert.equal(b.majorVersion, rb.header.major_version);
     assert.equal(b.nonce, rb.header.nonce);
   }
+});
+
+test("scanBlockHeader reads what the parse reads, and monerod's reward and miner tx id, for every block", () => {
+  for (const rb of blocks) {
+    const blob = fromHex(rb.blob);
+    const s = scanBlockHeader(blob);
+    assert.ok(s, `height ${rb.height}: a usual coinbase is scanned`);
+    const { block: b, minerTxHash } = parseBlockWithMinerTxHash(blob);
+    assert.deepEqual(
+      { major: s.majorVersion, minor: s.minorVersion, timestamp: s.timestamp, prev: toHex(s.prevId), nonce: s.nonce, txs: s.txCount },
+      { major: b.majorVersion, minor: b.minorVersion, timestamp: b.timestamp, prev: toHex(b.prevId), nonce: b.nonce, txs: b.txHashes.length },
+      `height ${rb.height}`,
+    );
+    assert.equal(toHex(s.minerTxHash), toHex(minerTxHash));
+    assert.equal(toHex(s.minerTxHash), rb.miner_tx_hash);
+    assert.equal(s.minerReward, BigInt(rb.header.reward), `height ${rb.height}: get_block_header's reward`);
+  }
+});
+
+test("scanBlockHeader leaves unusual or broken blocks to the parse (undefined, never a throw)", () => {
+  const rb = blocks.find((b) => b.tx_hashes.length > 0) ?? blocks[1];
+  const blob = fromHex(rb.blob);
+  const b = parseBlock(blob);
+  // a miner tx whose RingCT type is not Null: the parse reads it as such a tx, the scan does not try
+  // its last byte: before the tx id count (one byte below 128 ids) and the ids
+  const rctType = blob.length - 1 - 32 * b.txHashes.length - 1;
+  const noNull = blob.slice();
+  assert.equal(noNull[rctType], 0, "the miner tx's RCTTypeNull byte");
+  noNull[rctType] = 5;
+  assert.equal(scanBlockHeader(noNull), undefined);
+  // truncated, padded, empty
+  for (const bad of [blob.subarray(0, blob.length - 1), Uint8Array.from([...blob, 0]), new Uint8Array(0), blob.subarray(0, 50)]) assert.equal(scanBlockHeader(bad), undefined);
 });
 
 test("the hashing blob is header ‖ tree root ‖ varint(count) (the PoW input)", () => {

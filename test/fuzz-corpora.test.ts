@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { EPEE_HTTP_LIMITS, EPEE_LEVIN_LIMITS, parseEpee, serializeEpee } from "../src/codec/epee.js";
 import { parseLevinMessage, serializeLevinMessage } from "../src/codec/levin.js";
 import { FormatError } from "../src/codec/reader.js";
-import { parseBlock, serializeBlock } from "../src/protocol/block.js";
+import { parseBlock, parseBlockWithMinerTxHash, scanBlockHeader, serializeBlock } from "../src/protocol/block.js";
 import { parseTxExtra, serializeTxExtra } from "../src/protocol/extra.js";
 import { txToJson } from "../src/protocol/json.js";
 import { parseTransaction, serializeTransaction } from "../src/protocol/tx.js";
@@ -52,8 +52,16 @@ const targets = {
     assert.equal(toHex(serializeTransaction(tx)), toHex(b));
   },
   block: (b: Uint8Array) => {
+    // the header scan never throws, and reads a block only when the parse reads the same
+    const scan = scanBlockHeader(b);
     const blk = parseBlock(b);
     assert.equal(toHex(serializeBlock(blk)), toHex(b));
+    if (scan) {
+      const { minerTxHash } = parseBlockWithMinerTxHash(b);
+      assert.deepEqual([scan.majorVersion, scan.minorVersion, scan.timestamp, toHex(scan.prevId), scan.nonce, scan.txCount], [blk.majorVersion, blk.minorVersion, blk.timestamp, toHex(blk.prevId), blk.nonce, blk.txHashes.length]);
+      assert.equal(toHex(scan.minerTxHash), toHex(minerTxHash));
+      assert.equal(scan.minerReward, blk.minerTx.vout.reduce((a, o) => a + o.amount, 0n));
+    }
   },
   "tx-extra": (b: Uint8Array) => {
     const p = parseTxExtra(b); // tolerant: never throws, reports the error

@@ -7,14 +7,15 @@
  * serialized as a string, i.e. prefixed with its varint length — except for block 202612, whose id
  * Monero hard-codes.
  */
-import { type Label, Reader, Where } from "../codec/reader.js";
+import { FormatError, type Label, Reader, Where } from "../codec/reader.js";
 import { encodeVarintNumber } from "../codec/varint.js";
 import { Writer } from "../codec/writer.js";
 import type { CryptoBackend } from "../crypto/backend.js";
 import { treeHash } from "../crypto/hash.js";
 import { defaultBackend } from "../crypto/index.js";
-import { type Bytes, readTransaction, type Transaction, type TxLayout, writeTransaction } from "./tx.js";
-import { txHash, txHashesOfParsed } from "./tx-hash.js";
+import { RCT_TYPE } from "./rct.js";
+import { type Bytes, readTransaction, type Transaction, type TxLayout, TX_TAG, TXOUT_TAG, writeTransaction } from "./tx.js";
+import { combineTxHashes, NULL_HASH, txHash, txHashesOfParsed } from "./tx-hash.js";
 import { bytesToHex } from "../base/bytes.js";
 
 export interface BlockHeader {
@@ -171,6 +172,75 @@ export function parseBlockWithMinerTxHash(blob: Uint8Array, backend?: CryptoBack
   r.expectEnd("block");
   const mtx = blob.subarray(layout.minerTxOffset, layout.minerTxOffset + layout.minerTx.size);
   return { block, minerTxHash: txHashesOfParsed(mtx, block.minerTx, layout.minerTx, backend).hash, headerSize: layout.headerSize };
+}
+
+/** What a block header answer reads of a block besides its stored meta (scanBlockHeader). */
+export interface BlockHeaderScan extends BlockHeader {
+  /** A view into the scanned blob. */
+  prevId: Bytes;
+  minerTxHash: Bytes;
+  /** The sum of the miner tx's outputs (get_block_reward's reading of a block: fill_block_header_response's `reward`). */
+  minerReward: bigint;
+  txCount: number;
+}
+
+/** Errors name no field here: a scan that fails is answered by the full parse, which names it. */
+const SCANNED = "block";
+/** keccak of a RCTTypeNull base (its one type byte, 0), the middle third of every v2 coinbase's id. */
+let nullRctBaseHash: Bytes | undefined;
+
+/**
+ * The header fields, the miner tx's id and output sum and the tx count of a block blob, read in one
+ * pass over its bytes without building the block (a cold get_block_header_by_height spent ~15 µs
+ * making the block's objects, and more in the collector, to read these). Only the usual coinbase: a
+ * version 1 or 2 miner tx with one gen input and key or tagged-key outputs (version 2: RCTTypeNull);
+ * anything else, or bytes that do not parse, give undefined and the caller parses the block (which
+ * then reports what is wrong). The id is parseBlockWithMinerTxHash's: keccak of the miner tx for
+ * version 1; for version 2 keccak(prefix hash ‖ keccak(0x00) ‖ 32 zero bytes).
+ */
+export function scanBlockHeader(blob: Uint8Array, backend?: CryptoBackend): BlockHeaderScan | undefined {
+  const r = new Reader(blob);
+  try {
+    const majorVersion = r.varintNumber(SCANNED, 0xff);
+    const minorVersion = r.varintNumber(SCANNED, 0xff);
+    const timestamp = r.varint(SCANNED);
+    const prevId = r.view(32, SCANNED);
+    const nonce = r.u32le(SCANNED);
+    const minerStart = r.pos;
+    const version = r.varintNumber(SCANNED);
+    if (version !== 1 && version !== 2) return undefined;
+    r.varint(SCANNED); // unlock time
+    if (r.varintNumber(SCANNED) !== 1 || r.u8(SCANNED) !== TX_TAG.gen) return undefined;
+    r.varint(SCANNED); // the gen input's height
+    const outputs = r.count(SCANNED, 1);
+    let minerReward = 0n;
+    for (let i = 0; i < outputs; i++) {
+      minerReward += r.varint(SCANNED);
+      const tag = r.u8(SCANNED);
+      if (tag === TXOUT_TAG.key) r.skip(32, SCANNED);
+      else if (tag === TXOUT_TAG.tagged_key) r.skip(33, SCANNED);
+      else return undefined;
+    }
+    r.skip(r.count(SCANNED, 1), SCANNED); // extra
+    const prefixEnd = r.pos;
+    if (version === 2 && r.u8(SCANNED) !== RCT_TYPE.Null) return undefined;
+    const minerEnd = r.pos;
+    const txCount = r.count(SCANNED, 32);
+    if (txCount > MAX_TX_PER_BLOCK) return undefined;
+    r.skip(32 * txCount, SCANNED);
+    if (!r.atEnd) return undefined;
+    const be = backend ?? defaultBackend();
+    let minerTxHash: Bytes;
+    if (version === 1) minerTxHash = be.keccak256(blob.subarray(minerStart, minerEnd));
+    else {
+      nullRctBaseHash ??= be.keccak256(Uint8Array.of(RCT_TYPE.Null));
+      minerTxHash = combineTxHashes(be.keccak256(blob.subarray(minerStart, prefixEnd)), nullRctBaseHash, NULL_HASH, be);
+    }
+    return { majorVersion, minorVersion, timestamp, prevId, nonce, minerTxHash, minerReward, txCount };
+  } catch (e) {
+    if (e instanceof FormatError) return undefined;
+    throw e;
+  }
 }
 
 /** Parses a block blob and computes its ids from the blob's own bytes (no re-serialization). */

@@ -6,7 +6,7 @@
  */
 import { nextBlockContext, type NextBlockContext } from "../../consensus/block-rules.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { type Block, blockHash, blockHashingBlob, parseBlockWithMinerTxHash } from "../../protocol/block.js";
+import { type Block, blockHash, blockHashingBlob, type BlockHeader, type BlockHeaderScan, parseBlockWithMinerTxHash, scanBlockHeader } from "../../protocol/block.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
 import { type JsonWritable, Prerendered, type Unrendered } from "../../rpc/json.js";
@@ -155,6 +155,8 @@ export interface HeaderSource {
   readonly meta?: BlockMeta | undefined;
   /** The block's blob when the source reads it (a main-chain block). */
   readonly blob?: Bytes | undefined;
+  /** What a header needs of the block, read from its blob without parsing it, when the source can (scanBlockHeader). */
+  headerScan?(): BlockHeaderScan | undefined;
 }
 
 /** The sum of the coinbase outputs (get_block_reward). */
@@ -306,7 +308,10 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   // monerod reads difficulty, cumulative difficulty and weights of the main-chain block at that height,
   // also for alternative blocks
   const meta = src.meta ?? (src.height < store.height() ? store.meta(src.height) : undefined);
-  const b = src.block;
+  // a main-chain block's header reads its blob's bytes, no Block built (the usual coinbase; else the parse)
+  const scan = src.headerScan?.();
+  const b = scan === undefined ? src.block : undefined;
+  const h: BlockHeader = scan ?? (b as Block);
   return {
     weight: meta?.weight ?? 0,
     cum: wide(meta?.cumulativeDifficulty ?? 0n),
@@ -314,15 +319,15 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
     hash: toHex(src.hash),
     height: src.height,
     longTermWeight: meta?.longTermWeight ?? 0,
-    major: b.majorVersion,
-    minor: b.minorVersion,
-    minerTxHash: toHex(src.minerTxHash ?? txHash(b.minerTx, defaultBackend())),
-    nonce: b.nonce,
-    numTxes: b.txHashes.length,
+    major: h.majorVersion,
+    minor: h.minorVersion,
+    minerTxHash: toHex(scan?.minerTxHash ?? src.minerTxHash ?? txHash((b as Block).minerTx, defaultBackend())),
+    nonce: h.nonce,
+    numTxes: scan?.txCount ?? (b as Block).txHashes.length,
     orphan: src.orphan,
-    prevHash: toHex(b.prevId),
-    reward: minerReward(b),
-    timestamp: b.timestamp,
+    prevHash: toHex(h.prevId),
+    reward: scan?.minerReward ?? minerReward(b as Block),
+    timestamp: h.timestamp,
   };
 }
 
@@ -395,6 +400,11 @@ class MainBlockSource implements HeaderSource {
 
   private parse(): { block: Block; minerTxHash: Bytes } {
     return (this.parsed ??= parseBlockWithMinerTxHash(this.blob, defaultBackend()));
+  }
+
+  headerScan(): BlockHeaderScan | undefined {
+    // parsed already (get_block's body came first): the parse has every field
+    return this.parsed ? undefined : scanBlockHeader(this.blob, defaultBackend());
   }
 
   get blob(): Bytes {
