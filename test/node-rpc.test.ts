@@ -436,6 +436,27 @@ test("BoundedCache: forgets the oldest past its entry count or its weight; an en
   assert.equal(c.weight, 0);
 });
 
+test("BoundedCache with admitOnRepeat keeps a key from its second set on; a scan of new keys keeps nothing", () => {
+  const c = new BoundedCache<number, string>(4, Infinity, () => 1, undefined, { admitOnRepeat: true });
+  for (let k = 0; k < 100; k++) assert.equal(c.getOr(k, () => `v${k}`), `v${k}`);
+  assert.equal(c.size, 0, "every key seen once: nothing kept");
+  // key 99 is still remembered (the last 16 keys): its second set keeps it
+  assert.equal(c.getOr(99, () => "again"), "again");
+  assert.equal(c.get(99), "again");
+  // key 0 was forgotten (more than 4 × capacity keys since): seen once more, not kept
+  c.set(0, "x");
+  assert.equal(c.get(0), undefined);
+  c.set(0, "y");
+  assert.equal(c.get(0), "y");
+  // a kept key is replaced in place; clear forgets the remembered keys too
+  c.set(0, "z");
+  assert.equal(c.get(0), "z");
+  c.set(7, "first");
+  c.clear();
+  c.set(7, "after clear");
+  assert.equal(c.get(7), undefined, "the key's first set after clear");
+});
+
 test("BoundedCache counts its lookups into a counter: get and getOr, found or not", () => {
   const counter = { hits: 0, misses: 0 };
   const c = new BoundedCache<string, string>(2, Infinity, () => 1, counter);

@@ -14,6 +14,18 @@ export interface CacheCounter {
   misses: number;
 }
 
+/** How a BoundedCache admits entries. */
+export interface AdmitOptions {
+  /**
+   * Keep a key's value only when it is set again while the key is still remembered (the last
+   * 4 × capacity keys set and not kept): a doorkeeper, as TinyLFU's. A scan that reads every key
+   * once (an explorer indexing the chain, a wallet's restore) then passes through instead of
+   * filling the cache with entries nobody asks again, each of which the garbage collector copies
+   * and marks while it is kept (docs/bench-scale.md, stop 44).
+   */
+  admitOnRepeat?: boolean;
+}
+
 /**
  * A map that forgets its oldest entries past `capacity` entries or past `maxWeight` in all
  * (insertion order; hits do not refresh). Weights are what the caller says an entry costs
@@ -23,13 +35,18 @@ export interface CacheCounter {
 export class BoundedCache<K, V> {
   private readonly m = new Map<K, { v: V; w: number }>();
   private total = 0;
+  /** Keys set once and not kept (admitOnRepeat). */
+  private readonly seen: Set<K> | undefined;
 
   constructor(
     private readonly capacity: number,
     private readonly maxWeight = Infinity,
     private readonly weigh: (v: V) => number = () => 1,
     private readonly counter?: CacheCounter,
-  ) {}
+    admit: AdmitOptions = {},
+  ) {
+    this.seen = admit.admitOnRepeat ? new Set() : undefined;
+  }
 
   private count(found: boolean): void {
     if (this.counter) {
@@ -49,12 +66,19 @@ export class BoundedCache<K, V> {
     return this.m.get(k)?.v;
   }
 
-  /** Keeps `v` (unless it alone outweighs the limit) and returns it. */
+  /** Keeps `v` (unless it alone outweighs the limit, or it is the key's first time under admitOnRepeat) and returns it. */
   set(k: K, v: V, weight = this.weigh(v)): V {
     const old = this.m.get(k);
     if (old) {
       this.total -= old.w;
       this.m.delete(k);
+    } else if (this.seen) {
+      if (!this.seen.has(k)) {
+        if (this.seen.size >= 4 * this.capacity) this.seen.clear();
+        this.seen.add(k);
+        return v;
+      }
+      this.seen.delete(k);
     }
     if (weight > this.maxWeight) return v;
     while (this.m.size > 0 && (this.m.size >= this.capacity || this.total + weight > this.maxWeight)) {
@@ -77,6 +101,7 @@ export class BoundedCache<K, V> {
 
   clear(): void {
     this.m.clear();
+    this.seen?.clear();
     this.total = 0;
   }
 

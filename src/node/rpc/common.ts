@@ -449,9 +449,11 @@ export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
 /**
  * Whole answers kept for the current tip (by a key naming method and arguments): emptied when the
  * tip moves, since depth and the like follow it. Only answers that are the same for every caller.
+ * An answer is kept from its second request on (admitOnRepeat): a cold header answer kept from
+ * its first cost about twice the CPU of one not kept, in the collector (docs/bench-scale.md, stop 44).
  */
 export function tipAnswers(core: NodeCore): BoundedCache<string, Prerendered> {
-  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS, undefined, cacheCounter(core, "whole answers")));
+  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS, undefined, cacheCounter(core, "whole answers"), { admitOnRepeat: true }));
 }
 
 /**
