@@ -468,17 +468,16 @@ test("BoundedCache counts its lookups into a counter: get and getOr, found or no
   assert.deepEqual(counter, { hits: 2, misses: 2 });
 });
 
-test("get_cache_stats (tsmonerod only): a header read twice is found the second time; not on the restricted port", async () => {
+test("get_cache_stats (tsmonerod only): a header read three times is found the third time (kept from its second); not on the restricted port", async () => {
   const before = await nodeCall(daemon.rpcUrl, "get_cache_stats");
   const headers = (r: typeof before): { hits: number; misses: number } => r.caches.find((c) => c.name === "block headers") ?? { hits: 0, misses: 0 };
   const h0 = headers(before);
-  // genesis read twice; with fill_pow_hash the whole answer is not kept, so both reach the header cache
-  await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0, fill_pow_hash: true });
-  await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0, fill_pow_hash: true });
+  // genesis read three times; with fill_pow_hash the whole answer is not kept, so each reaches the header cache
+  for (let k = 0; k < 3; k++) await nodeCall(daemon.rpcUrl, "get_block_header_by_height", { height: 0, fill_pow_hash: true });
   const h1 = headers(await nodeCall(daemon.rpcUrl, "get_cache_stats"));
-  // the second read at least finds what the first kept (the first may hit too, if a test before read genesis)
+  // the third read at least finds what the second kept (earlier reads may hit too, if a test before read genesis)
   assert.ok(h1.hits >= h0.hits + 1, `header cache hit: ${JSON.stringify(h0)} → ${JSON.stringify(h1)}`);
-  assert.ok(h1.hits + h1.misses >= h0.hits + h0.misses + 2, "both reads counted");
+  assert.ok(h1.hits + h1.misses >= h0.hits + h0.misses + 3, "every read counted");
   const restricted = await rpc("http://127.0.0.1:29021", "get_cache_stats");
   assert.ok(restricted.error, "restricted port refuses it");
 });

@@ -26,7 +26,7 @@ import {
 import type { MethodTable } from "../../rpc/methods.js";
 import { parseBlockWithMinerTxHash } from "../../protocol/block.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip } from "./common.js";
+import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip, READ_ADMISSION } from "./common.js";
 import { BoundedCache } from "./cache.js";
 import { outputDistribution } from "./chain.js";
 import { getOuts } from "./txs.js";
@@ -217,7 +217,7 @@ const getBlocksBinAnswer = object<BlocksAnswer>({
  * get_outs.bin's entries by (amount, index, unlocked, get_txid), encoded and serialized once (wallets
  * ask for the same recent outputs as decoys again and again), kept until a pop. At most 32768.
  */
-const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, "outputs (.bin)", 32768));
+const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, "outputs (.bin)", 32768, undefined, undefined, READ_ADMISSION));
 
 /** get_outs.bin's answer with its entries already encoded (same bytes as getOutsBinResponse). */
 const getOutsBinAnswer = object<{ status: string; untrusted: boolean; credits: bigint; top_hash: string; outs: EpeeValue[] }>({ ...accessFields, outs: array(asIs) });

@@ -13,7 +13,7 @@ import { type JsonWritable, Prerendered, type Unrendered } from "../../rpc/json.
 import { CORE_RPC_ERROR } from "../../rpc/error-codes.js";
 import { type JsonPath, type JsonRpcMethod, type MethodTable, type RpcContext, RpcError } from "../../rpc/methods.js";
 import type { NetworkView, NodeCore } from "../core.js";
-import { BoundedCache, type CacheCounter, PerTip } from "./cache.js";
+import { type AdmitOptions, BoundedCache, type CacheCounter, PerTip } from "./cache.js";
 import type { BlockMeta } from "../store/index.js";
 import type { DaemonState } from "./state.js";
 import { bytesToHex as toHex, hexToBytes as fromHex } from "../../base/bytes.js";
@@ -213,8 +213,9 @@ export class ChainDerived<K, V> {
     capacity: number,
     maxWeight?: number,
     weigh?: (v: V) => number,
+    admit?: AdmitOptions,
   ) {
-    this.c = new BoundedCache(capacity, maxWeight, weigh, cacheCounter(core, name));
+    this.c = new BoundedCache(capacity, maxWeight, weigh, cacheCounter(core, name), admit);
   }
 
   private check(): void {
@@ -296,12 +297,19 @@ export function coreCache<T>(core: NodeCore, name: string, make: () => T): T {
 /** Characters the caches of one node may hold in strings, each (about twice as many bytes). */
 export const CACHE_CHARS = 16 * 1024 * 1024;
 
+/**
+ * How the read caches admit what clients read (BoundedCache's admitOnRepeat): from a key's second
+ * read on. Kept from its first, every read of a one-time scan left dozens of objects that the
+ * collector copied and marked until they were evicted (docs/bench-scale.md, stop 44).
+ */
+export const READ_ADMISSION: AdmitOptions = { admitOnRepeat: true };
+
 /** Rendered main-chain block headers by height. */
-const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, "block headers", 4096));
+const blockRenders = (core: NodeCore): ChainDerived<number, BlockRender> => coreCache(core, "blocks", () => new ChainDerived<number, BlockRender>(core, "block headers", 4096, undefined, undefined, READ_ADMISSION));
 
 /** get_block's renders of main-chain blocks by height, bounded by their size. */
 export const blockBodies = (core: NodeCore): ChainDerived<number, BlockBody> =>
-  coreCache(core, "block-bodies", () => new ChainDerived<number, BlockBody>(core, "block bodies", 2048, CACHE_CHARS, (b) => b.blobHex.length + 2 * b.json.length));
+  coreCache(core, "block-bodies", () => new ChainDerived<number, BlockBody>(core, "block bodies", 2048, CACHE_CHARS, (b) => b.blobHex.length + 2 * b.json.length, READ_ADMISSION));
 
 function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   const store = core.store;
@@ -448,12 +456,11 @@ export function perTip<V>(core: NodeCore, key: string, make: () => V): V {
 
 /**
  * Whole answers kept for the current tip (by a key naming method and arguments): emptied when the
- * tip moves, since depth and the like follow it. Only answers that are the same for every caller.
- * An answer is kept from its second request on (admitOnRepeat): a cold header answer kept from
- * its first cost about twice the CPU of one not kept, in the collector (docs/bench-scale.md, stop 44).
+ * tip moves, since depth and the like follow it. Only answers that are the same for every caller;
+ * each from its second request on (READ_ADMISSION).
  */
 export function tipAnswers(core: NodeCore): BoundedCache<string, Prerendered> {
-  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS, undefined, cacheCounter(core, "whole answers"), { admitOnRepeat: true }));
+  return perTip(core, "answers", () => new BoundedCache<string, Prerendered>(4096, CACHE_CHARS, undefined, cacheCounter(core, "whole answers"), READ_ADMISSION));
 }
 
 /**

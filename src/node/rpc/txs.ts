@@ -14,7 +14,7 @@ import { array, bool, object, str, u32, u64, withDefault } from "../../rpc/schem
 import { isBroadcast, type PoolEntry } from "../core.js";
 import { adjustedTime } from "./chain.js";
 import { BoundedCache } from "./cache.js";
-import { access, CACHE_CHARS, ChainDerived, cacheCounter, coreCache, defineJsonPath, defineJsonRpc, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, toHex } from "./common.js";
+import { access, CACHE_CHARS, ChainDerived, cacheCounter, coreCache, defineJsonPath, defineJsonRpc, epeeShape, fromHex, type NodeRpcDeps, OK, parseHash, parseHexBuf, READ_ADMISSION, toHex } from "./common.js";
 
 const RESTRICTED_TRANSACTIONS_COUNT = 100;
 const RESTRICTED_SPENT_KEY_IMAGES_COUNT = 5000;
@@ -56,7 +56,7 @@ interface TxRender {
 
 /** Tx renders by id, weighed by their hex (the full, pruned and prunable hex, and later the JSON, are about 4×). */
 const txRenders = (d: NodeRpcDeps): BoundedCache<string, TxRender> =>
-  coreCache(d.core, "txs", () => new BoundedCache<string, TxRender>(4096, CACHE_CHARS, (r) => 4 * r.hex.length, cacheCounter(d.core, "txs")));
+  coreCache(d.core, "txs", () => new BoundedCache<string, TxRender>(4096, CACHE_CHARS, (r) => 4 * r.hex.length, cacheCounter(d.core, "txs"), READ_ADMISSION));
 
 /** A tx's render: from its full blob, or from its pruned blob and the prunable hash the store kept. */
 function renderTx(blob: Bytes, full: boolean, prunableHash?: Bytes): TxRender {
@@ -240,7 +240,7 @@ class OutRender {
   }
 }
 
-const outRenders = (d: NodeRpcDeps): ChainDerived<string, OutRender> => coreCache(d.core, "outs", () => new ChainDerived<string, OutRender>(d.core, "outputs (JSON)", 16384));
+const outRenders = (d: NodeRpcDeps): ChainDerived<string, OutRender> => coreCache(d.core, "outs", () => new ChainDerived<string, OutRender>(d.core, "outputs (JSON)", 16384, undefined, undefined, READ_ADMISSION));
 
 function outRender(d: NodeRpcDeps, amount: bigint, index: bigint): OutRender | undefined {
   const cache = outRenders(d);
