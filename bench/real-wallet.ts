@@ -30,6 +30,9 @@
  * --replay N (with --trace --plain) then sends each daemon's recorded requests of the last round
  * again N times, plain and over TLS, with no wallet and no proxy in the way: the daemon's share of
  * each row, call by call. TSMONERO_BENCH_CPU_PROF=<dir> makes tsmonerod write a CPU profile there.
+ * --wire captures both daemons' RPC ports with tcpdump (bench/lib/wire.ts) and gives, per row, each
+ * daemon's turnaround on the wire: a request's last segment to its answer's first, with no proxy in
+ * the way and TLS as the wallets speak it.
  * --warm N first puts both daemons through the same untimed traffic (bob's refreshes, refreshes
  * after a block, transfers, sweeps): the rows then compare daemons that have served wallets for a
  * while (tsmonerod's JIT has compiled its request paths) instead of just-started ones.
@@ -49,6 +52,7 @@ import { machineLine, processStat } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 import { ReplayConnection } from "./lib/replay.js";
 import { byName, type Exchange, TraceProxy } from "./lib/trace-proxy.js";
+import { startCapture, type WireExchange } from "./lib/wire.js";
 import { agents, launch, type Proc, replayRecordedChain, rpc, stop, waitAnswer } from "./wallet.js";
 
 const DAEMONS = ["tsmonerod", "monerod"] as const;
@@ -70,6 +74,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "trace", takesValue: false, help: "Per-call table: a logging proxy between each wallet and its daemon (adds a hop to both)" },
   { name: "plain", takesValue: false, help: "With --trace: wallets get --daemon-ssl disabled, so calls are named" },
   { name: "replay", takesValue: true, help: "With --trace --plain: send the recorded requests of the last round's refreshes, transfer and sweep again N times to each daemon (same bytes to both) and time each answer" },
+  { name: "wire", takesValue: false, help: "Capture both daemons' RPC ports with tcpdump during the rounds and give, per row, each daemon's turnaround on the wire (a request's last segment to its answer's first), per call and per exchange (needs tcpdump and root)" },
   { name: "warm", takesValue: true, help: "Before the rounds, bob's wallet on each daemon makes N refreshes, N/20 refreshes after a new block, 3 transfers and 2 sweeps (untimed, the same on both): a daemon that has served traffic, not one just started", defaultValue: "0" },
 ];
 
@@ -95,6 +100,8 @@ interface Side {
   trace: Map<Row, Exchange[]>;
   /** calls repeated because the real wallet lost its daemon connection (see `walletCall`) */
   lost: string[];
+  /** Each timed call's span (epoch ms), for --wire. */
+  windows: { row: Row; from: number; to: number }[];
 }
 
 /**
@@ -157,7 +164,7 @@ async function setUp(which: Daemon, extra: number, trace: boolean, plain: boolea
   // with --trace, tsmonerod also logs each call's handler time (src/rpc/server.ts TSMONERO_RPC_TIMING)
   const daemon = startDaemon(which, trace ? TIMING_FILE : undefined);
   procs.push(daemon);
-  const side: Side = { daemon, alice: undefined as unknown as Proc, bob: undefined as unknown as Proc, height: 0, ms: new Map(), cpu: new Map(), trace: new Map(), lost: [] };
+  const side: Side = { daemon, alice: undefined as unknown as Proc, bob: undefined as unknown as Proc, height: 0, ms: new Map(), cpu: new Map(), trace: new Map(), lost: [], windows: [] };
   await waitAnswer(daemon, p.rpc, "get_info");
   progress(`real-wallet: ${which}: replaying test/fixtures/chain and mining ${extra} blocks`);
   side.height = await replayRecordedChain(p.rpc, extra);
@@ -233,7 +240,9 @@ async function round(which: Daemon, side: Side, i: number, repeat: number): Prom
         t0 = performance.now();
         return f();
       });
-      spent += performance.now() - t0;
+      const t1 = performance.now();
+      spent += t1 - t0;
+      side.windows.push({ row, from: performance.timeOrigin + t0, to: performance.timeOrigin + t1 });
       cpu[0] += cpuMs(side.daemon) - c0[0];
       cpu[1] += cpuMs(wallet) - c0[1];
     }
@@ -284,6 +293,8 @@ async function run(args: ParsedArgs): Promise<void> {
   const warm = Number(flagString(args, "warm") ?? "0");
   if (!Number.isInteger(warm) || warm < 0) throw new Error(`--warm wants a whole number ≥ 0, got ${flagString(args, "warm")}`);
   if (replay > 0 && !(trace && plain)) throw new Error("--replay needs --trace --plain (it replays the plain requests the trace proxy recorded)");
+  const wire = flagSet(args, "wire");
+  let wired: Map<number, WireExchange[]> | undefined;
   let replayed: string | undefined;
   for (const bin of ["/usr/bin/monerod", "/usr/bin/monero-wallet-rpc"]) {
     if (!existsSync(bin)) throw new Error(`bench real-wallet needs Debian package monero (apt-get install -y monero); missing ${bin}`);
@@ -300,12 +311,18 @@ async function run(args: ParsedArgs): Promise<void> {
         await warmUp(d, sides.get(d)!, warm);
       }
     }
-    for (let i = 0; i < rounds; i++) {
-      const order = i % 2 === 0 ? DAEMONS : [...DAEMONS].reverse();
-      for (const d of order) {
-        progress(`real-wallet: round ${i + 1}/${rounds}: ${d}`);
-        await round(d, sides.get(d)!, i, repeat);
+    const capture = wire ? await startCapture(DAEMONS.map((d) => PORTS[d].rpc)) : undefined;
+    if (typeof capture === "string") throw new Error(`--wire: cannot capture: ${capture}`);
+    try {
+      for (let i = 0; i < rounds; i++) {
+        const order = i % 2 === 0 ? DAEMONS : [...DAEMONS].reverse();
+        for (const d of order) {
+          progress(`real-wallet: round ${i + 1}/${rounds}: ${d}`);
+          await round(d, sides.get(d)!, i, repeat);
+        }
       }
+    } finally {
+      if (capture) wired = await capture.stop();
     }
     if (replay > 0) replayed = await replayCalls(sides, replay);
   } catch (e) {
@@ -370,11 +387,43 @@ async function run(args: ParsedArgs): Promise<void> {
       cpuRows,
     )}\n`,
   );
+  if (wired) printWire(ts, real, wired);
   if (trace) {
     printTrace(ts, real, rounds);
     process.stdout.write(`\ntsmonerod's own per-call log (handler and encode times): ${TIMING_FILE}\n`);
   }
   if (replayed) process.stdout.write(replayed);
+}
+
+/** --wire: per row, each daemon's share of the calls as the capture saw it. */
+function printWire(ts: Side, real: Side, wired: ReadonlyMap<number, WireExchange[]>): void {
+  const of = (side: Side, d: Daemon, row: Row) => {
+    const spans = side.windows.filter((w) => w.row === row);
+    const xs = (wired.get(PORTS[d].rpc) ?? []).filter((x) => spans.some((w) => x.requestAt >= w.from && x.requestAt <= w.to));
+    const turn = xs.map((x) => x.answerAt - x.requestAt);
+    return { calls: spans.length, exchanges: xs.length, perCall: spans.length ? turn.reduce((a, b) => a + b, 0) / spans.length : 0, median: median(turn) };
+  };
+  const rows = ROWS.filter((r) => r !== ROWS[1]).map((row) => {
+    const a = of(ts, "tsmonerod", row);
+    const b = of(real, "monerod", row);
+    return [row, `${(a.exchanges / Math.max(1, a.calls)).toFixed(1)} / ${(b.exchanges / Math.max(1, b.calls)).toFixed(1)}`, `${a.perCall.toFixed(2)} / ${b.perCall.toFixed(2)}`, formatRatio(a.perCall / b.perCall), `${(1000 * a.median).toFixed(0)} / ${(1000 * b.median).toFixed(0)}`];
+  });
+  process.stdout.write(
+    `
+On the wire (--wire: tcpdump on loopback, both daemons' RPC ports; an exchange's turnaround is from a request's last segment to its answer's first, the daemon's whole share of it, TLS included):
+
+${markdownTable(
+      [
+        { header: "row" },
+        { header: "exchanges per call (ts / monerod)", align: "right" },
+        { header: "daemon turnaround, ms per call (ts / monerod)", align: "right" },
+        { header: "ratio", align: "right" },
+        { header: "median exchange, µs (ts / monerod)", align: "right" },
+      ],
+      rows,
+    )}
+`,
+  );
 }
 
 /**

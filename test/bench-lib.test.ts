@@ -22,6 +22,7 @@ import { formatCount, formatMicros, formatRatio, mean, median, quantile, relativ
 import { cpuModelFromCpuinfo } from "../bench/lib/system.js";
 import { markdownTable } from "../bench/lib/table.js";
 import { planBatches, timeOp } from "../bench/lib/timing.js";
+import { readExchanges } from "../bench/lib/wire.js";
 
 // Recorded from /usr/lib/monero/tests/bin/performance_tests (monero-tests 0.18.0.0) on the dev box.
 const VERBOSE_STATS = `Warm up: 638 ms
@@ -316,4 +317,28 @@ test("the dispatcher rejects an unknown suite and lists the known ones", () => {
   const r = spawnSync(process.execPath, [runJs, "nope"], { encoding: "utf8" });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown suite 'nope'; known suites: .*crypto/);
+});
+
+test("readExchanges: tcpdump's segments as request/answer exchanges per server port (two-segment requests, ACKs left out)", () => {
+  const text = [
+    "1796611716.576372 IP 127.0.0.1.59704 > 127.0.0.1.19600: tcp 157",
+    "1796611716.576407 IP 127.0.0.1.59704 > 127.0.0.1.19600: tcp 250",
+    "1796611716.576420 IP 127.0.0.1.19600 > 127.0.0.1.59704: tcp 0",
+    "1796611716.576865 IP 127.0.0.1.19600 > 127.0.0.1.59704: tcp 262",
+    "1796611716.577102 IP 127.0.0.1.59704 > 127.0.0.1.19600: tcp 929",
+    "1796611716.577300 IP 127.0.0.1.41000 > 127.0.0.1.19610: tcp 100",
+    "1796611716.577417 IP 127.0.0.1.19600 > 127.0.0.1.59704: tcp 297",
+    "1796611716.577418 IP 127.0.0.1.19600 > 127.0.0.1.59704: tcp 3",
+    "1796611716.577500 IP 127.0.0.1.19610 > 127.0.0.1.41000: tcp 200",
+    "1796611716.577600 IP 127.0.0.1.5555 > 127.0.0.1.6666: tcp 10",
+    "not a segment line",
+  ].join("\n");
+  const ex = readExchanges(text, [19600, 19610]);
+  const a = ex.get(19600) ?? [];
+  assert.equal(a.length, 2);
+  assert.deepEqual([a[0].requestBytes, a[0].requestSegments, a[0].answerBytes], [407, 2, 262]);
+  assert.ok(Math.abs(a[0].answerAt - a[0].requestAt - 0.458) < 1e-3, "from the request's last segment");
+  assert.deepEqual([a[1].requestBytes, a[1].requestSegments, a[1].answerBytes], [929, 1, 300]);
+  const b = ex.get(19610) ?? [];
+  assert.deepEqual(b.map((x) => [x.requestBytes, x.answerBytes]), [[100, 200]]);
 });
