@@ -517,7 +517,6 @@ export class ChainStore implements ChainView {
     return this.removals;
   }
 
-  /** The top block's id (kept in memory like the height: every light refresh asks for it; do not modify it). */
   /**
    * The genesis block's id, read once: every synced wallet's get_blocks.bin names it last (its short
    * chain history), and a meta read per request cost ~20 µs. Never popped, so never stale. Shared:
@@ -530,6 +529,7 @@ export class ChainStore implements ChainView {
     return hash;
   }
 
+  /** The top block's id (kept in memory like the height: every light refresh asks for it; do not modify it). */
   topHash(): Bytes {
     const h = this.height();
     if (h === 0) throw new StoreError("empty chain");
