@@ -215,7 +215,8 @@ const getBlocksBinAnswer = object<BlocksAnswer>({
 
 /**
  * get_outs.bin's entries by (amount, index, unlocked, get_txid), encoded and serialized once (wallets
- * ask for the same recent outputs as decoys again and again), kept until a pop. At most 32768.
+ * ask for the same recent outputs as decoys again and again), kept from the second request for one
+ * (READ_ADMISSION) until a pop. At most 32768.
  */
 const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, "outputs (.bin)", 32768, undefined, undefined, READ_ADMISSION));
 
