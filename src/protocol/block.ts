@@ -201,6 +201,8 @@ let nullRctBaseHash: Bytes | undefined;
 export function scanBlockHeader(blob: Uint8Array, backend?: CryptoBackend): BlockHeaderScan | undefined {
   const r = new Reader(blob);
   try {
+    // readBlockHeader's fields, read here without its per-field labels and the prev id's copy
+    // (calling it doubled the scan's cost: 4.8 → 8.5–11.6 µs per block)
     const majorVersion = r.varintNumber(SCANNED, 0xff);
     const minorVersion = r.varintNumber(SCANNED, 0xff);
     const timestamp = r.varint(SCANNED);

@@ -6,7 +6,7 @@
  */
 import { nextBlockContext, type NextBlockContext } from "../../consensus/block-rules.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { type Block, blockHash, blockHashingBlob, type BlockHeader, type BlockHeaderScan, parseBlockWithMinerTxHash, scanBlockHeader } from "../../protocol/block.js";
+import { type Block, blockHash, blockHashingBlob, type BlockHeaderScan, parseBlockWithMinerTxHash, scanBlockHeader } from "../../protocol/block.js";
 import { txHash } from "../../protocol/tx-hash.js";
 import type { Bytes } from "../../protocol/tx.js";
 import { type JsonWritable, Prerendered, type Unrendered } from "../../rpc/json.js";
@@ -317,9 +317,7 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
   // also for alternative blocks
   const meta = src.meta ?? (src.height < store.height() ? store.meta(src.height) : undefined);
   // a main-chain block's header reads its blob's bytes, no Block built (the usual coinbase; else the parse)
-  const scan = src.headerScan?.();
-  const b = scan === undefined ? src.block : undefined;
-  const h: BlockHeader = scan ?? (b as Block);
+  const h = src.headerScan?.() ?? headerOfBlock(src);
   return {
     weight: meta?.weight ?? 0,
     cum: wide(meta?.cumulativeDifficulty ?? 0n),
@@ -329,13 +327,28 @@ function headerFields(core: NodeCore, src: HeaderSource): HeaderFields {
     longTermWeight: meta?.longTermWeight ?? 0,
     major: h.majorVersion,
     minor: h.minorVersion,
-    minerTxHash: toHex(scan?.minerTxHash ?? src.minerTxHash ?? txHash((b as Block).minerTx, defaultBackend())),
+    minerTxHash: toHex(h.minerTxHash),
     nonce: h.nonce,
-    numTxes: scan?.txCount ?? (b as Block).txHashes.length,
+    numTxes: h.txCount,
     orphan: src.orphan,
     prevHash: toHex(h.prevId),
-    reward: scan?.minerReward ?? minerReward(b as Block),
+    reward: h.minerReward,
     timestamp: h.timestamp,
+  };
+}
+
+/** What scanBlockHeader reads, from the parsed block (an alternative block, one parsed already, or an unusual coinbase). */
+function headerOfBlock(src: HeaderSource): BlockHeaderScan {
+  const b = src.block;
+  return {
+    majorVersion: b.majorVersion,
+    minorVersion: b.minorVersion,
+    timestamp: b.timestamp,
+    prevId: b.prevId,
+    nonce: b.nonce,
+    minerTxHash: src.minerTxHash ?? txHash(b.minerTx, defaultBackend()),
+    minerReward: minerReward(b),
+    txCount: b.txHashes.length,
   };
 }
 
