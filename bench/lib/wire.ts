@@ -81,7 +81,8 @@ export async function startCapture(ports: readonly number[]): Promise<WireCaptur
 /** Exchanges per server port from tcpdump's `-tt -n -q` text (exported for its test). */
 export function readExchanges(text: string, ports: readonly number[]): Map<number, WireExchange[]> {
   const servers = new Set(ports);
-  const open = new Map<string, { port: number; cur?: WireExchange; answering: boolean; firstAnswer: number }>();
+  // each connection's exchange in progress: answered once its answerAt is set
+  const open = new Map<string, WireExchange>();
   const out = new Map<number, WireExchange[]>(ports.map((p) => [p, []]));
   for (const line of text.split("\n")) {
     const m = SEGMENT.exec(line);
@@ -94,23 +95,18 @@ export function readExchanges(text: string, ports: readonly number[]): Map<numbe
     if (!toServer && !servers.has(srcPort)) continue;
     const port = toServer ? dstPort : srcPort;
     const key = toServer ? `${src}:${srcPort}>${port}` : `${dst}:${dstPort}>${port}`;
-    let c = open.get(key);
-    if (!c) open.set(key, (c = { port, answering: false, firstAnswer: 0 }));
+    let cur = open.get(key);
     if (toServer) {
-      if (!c.cur || c.answering) {
-        c.cur = { requestAt: at, answerAt: 0, requestBytes: 0, answerBytes: 0, requestSegments: 0 };
-        c.answering = false;
+      if (!cur || cur.answerAt > 0) open.set(key, (cur = { requestAt: at, answerAt: 0, requestBytes: 0, answerBytes: 0, requestSegments: 0 }));
+      cur.requestAt = at;
+      cur.requestBytes += bytes;
+      cur.requestSegments++;
+    } else if (cur) {
+      if (cur.answerAt === 0) {
+        cur.answerAt = at;
+        out.get(port)?.push(cur);
       }
-      c.cur.requestAt = at;
-      c.cur.requestBytes += bytes;
-      c.cur.requestSegments++;
-    } else if (c.cur) {
-      if (!c.answering) {
-        c.answering = true;
-        c.cur.answerAt = at;
-        out.get(port)?.push(c.cur);
-      }
-      c.cur.answerBytes += bytes;
+      cur.answerBytes += bytes;
     }
   }
   return out;
