@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { decodeEpee, encodeEpee } from "../src/codec/epee-map.js";
+import { decodeEpee, encodeEpee, object as epeeObject, text, u64 as epeeU64 } from "../src/codec/epee-map.js";
+import { getOutputDistributionBinRequest } from "../src/client/messages.js";
 import { getOutsBinRequest, getOutsBinResponse } from "../src/protocol/rpc-bin.js";
 import { DigestClient } from "../src/rpc/digest.js";
 import { CORE_RPC_ERROR, WALLET_RPC_ERROR } from "../src/rpc/error-codes.js";
@@ -612,5 +613,53 @@ describe("idle timeouts as epee's", () => {
     const { isLocalAddress } = await import("../src/rpc/http.js");
     for (const a of ["127.0.0.1", "::ffff:127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "fd00::1", "fe80::1"]) assert.equal(isLocalAddress(a), true, a);
     for (const a of ["8.8.8.8", "172.32.0.1", "172.15.0.1", "192.169.0.1", "::ffff:1.2.3.4", "2001:db8::1", ""]) assert.equal(isLocalAddress(a), false, a);
+  });
+});
+
+describe("kept answers (BinPath.reuse)", () => {
+  it("an answer given after a wait is kept while the stamp stays; one given under another stamp is not", async () => {
+    let stamp = "a";
+    let runs = 0;
+    // the stamp to move to while the handler waits (undefined: it stays)
+    let moveTo: string | undefined;
+    const answer = epeeObject<{ status: string; top_hash: string; from: bigint }>({ status: text, top_hash: text, from: epeeU64 });
+    const t = new MethodTable().addBinPath({
+      path: "/get_output_distribution.bin",
+      request: getOutputDistributionBinRequest,
+      response: answer,
+      reuse: { stamp: () => stamp, keep: () => true, ignore: new Set(["client"]) },
+      handler: async (req) => {
+        runs++;
+        await new Promise((r) => setTimeout(r, 5));
+        if (moveTo !== undefined) stamp = moveTo;
+        return { status: "OK", top_hash: stamp, from: req.from_height };
+      },
+    });
+    const server = new RpcServer({ methods: t, log: (m) => logged.push(m) });
+    const { port } = await server.listen(0);
+    try {
+      const ask = async (client: string): Promise<string> => {
+        const req = { client, amounts: [0n], from_height: 7n, to_height: 0n, cumulative: false, binary: true, compress: true };
+        const a = await http(port, "/get_output_distribution.bin", encodeEpee(getOutputDistributionBinRequest, req));
+        assert.equal(a.status, 200);
+        const r = decodeEpee(answer, a.body);
+        assert.equal(r.from, 7n);
+        return r.top_hash;
+      };
+      assert.equal(await ask("one"), "a");
+      assert.equal(await ask("two"), "a");
+      assert.equal(runs, 1, "the second request (another signature, same meaning) gets the kept answer");
+      // the stamp moves while the handler waits: the answer goes to its client, but is not kept
+      stamp = "b";
+      moveTo = "c";
+      assert.equal(await ask("three"), "c");
+      moveTo = undefined;
+      assert.equal(await ask("four"), "c");
+      assert.equal(runs, 3, "asked again under the new stamp, the handler runs again");
+      assert.equal(await ask("five"), "c");
+      assert.equal(runs, 3);
+    } finally {
+      await server.close();
+    }
   });
 });

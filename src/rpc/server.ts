@@ -450,7 +450,8 @@ export class RpcServer {
       return { status: 500, type: "text/plain", body: "" };
     };
     const t0 = TIMING ? performance.now() : 0;
-    // only an answer given in this tick is kept: a later one may belong to another stamp
+    // an answer given in this tick is kept; a later one only while the stamp is still the one the
+    // request came under (a block may have come in between: the answer may then belong to another)
     let sameTick = true;
     const encoded = (out: unknown): Reply => {
       try {
@@ -458,7 +459,7 @@ export class RpcServer {
         const bytes = encodeEpee(def.response, out);
         if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
         const reply: Reply = { status: 200, type: "application/octet-stream", body: bytes };
-        if (key !== undefined && sameTick && reuse?.keep(req, out)) this.kept.set(key, stamp as string, reply);
+        if (key !== undefined && (sameTick || reuse?.stamp() === stamp) && reuse?.keep(req, out)) this.kept.set(key, stamp as string, reply);
         return reply;
       } catch (e) {
         return failed(e);

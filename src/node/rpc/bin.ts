@@ -152,6 +152,69 @@ const getOutputDistributionAnswer = object<Omit<DistributionRes, "distributions"
 const keptDistributions = (d: NodeRpcDeps): ChainDerived<string, { value: EpeeValue; bytes: number }> =>
   coreCache(d.core, "distributions", () => new ChainDerived<string, { value: EpeeValue; bytes: number }>(d.core, "output distributions", 64, 64 * 1024 * 1024, (e) => e.bytes));
 
+/** One distribution asked of the top (to_height 0): what a new block makes again before anyone asks. */
+interface TopDistribution {
+  amount: bigint;
+  from: bigint;
+  cumulative: boolean;
+  compress: boolean;
+  /** The chain height when it was last asked. */
+  askedAt: number;
+  /** What making it cost then, ms. */
+  ms: number;
+}
+
+/** A shape asked of the top within this many blocks is made again for each new block. */
+const TOP_DISTRIBUTION_BLOCKS = 30;
+/** ...when making it took less than this (a whole mainnet chain's takes longer: its first asker pays, as now). */
+const TOP_DISTRIBUTION_PRIME_MS = 10;
+/** Shapes remembered at once (a wallet asks one; a few kinds of wallet, a few). */
+const TOP_DISTRIBUTIONS = 8;
+
+const topDistributions = (d: NodeRpcDeps): Map<string, TopDistribution> => coreCache(d.core, "top distributions", () => new Map<string, TopDistribution>());
+
+const distributionKey = (amount: bigint, from: bigint, to: bigint, cumulative: boolean, compress: boolean): string =>
+  `${amount}:${from}:${to}:${cumulative ? 1 : 0}${compress ? 1 : 0}`;
+
+/** One encoded distribution, made and kept; undefined when the chain has none for these heights. */
+function makeDistribution(d: NodeRpcDeps, amount: bigint, from: bigint, to: bigint, cumulative: boolean, compress: boolean): EpeeValue | undefined {
+  const r = outputDistribution(d, amount, from, to, cumulative);
+  if (!r) return undefined;
+  const value = distributionOut.encode({ amount, ...r, compress })!;
+  if (value.kind === "object") serializeOnce(value.value);
+  keptDistributions(d).set(distributionKey(amount, from, to, cumulative, compress), { value, bytes: 8 * r.distribution.length + 64 });
+  return value;
+}
+
+/** Remembers a distribution asked of the top, with what making it cost (undefined: it was kept; the last cost stays). */
+function askedOfTop(d: NodeRpcDeps, amount: bigint, from: bigint, cumulative: boolean, compress: boolean, ms: number | undefined): void {
+  const m = topDistributions(d);
+  const k = distributionKey(amount, from, 0n, cumulative, compress);
+  const before = m.get(k);
+  m.delete(k);
+  m.set(k, { amount, from, cumulative, compress, askedAt: d.core.store.height(), ms: ms ?? before?.ms ?? Number.POSITIVE_INFINITY });
+  if (m.size > TOP_DISTRIBUTIONS) m.delete(m.keys().next().value as string);
+}
+
+/**
+ * Makes again, for a new top, the distributions asked of the top within the last
+ * TOP_DISTRIBUTION_BLOCKS blocks (each wallet asks the whole-chain RingCT one before each send),
+ * so the first wallet after a block is answered from what is kept.
+ */
+function primeTopDistributions(d: NodeRpcDeps, height: number): void {
+  const to = BigInt(height - 1);
+  for (const [k, t] of topDistributions(d)) {
+    if (height - t.askedAt > TOP_DISTRIBUTION_BLOCKS) {
+      topDistributions(d).delete(k);
+      continue;
+    }
+    if (t.ms >= TOP_DISTRIBUTION_PRIME_MS || keptDistributions(d).peek(distributionKey(t.amount, t.from, to, t.cumulative, t.compress))) continue;
+    const t0 = performance.now();
+    makeDistribution(d, t.amount, t.from, to, t.cumulative, t.compress);
+    t.ms = performance.now() - t0;
+  }
+}
+
 /** Blockchain::find_blockchain_supplement(qblock_ids): the height of the first listed id in the main chain. */
 export function splitHeight(d: NodeRpcDeps, ids: readonly Bytes[]): number | undefined {
   const store = d.core.store;
@@ -467,7 +530,8 @@ const primed = new WeakSet<NodeRpcDeps["core"]>();
 /**
  * Builds the pruned get_blocks.bin entry of each new top block as it is added (after the adding
  * code's turn of the event loop), not in the first wallet request for it: every wallet's next
- * refresh asks for that block. The same work, moved off the request path. The daemon calls it
+ * refresh asks for that block. The same work, moved off the request path; likewise the output
+ * distributions wallets asked of the top lately (primeTopDistributions). The daemon calls it
  * once for its core (a method table alone, as the docs build, subscribes to nothing).
  */
 export function primeNewBlockEntries(d: NodeRpcDeps): void {
@@ -486,10 +550,12 @@ export function primeNewBlockEntries(d: NodeRpcDeps): void {
           const genesis = store.genesisHash();
           if (b.height > 0) splitAnswer(d, `${b.height - 1}:10`, splitRequest(store.meta(b.height - 1).hash, genesis, true, false));
           splitAnswer(d, "top", splitRequest(store.topHash(), genesis, true, false));
+          // then what a wallet asks before a send
+          primeTopDistributions(d, b.height + 1);
         }
       } catch (e) {
         // the request for this block builds it again and answers the error there
-        console.error(`rpc: building get_blocks.bin's entry of new block ${b.height} failed: ${e instanceof Error ? e.message : String(e)}`);
+        console.error(`rpc: building the answers of new block ${b.height} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     });
   });
@@ -592,8 +658,8 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
         return { ...access("Restricted RPC can only get output distribution for rct outputs. Use your own node."), distributions: [] };
       if (!req.binary) return { ...access("Binary only call"), distributions: [] };
       const to = req.to_height > 0n ? req.to_height : BigInt(store.height() - 1);
-      const keyOf = (amount: bigint): string => `${amount}:${req.from_height}:${to}:${req.cumulative ? 1 : 0}${req.compress ? 1 : 0}`;
-      const ready = req.amounts.map((amount) => keptDistributions(d).get(keyOf(amount))?.value);
+      const ready = req.amounts.map((amount) => keptDistributions(d).get(distributionKey(amount, req.from_height, to, req.cumulative, req.compress))?.value);
+      if (req.to_height === 0n) for (const [i, amount] of req.amounts.entries()) if (ready[i] !== undefined) askedOfTop(d, amount, req.from_height, req.cumulative, req.compress, undefined);
       // all kept for the tip (a wallet asks the same one before each send): answered in this tick,
       // so the server can keep the encoded answer too (`reuse`)
       if (ready.every((v) => v !== undefined)) return { ...access(), distributions: ready as EpeeValue[] };
@@ -605,11 +671,10 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
           if (y) await y;
           let value = ready[i];
           if (value === undefined) {
-            const r = outputDistribution(d, amount, req.from_height, to, req.cumulative);
-            if (!r) return { ...access("Failed to get output distribution"), distributions: [] };
-            value = distributionOut.encode({ amount, ...r, compress: req.compress })!;
-            if (value.kind === "object") serializeOnce(value.value);
-            keptDistributions(d).set(keyOf(amount), { value, bytes: 8 * r.distribution.length + 64 });
+            const t0 = performance.now();
+            value = makeDistribution(d, amount, req.from_height, to, req.cumulative, req.compress);
+            if (!value) return { ...access("Failed to get output distribution"), distributions: [] };
+            if (req.to_height === 0n) askedOfTop(d, amount, req.from_height, req.cumulative, req.compress, performance.now() - t0);
           }
           distributions.push(value);
         }
