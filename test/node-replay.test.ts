@@ -16,7 +16,7 @@ import { isJsonObject, type JsonValue, parseJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 import { nodeCall, nodePath, nodeRpc } from "./helpers/node-rpc.js";
 import { decodeEpee, encodeEpee } from "../src/codec/epee-map.js";
-import { getBlocksBinResponse } from "../src/protocol/rpc-bin.js";
+import { getBlocksBinResponse, getOutsBinResponse } from "../src/protocol/rpc-bin.js";
 import { parseTransaction } from "../src/protocol/tx.js";
 import { txHash, txHashesFromBlob } from "../src/protocol/tx-hash.js";
 
@@ -234,7 +234,6 @@ test("with the last block's txs back in the pool: pool, pool stats, in-pool tran
 
 test("/get_blocks.bin (full and pruned) and /get_outs.bin answer as monerod's recorded answers", async () => {
   const { readChainFile } = await import("./helpers/chain.js");
-  const { getOutsBinResponse } = await import("../src/protocol/rpc-bin.js");
   const cases = [
     { path: "/get_blocks.bin", req: "get_blocks.req.bin", res: "get_blocks.bin", codec: getBlocksBinResponse },
     { path: "/getblocks.bin", req: "get_blocks_pruned.req.bin", res: "get_blocks_pruned.bin", codec: getBlocksBinResponse },
@@ -249,6 +248,52 @@ test("/get_blocks.bin (full and pruned) and /get_outs.bin answer as monerod's re
     assert.deepEqual(decodeEpee(c.codec as typeof getBlocksBinResponse, mine), decodeEpee(c.codec as typeof getBlocksBinResponse, theirs), `${c.path} decoded`);
     assert.equal(Buffer.compare(Buffer.from(mine), Buffer.from(theirs)), 0, `${c.path}: byte for byte`);
   }
+});
+
+test("/get_outs.bin: the answer written from the stored records is the handler's, byte for byte, whatever is asked", async () => {
+  const { getOutsBinRequest } = await import("../src/protocol/rpc-bin.js");
+  const { nodeMethods } = await import("../src/node/rpc/index.js");
+  const methods = nodeMethods({ core: daemon.core, state: daemon.state, now: () => Math.floor(Date.now() / 1000), stop: () => undefined, databaseSize: () => 0, freeSpace: () => 0n });
+  const def = methods.binPath("/get_outs.bin", false);
+  assert.ok(def?.quick, "get_outs.bin has a quick answer");
+  const store = daemon.core.store;
+  const ctx = (restricted: boolean) => ({ remoteAddress: "127.0.0.1", restricted, signal: new AbortController().signal });
+  const both = async (outputs: { amount: bigint; index: bigint }[], getTxid: boolean, restricted = false) => {
+    const body = encodeEpee(getOutsBinRequest, { client: "c2lnbmF0dXJl", outputs, get_txid: getTxid });
+    const quick = def.quick!(body, ctx(restricted));
+    const usual = encodeEpee(def.response, await def.handler(decodeEpee(def.request, body), ctx(restricted)));
+    return { quick, usual };
+  };
+  const rct = Number(store.outputCount(0n));
+  assert.ok(rct > 100, `${rct} RingCT outputs`);
+  // every RingCT output (the recent coinbase ones still locked), in a shuffled order, with and without tx ids
+  const all = Array.from({ length: rct }, (_, i) => ({ amount: 0n, index: BigInt((i * 7919) % rct) }));
+  let locked = 0;
+  for (const getTxid of [true, false]) {
+    const { quick, usual } = await both(all, getTxid);
+    assert.ok(quick, "answered quickly");
+    assert.equal(Buffer.compare(Buffer.from(quick), Buffer.from(usual)), 0, `get_txid ${getTxid}: byte for byte`);
+    locked = decodeEpee(getOutsBinResponse, usual).outs.filter((o) => !o.unlocked).length;
+  }
+  assert.ok(locked > 0, "some outputs are still locked");
+  // pre-RingCT outputs by amount (the genesis coinbase's: later coinbase outputs are RingCT here), mixed with RingCT ones
+  const pre = (store.block(0)?.minerTx.vout ?? []).map((o) => ({ amount: o.amount, index: 0n })).filter((o) => o.amount > 0n && store.output(o.amount, 0n));
+  assert.ok(pre.length > 0, "the chain has pre-RingCT outputs");
+  const mixed = await both([...pre, { amount: 0n, index: 5n }, ...pre.slice(0, 3)], true);
+  assert.ok(mixed.quick);
+  assert.equal(Buffer.compare(Buffer.from(mixed.quick), Buffer.from(mixed.usual)), 0, "pre-RingCT: byte for byte");
+  // an output not in the chain, none asked, too many on a restricted server: the handler answers
+  for (const absent of [{ amount: 0n, index: BigInt(rct) }, { amount: pre[0].amount, index: 1n }, { amount: 7n, index: 0n }]) {
+    const missing = await both([{ amount: 0n, index: 0n }, absent], true);
+    assert.equal(missing.quick, undefined);
+    assert.equal(decodeEpee(getOutsBinResponse, missing.usual).status, "Failed");
+  }
+  assert.equal((await both([], true)).quick, undefined);
+  const many = Array.from({ length: 5001 }, (_, i) => ({ amount: 0n, index: BigInt(i % rct) }));
+  const limited = await both(many, true, true);
+  assert.equal(limited.quick, undefined);
+  assert.equal(decodeEpee(getOutsBinResponse, limited.usual).status, "Too many outs requested");
+  assert.ok((await both(many, true, false)).quick, "the limit is the restricted server's only");
 });
 
 /**

@@ -375,6 +375,13 @@ function packSize(w: Writer, n: number, what: string): void {
   else w.u64le((BigInt(n) << 2n) | 3n);
 }
 
+/** epee's size mark of `n` (an array's or a section's count, a string's length), as the serializer writes it. */
+export function epeeSize(n: number): Uint8Array {
+  const w = new Writer(9);
+  packSize(w, n, "size");
+  return w.finish();
+}
+
 export interface EpeeWriteOptions {
   /** Write entries in insertion order instead of Monero's std::map (byte) order. */
   preserveOrder?: boolean;

@@ -4,7 +4,7 @@
  * Behaviour mirrors monerod v0.18 core_rpc_server.cpp and Blockchain::find_blockchain_supplement.
  */
 import { array, bool, type EpeeCodec, type EpeeObjectCodec, encodeEpee, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
-import { type EpeeValue, serializeOnce } from "../../codec/epee.js";
+import { epeeSize, type EpeeValue, serializeOnce } from "../../codec/epee.js";
 import { compressDistribution, getOutputDistributionBinRequest } from "../../client/messages.js";
 import { parseTransaction, serializeTransaction, pruneTransaction, type Bytes } from "../../protocol/tx.js";
 import {
@@ -26,10 +26,10 @@ import {
 import type { MethodTable } from "../../rpc/methods.js";
 import { parseBlockWithMinerTxHash } from "../../protocol/block.js";
 import { defaultBackend } from "../../crypto/index.js";
-import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip, READ_ADMISSION } from "./common.js";
+import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip } from "./common.js";
 import { BoundedCache } from "./cache.js";
 import { outputDistribution } from "./chain.js";
-import { getOuts } from "./txs.js";
+import { getOuts, spendableNow } from "./txs.js";
 import { TimeSlice } from "../slice.js";
 
 const MAX_BLOCK_COUNT = 1000;
@@ -277,11 +277,92 @@ const getBlocksBinAnswer = object<BlocksAnswer>({
 });
 
 /**
- * get_outs.bin's entries by (amount, index, unlocked, get_txid), encoded and serialized once (wallets
- * ask for the same recent outputs as decoys again and again), kept from the second request for one
- * (READ_ADMISSION) until a pop. At most 32768.
+ * get_outs.bin's answer written straight from the stored records (BinPath.quick): the frame around
+ * the entries and one entry, with where its fields sit, taken once from the codec's own bytes, so
+ * the answer is byte for byte what the handler's encodes to. Each output then costs one LMDB read
+ * and a few copies: no object, hex or cache entry per output. A wallet asks ~1,000 outputs per
+ * get_outs.bin for a sweep, most of them once (decoys are drawn at random).
  */
-const keptOuts = (d: NodeRpcDeps): ChainDerived<string, EpeeValue> => coreCache(d.core, "outKeys", () => new ChainDerived<string, EpeeValue>(d.core, "outputs (.bin)", 32768, undefined, undefined, READ_ADMISSION));
+interface OutsFrame {
+  /** The answer's bytes before the entries' count, and after the last entry. */
+  head: Buffer;
+  tail: Buffer;
+  /** One entry, with its field's offsets. */
+  entry: Buffer;
+  keyAt: number;
+  maskAt: number;
+  txidAt: number;
+  heightAt: number;
+  unlockedAt: number;
+}
+
+let outsFrame: OutsFrame | undefined;
+
+function getOutsFrame(): OutsFrame {
+  if (outsFrame) return outsFrame;
+  const fill = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
+  const HEIGHT = 0x0807060504030201n;
+  const entry = (unlocked: boolean): EpeeValue => outKey.encode({ key: fill(0xa1), mask: fill(0xb2), unlocked, height: HEIGHT, txid: fill(0xc3) })!;
+  const one = Buffer.from(encodeEpee(getOutsBinAnswer, { ...access(), outs: [entry(true)] }));
+  const two = Buffer.from(encodeEpee(getOutsBinAnswer, { ...access(), outs: [entry(true), entry(true)] }));
+  let at = 0;
+  while (at < one.length && one[at] === two[at]) at++;
+  const size = two.length - one.length;
+  const e = one.subarray(at + 1, at + 1 + size);
+  const head = one.subarray(0, at);
+  const tail = one.subarray(at + 1 + size);
+  const locked = Buffer.from(encodeEpee(getOutsBinAnswer, { ...access(), outs: [entry(false)] })).subarray(at + 1, at + 1 + size);
+  let unlockedAt = 0;
+  while (unlockedAt < size && e[unlockedAt] === locked[unlockedAt]) unlockedAt++;
+  const heightLe = Buffer.alloc(8);
+  heightLe.writeBigUInt64LE(HEIGHT);
+  const f: OutsFrame = {
+    head: Buffer.from(head),
+    tail: Buffer.from(tail),
+    entry: Buffer.from(e),
+    keyAt: e.indexOf(Buffer.from(fill(0xa1))),
+    maskAt: e.indexOf(Buffer.from(fill(0xb2))),
+    txidAt: e.indexOf(Buffer.from(fill(0xc3))),
+    heightAt: e.indexOf(heightLe),
+    unlockedAt,
+  };
+  // the frame must give back the codec's bytes: two entries, the count's mark between head and entries
+  const again = Buffer.concat([f.head, epeeSize(2), f.entry, f.entry, f.tail]);
+  if (!again.equals(two) || [f.keyAt, f.maskAt, f.txidAt, f.heightAt].some((x) => x < 0) || unlockedAt >= size)
+    throw new Error("get_outs.bin's answer does not have the shape the quick writer expects");
+  return (outsFrame = f);
+}
+
+/** get_outs.bin's quick answer: wallet2's request shape (fastGetOutsBinRequest) with every output in the chain; else undefined (the handler answers). */
+function quickGetOuts(d: NodeRpcDeps, body: Uint8Array, restricted: boolean): Uint8Array | undefined {
+  const req = fastGetOutsBinRequest(body);
+  // none asked: epee leaves the empty array out, the handler answers that
+  if (req === undefined || req.outputs.length === 0 || (restricted && req.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT)) return undefined;
+  const f = getOutsFrame();
+  const n = req.outputs.length;
+  const count = epeeSize(n);
+  const size = f.entry.length;
+  const out = Buffer.allocUnsafe(f.head.length + count.length + n * size + f.tail.length);
+  let pos = f.head.copy(out, 0);
+  pos += Buffer.from(count.buffer, count.byteOffset, count.byteLength).copy(out, pos);
+  const store = d.core.store;
+  const spendable = spendableNow(d);
+  for (const o of req.outputs) {
+    const r = store.outputInPlace(o.amount, o.index);
+    if (r === undefined) return undefined;
+    f.entry.copy(out, pos);
+    r.record.copy(out, pos + f.keyAt, 0, 32);
+    r.record.copy(out, pos + f.maskAt, 32, 64);
+    if (req.get_txid) r.record.copy(out, pos + f.txidAt, r.txIdAt, r.txIdAt + 32);
+    else out.fill(0, pos + f.txidAt, pos + f.txidAt + 32);
+    out.writeUInt32LE(r.height, pos + f.heightAt);
+    out.writeUInt32LE(0, pos + f.heightAt + 4);
+    out[pos + f.unlockedAt] = spendable(r.unlockTime) ? 1 : 0;
+    pos += size;
+  }
+  f.tail.copy(out, pos);
+  return out;
+}
 
 /** get_outs.bin's answer with its entries already encoded (same bytes as getOutsBinResponse). */
 const getOutsBinAnswer = object<{ status: string; untrusted: boolean; credits: bigint; top_hash: string; outs: EpeeValue[] }>({ ...accessFields, outs: array(asIs) });
@@ -633,19 +714,9 @@ export function addBinMethods(t: MethodTable, d: NodeRpcDeps): void {
       if (ctx.restricted && req.outputs.length > MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT) return { ...access("Too many outs requested"), outs: [] };
       const outs = getOuts(d, req.outputs);
       if (!outs) return { ...access("Failed"), outs: [] };
-      const kept = keptOuts(d);
-      return {
-        ...access(),
-        outs: outs.map((o, k) => {
-          const { amount, index } = req.outputs[k];
-          return kept.getOr(`${amount}:${index}:${o.unlocked ? 1 : 0}${req.get_txid ? 1 : 0}`, () => {
-            const v = outKey.encode({ ...o, txid: req.get_txid ? o.txid : new Uint8Array(32) });
-            if (v?.kind === "object") serializeOnce(v.value);
-            return v!;
-          });
-        }),
-      };
+      return { ...access(), outs: outs.map((o) => outKey.encode({ ...o, txid: req.get_txid ? o.txid : new Uint8Array(32) })!) };
     },
+    quick: (body, ctx) => quickGetOuts(d, body, ctx.restricted),
   });
 
   t.addBinPath({

@@ -283,15 +283,21 @@ export class OutAnswer {
 
 /** core::get_outs: one outkey per requested (amount, index). */
 export function getOuts(d: NodeRpcDeps, outputs: readonly { amount: bigint; index: bigint }[]): OutAnswer[] | undefined {
-  const height = d.core.store.height();
-  const now = BigInt(adjustedTime(d));
+  const spendable = spendableNow(d);
   const out: OutAnswer[] = [];
   for (const o of outputs) {
     const r = outRender(d, o.amount, o.index);
     if (!r) return undefined;
-    out.push(new OutAnswer(r, isSpendableNow(r.unlockTime, height, now)));
+    out.push(new OutAnswer(r, spendable(r.unlockTime)));
   }
   return out;
+}
+
+/** get_outs' `unlocked` of an output by its unlock time, for the chain and the time of now. */
+export function spendableNow(d: NodeRpcDeps): (unlockTime: bigint) => boolean {
+  const height = d.core.store.height();
+  const now = BigInt(adjustedTime(d));
+  return (unlockTime) => isSpendableNow(unlockTime, height, now);
 }
 
 /** Blockchain::is_tx_spendable_now (get_outs' `unlocked`: the unlock time only, not the 10-block age). */

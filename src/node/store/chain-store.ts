@@ -105,6 +105,15 @@ export interface StoredOutput extends ChainOutput {
   coinbase: boolean;
 }
 
+/** One output's record as the store holds it (ChainStore.outputInPlace), read in place. */
+export interface OutputInPlace {
+  /** The one-time key at [0, 32), the commitment at [32, 64), the tx id at [txIdAt, txIdAt + 32). */
+  readonly record: Buffer;
+  readonly txIdAt: number;
+  readonly height: number;
+  readonly unlockTime: bigint;
+}
+
 export class StoreError extends Error {
   override name = "StoreError";
 }
@@ -359,6 +368,9 @@ export class ChainStore implements ChainView {
   private cumRct: number[] | null = null;
   /** cum_rct: the counts of block_meta in chunks of CUM_RCT_CHUNK heights. */
   private readonly cumRctChunks: Database<Buffer, number>;
+  /** outputInPlace's keys, written for each read (lmdb-js copies a key as it reads). */
+  private readonly rctKey = Buffer.alloc(8);
+  private readonly preRctKey = Buffer.alloc(16);
   /** tx_ids: txKey(id) → tx number and location. */
   private readonly txIndex: Database<Buffer, Buffer>;
   /** tx number → pruned blob / prunable blob / prunable hash. */
@@ -596,6 +608,27 @@ export class ChainStore implements ChainView {
   isKeyImageSpent(keyImage: Bytes): boolean {
     return this.keyImages.get(buf(keyImage)) !== undefined;
   }
+  /**
+   * As `output`, without copying or decoding the record: for writing many outputs straight into an
+   * answer (get_outs.bin). The record is LMDB's own buffer, valid until the store's next read: copy
+   * what you need from it first.
+   */
+  outputInPlace(amount: bigint, index: bigint): OutputInPlace | undefined {
+    let b: Buffer | undefined;
+    if (amount === 0n) {
+      this.rctKey.writeBigUInt64BE(index);
+      b = this.rctOutputs.getBinaryFast(this.rctKey);
+    } else {
+      this.preRctKey.writeBigUInt64BE(amount, 0);
+      this.preRctKey.writeBigUInt64BE(index, 8);
+      b = this.preRctOutputs.getBinaryFast(this.preRctKey);
+    }
+    if (b === undefined) return undefined;
+    const at = outputHeightAt(b);
+    const height = b.readUInt32BE(at);
+    return { record: b, txIdAt: at + 4, height, unlockTime: at === 64 ? usualUnlockTime(height, b[at + 36] === 1) : b.readBigUInt64BE(64) };
+  }
+
   output(amount: bigint, index: bigint): StoredOutput | undefined {
     const b = amount === 0n ? this.rctOutputs.get(U64(index)) : this.preRctOutputs.get(outKey(amount, index));
     return b === undefined ? undefined : decodeOutput(b);
