@@ -292,6 +292,15 @@ if (CHILD_DIR !== undefined) {
     assert.deepEqual(lines, []);
   });
 
+  test("keepCumulativeRctOutputs reads the counts at once: windows and the whole chain read the same after it", () => {
+    const expected = store.cumulativeRctBothWays().walked;
+    store.keepCumulativeRctOutputs();
+    assert.deepEqual(store.cumulativeRctOutputs(200, 210), expected.slice(200, 211));
+    assert.deepEqual(store.cumulativeRctOutputs(0, 332), expected);
+    store.keepCumulativeRctOutputs();
+    assert.deepEqual(store.cumulativeRctOutputs(332, 332), [expected[332]]);
+  });
+
   test("a store in layout 1 (txs keyed by id, one output table) is migrated once at open and reads the same; a newer layout is refused", async () => {
     const before = digest(store);
     await store.close();

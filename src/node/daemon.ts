@@ -518,7 +518,11 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
   const asked = opts.rpcWarmup;
   // not with a bootstrap daemon: while this node is behind, the reads would be forwarded to it
   const w = asked !== undefined && asked.rounds > 0 && core.store.height() >= (asked.minHeight ?? 0) && state.bootstrap === undefined ? asked : undefined;
-  if (w) state.rpcWarmup = "running";
+  if (w) {
+    state.rpcWarmup = "running";
+    // kept from now on, as after a first whole-chain distribution: a wallet's first send reads no chunk of them
+    core.store.keepCumulativeRctOutputs();
+  }
   const warmup: Promise<WarmupReport | undefined> =
     w !== undefined
       ? warmUpRpc({
