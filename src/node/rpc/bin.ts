@@ -287,7 +287,7 @@ interface OutsFrame {
   /** The answer's bytes before the entries' count, and after the last entry. */
   head: Buffer;
   tail: Buffer;
-  /** One entry, with its field's offsets. */
+  /** One entry, and where its fields' values sit in it. */
   entry: Buffer;
   keyAt: number;
   maskAt: number;
@@ -344,7 +344,8 @@ function quickGetOuts(d: NodeRpcDeps, body: Uint8Array, restricted: boolean): Ui
   const size = f.entry.length;
   const out = Buffer.allocUnsafe(f.head.length + count.length + n * size + f.tail.length);
   let pos = f.head.copy(out, 0);
-  pos += Buffer.from(count.buffer, count.byteOffset, count.byteLength).copy(out, pos);
+  out.set(count, pos);
+  pos += count.length;
   const store = d.core.store;
   const spendable = spendableNow(d);
   for (const o of req.outputs) {
