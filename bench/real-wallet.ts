@@ -32,7 +32,9 @@
  * each row, call by call. TSMONERO_BENCH_CPU_PROF=<dir> makes tsmonerod write a CPU profile there.
  * --wire captures both daemons' RPC ports with tcpdump (bench/lib/wire.ts) and gives, per row, each
  * daemon's turnaround on the wire: a request's last segment to its answer's first, with no proxy in
- * the way and TLS as the wallets speak it.
+ * the way and TLS as the wallets speak it; then the same exchanges by request size (one kind of
+ * call), with each daemon's quantiles: a path slower than monerod's shows in the median, a tail
+ * (collections, other work on the main thread) in the max and the mean.
  * --warm N first puts both daemons through the same untimed traffic (bob's refreshes, refreshes
  * after a block, transfers, sweeps): the rows then compare daemons that have served wallets for a
  * while (tsmonerod's JIT has compiled its request paths) instead of just-started ones.
@@ -46,7 +48,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
 import { recordedBlocks, WALLET_SEEDS } from "../test/helpers/chain.js";
-import { formatRatio, median } from "./lib/stats.js";
+import { formatRatio, mean, median, quantile } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
 import { machineLine, processStat } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
@@ -422,8 +424,57 @@ ${markdownTable(
       ],
       rows,
     )}
+
+${wireBySize(ts, real, wired)}
 `,
   );
+}
+
+/**
+ * --wire, per row: the exchanges grouped by request size (the wallets send the same requests to
+ * both daemons, so a size is one kind of call on both: /get_transaction_pool_hashes.bin,
+ * /getblocks.bin from the top, one get_outs.bin…), the groups that cost the most first: how often
+ * per call, and each daemon's turnaround quantiles. A mean far above the median is a tail (the
+ * calls that land on a collection or on other work), a median above monerod's is the path itself.
+ */
+function wireBySize(ts: Side, real: Side, wired: ReadonlyMap<number, WireExchange[]>): string {
+  const groups = (side: Side, d: Daemon, row: Row): { calls: number; bySize: Map<number, number[]> } => {
+    const spans = side.windows.filter((w) => w.row === row);
+    const bySize = new Map<number, number[]>();
+    for (const x of wired.get(PORTS[d].rpc) ?? []) {
+      if (!spans.some((w) => x.requestAt >= w.from && x.requestAt <= w.to)) continue;
+      const l = bySize.get(x.requestBytes) ?? [];
+      l.push(1000 * (x.answerAt - x.requestAt));
+      bySize.set(x.requestBytes, l);
+    }
+    return { calls: spans.length, bySize };
+  };
+  const q = (v: readonly number[] | undefined): string =>
+    v && v.length > 0 ? `${quantile(v, 0.5).toFixed(0)} / ${quantile(v, 0.9).toFixed(0)} / ${Math.max(...v).toFixed(0)} / ${mean(v).toFixed(0)}` : "—";
+  const out: string[][] = [];
+  for (const row of ROWS.filter((r) => r !== ROWS[1])) {
+    const a = groups(ts, "tsmonerod", row);
+    const b = groups(real, "monerod", row);
+    const sizes = [...new Set([...a.bySize.keys(), ...b.bySize.keys()])];
+    const cost = (size: number): number => [a, b].reduce((t, g) => t + (g.bySize.get(size) ?? []).reduce((x, y) => x + y, 0) / Math.max(1, g.calls), 0);
+    for (const size of sizes.sort((x, y) => cost(y) - cost(x)).slice(0, 4)) {
+      const na = (a.bySize.get(size)?.length ?? 0) / Math.max(1, a.calls);
+      const nb = (b.bySize.get(size)?.length ?? 0) / Math.max(1, b.calls);
+      out.push([row, String(size), `${na.toFixed(1)} / ${nb.toFixed(1)}`, q(a.bySize.get(size)), q(b.bySize.get(size))]);
+    }
+  }
+  return `The same exchanges by request size (the four that cost the most per row; µs):
+
+${markdownTable(
+    [
+      { header: "row" },
+      { header: "request bytes", align: "right" },
+      { header: "per call (ts / monerod)", align: "right" },
+      { header: "tsmonerod p50 / p90 / max / mean", align: "right" },
+      { header: "monerod p50 / p90 / max / mean", align: "right" },
+    ],
+    out,
+  )}`;
 }
 
 /**
