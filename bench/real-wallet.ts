@@ -397,13 +397,18 @@ async function run(args: ParsedArgs): Promise<void> {
   if (replayed) process.stdout.write(replayed);
 }
 
+/** --wire: a row's timed calls on one daemon, and the exchanges the capture saw during them. */
+function rowExchanges(side: Side, d: Daemon, row: Row, wired: ReadonlyMap<number, WireExchange[]>): { calls: number; xs: WireExchange[] } {
+  const spans = side.windows.filter((w) => w.row === row);
+  return { calls: spans.length, xs: (wired.get(PORTS[d].rpc) ?? []).filter((x) => spans.some((w) => x.requestAt >= w.from && x.requestAt <= w.to)) };
+}
+
 /** --wire: per row, each daemon's share of the calls as the capture saw it. */
 function printWire(ts: Side, real: Side, wired: ReadonlyMap<number, WireExchange[]>): void {
   const of = (side: Side, d: Daemon, row: Row) => {
-    const spans = side.windows.filter((w) => w.row === row);
-    const xs = (wired.get(PORTS[d].rpc) ?? []).filter((x) => spans.some((w) => x.requestAt >= w.from && x.requestAt <= w.to));
+    const { calls, xs } = rowExchanges(side, d, row, wired);
     const turn = xs.map((x) => x.answerAt - x.requestAt);
-    return { calls: spans.length, exchanges: xs.length, perCall: spans.length ? turn.reduce((a, b) => a + b, 0) / spans.length : 0, median: median(turn) };
+    return { calls, exchanges: xs.length, perCall: calls ? turn.reduce((a, b) => a + b, 0) / calls : 0, median: median(turn) };
   };
   const rows = ROWS.filter((r) => r !== ROWS[1]).map((row) => {
     const a = of(ts, "tsmonerod", row);
@@ -439,15 +444,14 @@ ${wireBySize(ts, real, wired)}
  */
 function wireBySize(ts: Side, real: Side, wired: ReadonlyMap<number, WireExchange[]>): string {
   const groups = (side: Side, d: Daemon, row: Row): { calls: number; bySize: Map<number, number[]> } => {
-    const spans = side.windows.filter((w) => w.row === row);
+    const { calls, xs } = rowExchanges(side, d, row, wired);
     const bySize = new Map<number, number[]>();
-    for (const x of wired.get(PORTS[d].rpc) ?? []) {
-      if (!spans.some((w) => x.requestAt >= w.from && x.requestAt <= w.to)) continue;
+    for (const x of xs) {
       const l = bySize.get(x.requestBytes) ?? [];
       l.push(1000 * (x.answerAt - x.requestAt));
       bySize.set(x.requestBytes, l);
     }
-    return { calls: spans.length, bySize };
+    return { calls, bySize };
   };
   const q = (v: readonly number[] | undefined): string =>
     v && v.length > 0 ? `${quantile(v, 0.5).toFixed(0)} / ${quantile(v, 0.9).toFixed(0)} / ${Math.max(...v).toFixed(0)} / ${mean(v).toFixed(0)}` : "—";

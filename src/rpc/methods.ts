@@ -103,8 +103,8 @@ export interface BinPath<Req, Res> extends MethodDocs {
    * Answers the server may send again, byte for byte, to a request with the same bytes while
    * `stamp()` returns the same value (say, the chain's height and revision; undefined: nothing is
    * reused now): a wallet at the top asks the same thing at every refresh. Only an answer that `keep`
-   * accepts is kept, and only when the handler gave it synchronously or `stamp()` still returns, when
-   * it is given, the value it returned when the request came. Leave it out when the answer depends on
+   * accepts is kept, and only when `stamp()` still returns, when the handler gives it (at once or
+   * after a wait), the value it returned when the request came. Leave it out when the answer depends on
    * anything else (the time, the client). `ignore`: root string fields of the request that do not
    * change the answer (monero-wallet-rpc signs every call in `client`, for RPC payment).
    */

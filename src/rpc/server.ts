@@ -450,23 +450,20 @@ export class RpcServer {
       return { status: 500, type: "text/plain", body: "" };
     };
     const t0 = TIMING ? performance.now() : 0;
-    // an answer given in this tick is kept; a later one only while the stamp is still the one the
-    // request came under (a block may have come in between: the answer may then belong to another)
-    let sameTick = true;
+    // kept while the stamp is still the one the request came under: an answer given after a wait
+    // may belong to another (a block may have come in between)
     const encoded = (out: unknown): Reply => {
       try {
         const t1 = TIMING ? performance.now() : 0;
         const bytes = encodeEpee(def.response, out);
         if (TIMING) timingLine(`${path} handler ${(t1 - t0).toFixed(3)} ms, encode ${(performance.now() - t1).toFixed(3)} ms`);
         const reply: Reply = { status: 200, type: "application/octet-stream", body: bytes };
-        if (key !== undefined && (sameTick || reuse?.stamp() === stamp) && reuse?.keep(req, out)) this.kept.set(key, stamp as string, reply);
+        if (key !== undefined && reuse !== undefined && reuse.stamp() === stamp && reuse.keep(req, out)) this.kept.set(key, stamp as string, reply);
         return reply;
       } catch (e) {
         return failed(e);
       }
     };
-    const r = settle(() => def.handler(req, ctx), encoded, failed);
-    sameTick = false;
-    return r;
+    return settle(() => def.handler(req, ctx), encoded, failed);
   }
 }

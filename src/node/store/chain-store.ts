@@ -111,6 +111,7 @@ export interface OutputInPlace {
   readonly record: Buffer;
   readonly txIdAt: number;
   readonly height: number;
+  readonly coinbase: boolean;
   readonly unlockTime: bigint;
 }
 
@@ -281,17 +282,22 @@ function encodeOutput(o: StoredOutput): Buffer {
   if (o.unlockTime === usualUnlockTime(o.height, o.coinbase)) return Buffer.concat([buf(o.key), buf(o.commitment), U32(o.height), buf(o.txId), flag]);
   return Buffer.concat([buf(o.key), buf(o.commitment), U64(o.unlockTime), U32(o.height), buf(o.txId), flag]);
 }
-function decodeOutput(b: Buffer): StoredOutput {
+/** An output record's fields after the key and the commitment, read in place (encodeOutput's layout). */
+function readOutputRecord(b: Buffer): OutputInPlace {
   const at = outputHeightAt(b);
   const height = b.readUInt32BE(at);
   const coinbase = b[at + 36] === 1;
+  return { record: b, txIdAt: at + 4, height, coinbase, unlockTime: at === 64 ? usualUnlockTime(height, coinbase) : b.readBigUInt64BE(64) };
+}
+function decodeOutput(b: Buffer): StoredOutput {
+  const r = readOutputRecord(b);
   return {
     key: bytes(b.subarray(0, 32)),
     commitment: bytes(b.subarray(32, 64)),
-    unlockTime: at === 64 ? usualUnlockTime(height, coinbase) : b.readBigUInt64BE(64),
-    height,
-    txId: bytes(b.subarray(at + 4, at + 36)),
-    coinbase,
+    unlockTime: r.unlockTime,
+    height: r.height,
+    txId: bytes(b.subarray(r.txIdAt, r.txIdAt + 32)),
+    coinbase: r.coinbase,
   };
 }
 
@@ -623,10 +629,7 @@ export class ChainStore implements ChainView {
       this.preRctKey.writeBigUInt64BE(index, 8);
       b = this.preRctOutputs.getBinaryFast(this.preRctKey);
     }
-    if (b === undefined) return undefined;
-    const at = outputHeightAt(b);
-    const height = b.readUInt32BE(at);
-    return { record: b, txIdAt: at + 4, height, unlockTime: at === 64 ? usualUnlockTime(height, b[at + 36] === 1) : b.readBigUInt64BE(64) };
+    return b === undefined ? undefined : readOutputRecord(b);
   }
 
   output(amount: bigint, index: bigint): StoredOutput | undefined {
