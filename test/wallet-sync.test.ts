@@ -20,7 +20,7 @@ import { wordsToBytes } from "../src/protocol/mnemonic/index.js";
 import { parseTransaction } from "../src/protocol/tx.js";
 import { accountFromRecoveryKey, type AccountKeys } from "../src/wallet/keys/account.js";
 import { emptyLedgerState, Ledger, type PaymentDetails } from "../src/wallet/ledger/ledger.js";
-import { ScanWorker } from "../src/wallet/scan/pool.js";
+import { ScanWorker, type WalletScanner } from "../src/wallet/scan/pool.js";
 import { OutputIndexer, type ScanBlockInput, Scanner } from "../src/wallet/scan/scan.js";
 import { ReorgDepthError, shortChainHistory, WalletSync } from "../src/wallet/sync/index.js";
 import { fromHex, recordedBlocks, recordedTxs, WALLET_SEEDS } from "./helpers/chain.js";
@@ -315,5 +315,38 @@ describe("WalletSync's prefetch across a reorg, on tsmonerod", () => {
     await new WalletSync({ node, ledger: fresh, scanner: new Scanner(account("alice"), be), now: () => CLOCK }).refresh();
     assert.ok(fresh.state.transfers.length >= 50, "alice's coinbase outputs");
     assert.deepEqual(ledger.state, fresh.state, "the ledger equals a fresh refresh of the new chain");
+  });
+
+  it("the next chunk is scanned while the last one is applied, and the ledger is the one scanning in order gives", async () => {
+    const chunk = 20;
+    const ledger = new Ledger(emptyLedgerState(0), "testnet");
+    const inner = new Scanner(account("alice"), be);
+    // a real scanner behind the interface a worker gives: answers after a turn of the event loop
+    const calls: { first: number; count: number; ledgerHeight: number }[] = [];
+    const later = (): Promise<void> => new Promise((r) => setImmediate(r));
+    const recording: WalletScanner = {
+      scanBlocks: async (blocks) => {
+        calls.push({ first: blocks[0].height, count: blocks.length, ledgerHeight: ledger.height });
+        await later();
+        return blocks.map((b) => inner.scanBlock(b));
+      },
+      scanPool: async (txs) => txs.map((t) => inner.scanPoolTx(t.blob, t.txid)),
+      expand: async (major, minor) => inner.expand(major, minor),
+      setLookahead: async (major, minor) => inner.setLookahead(major, minor),
+      snapshot: async () => inner.lookahead.snapshot(),
+      close: async () => undefined,
+    };
+    await new WalletSync({ node, ledger, scanner: recording, chunk, now: () => CLOCK }).refresh();
+    const top = Number((await node.getHeight()).height);
+    assert.equal(ledger.height, top);
+    // a chunk is asked for before the chunk before it is applied (the ledger still below the chunk's
+    // first block), except a get_blocks.bin batch's first; never more than one chunk ahead
+    const tooFar = calls.filter((c) => c.ledgerHeight < c.first - chunk);
+    assert.deepEqual(tooFar, [], "no chunk scanned more than one chunk ahead");
+    const waited = calls.filter((c) => c.ledgerHeight >= c.first);
+    assert.ok(calls.length >= 50 && waited.length <= 3, `only a batch's first chunk waited for the ledger (${waited.length} of ${calls.length})`);
+    const fresh = new Ledger(emptyLedgerState(0), "testnet");
+    await new WalletSync({ node, ledger: fresh, scanner: new Scanner(account("alice"), be), chunk: 1000, now: () => CLOCK }).refresh();
+    assert.deepEqual(ledger.state, fresh.state);
   });
 });

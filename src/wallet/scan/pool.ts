@@ -9,7 +9,7 @@
 import { Worker } from "node:worker_threads";
 import type { LookaheadSnapshot } from "../keys/subaddress.js";
 import type { ScanBlockInput, ScanKeys, ScannedBlock, ScannedTx } from "./scan.js";
-import type { ScanRequest } from "./worker.js";
+import type { ScanRequest, SizedScan } from "./worker.js";
 
 /** What a wallet's refresh needs of its scanner off the main thread: a ScanWorker of its own, or a share of the hub's SharedScanPool. */
 export interface WalletScanner {
@@ -63,8 +63,13 @@ export class ScanWorker implements WalletScanner {
   }
 
   /** Scans consecutive blocks in order. */
-  scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
-    return this.call({ op: "blocks", blocks }) as Promise<ScannedBlock[]>;
+  async scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
+    return (await this.scanSized(blocks)).blocks;
+  }
+
+  /** scanBlocks, with the subaddress table's size before and after (whether these blocks grew it). */
+  scanSized(blocks: readonly ScanBlockInput[]): Promise<SizedScan> {
+    return this.call({ op: "blocks", blocks }) as Promise<SizedScan>;
   }
 
   /** Scans pool transactions. */
@@ -119,19 +124,21 @@ function receiptsByMajor(blocks: readonly (ScannedBlock | ScannedTx)[]): Map<num
  * A batch is split in two halves, scanned at once, one per worker, each with the table both held
  * before it. Scanning in chain order would have scanned the second half with the table grown by the
  * first half's receipts (wallet2's expand_subaddresses): when the first half grew it (the first
- * worker's table has more keys than before), the second half is scanned again on the first worker,
- * whose table now has that growth; otherwise the second half's answer is already the in-order one.
- * Then each worker is told the receipts it did not see (after a second pass, the second worker is
- * told all of them: its own pass may have missed some; `expand`: the table a set of receipts gives
- * does not depend on their order), so both hold the same table for the next batch. Growth is rare (an
- * account's first use, or a subaddress past the last one used), so nearly every batch takes half the
- * time on two cores.
+ * worker says its table has more keys after the half than before), the second half is scanned again
+ * on the first worker, whose table now has that growth; otherwise the second half's answer is
+ * already the in-order one. Then each worker is told the receipts it did not see (after a second
+ * pass, the second worker is told all of them: its own pass may have missed some; `expand`: the
+ * table a set of receipts gives does not depend on their order), so both hold the same table for
+ * the next batch. Those messages are not waited for: a worker answers in order, so the next batch
+ * finds them done (a failure among them fails the next call). Growth is rare (an account's first
+ * use, or a subaddress past the last one used), so nearly every batch takes half the time on two
+ * cores.
  */
 export class ParallelScanWorker implements WalletScanner {
   private readonly first: ScanWorker;
   private readonly second: ScanWorker;
-  /** Keys both tables held after the last batch (undefined: not asked yet). */
-  private keys: number | undefined;
+  /** A failed expand sent by `tell`, thrown by the next call. */
+  private failure: Error | null = null;
   /** Second halves scanned again because the first half grew the table (for tests and logs). */
   rescans = 0;
 
@@ -141,49 +148,53 @@ export class ParallelScanWorker implements WalletScanner {
   }
 
   async scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
+    this.rethrow();
     if (blocks.length < MIN_SPLIT) {
       const got = await this.first.scanBlocks(blocks);
-      await this.tell(this.second, got);
+      this.tell(this.second, got);
       return got;
     }
-    this.keys ??= await this.first.tableSize();
     const half = blocks.length >> 1;
-    const [head, tailOnSecond] = await Promise.all([this.first.scanBlocks(blocks.slice(0, half)), this.second.scanBlocks(blocks.slice(half))]);
-    let tail = tailOnSecond;
-    if ((await this.first.tableSize()) > this.keys) {
+    const [head, tailOnSecond] = await Promise.all([this.first.scanSized(blocks.slice(0, half)), this.second.scanSized(blocks.slice(half))]);
+    let tail = tailOnSecond.blocks;
+    if (head.tableAfter > head.tableBefore) {
       // the first half's receipts grew the table: the second half's answer may lack outputs to the new keys
       tail = await this.first.scanBlocks(blocks.slice(half));
       this.rescans++;
       // the second worker's own pass over the tail may have missed receipts that grow the table too
-      await this.tell(this.second, [...head, ...tail]);
+      this.tell(this.second, [...head.blocks, ...tail]);
     } else {
-      await this.tell(this.first, tail);
+      this.tell(this.first, tail);
     }
-    this.keys = await this.first.tableSize();
-    return [...head, ...tail];
+    return [...head.blocks, ...tail];
   }
 
-  /** Grows `w`'s table as the receipts in `scanned` grew the other worker's. */
-  private async tell(w: ScanWorker, scanned: readonly (ScannedBlock | ScannedTx)[]): Promise<void> {
-    const top = receiptsByMajor(scanned);
-    await Promise.all([...top].map(([major, minor]) => w.expand(major, minor)));
-    if (top.size > 0) this.keys = undefined;
+  private rethrow(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Grows `w`'s table as the receipts in `scanned` grew the other worker's (sent, not waited for). */
+  private tell(w: ScanWorker, scanned: readonly (ScannedBlock | ScannedTx)[]): void {
+    for (const [major, minor] of receiptsByMajor(scanned)) {
+      w.expand(major, minor).catch((e: unknown) => {
+        this.failure ??= e instanceof Error ? e : new Error(String(e));
+      });
+    }
   }
 
   async scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
+    this.rethrow();
     const got = await this.first.scanPool(txs);
-    await this.tell(this.second, got);
+    this.tell(this.second, got);
     return got;
   }
 
   async expand(major: number, minor: number): Promise<void> {
     await Promise.all([this.first.expand(major, minor), this.second.expand(major, minor)]);
-    this.keys = undefined;
   }
 
   async setLookahead(major: number, minor: number): Promise<void> {
     await Promise.all([this.first.setLookahead(major, minor), this.second.setLookahead(major, minor)]);
-    this.keys = undefined;
   }
 
   snapshot(): Promise<LookaheadSnapshot> {

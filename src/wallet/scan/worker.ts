@@ -3,7 +3,7 @@
  * main thread posts (see pool.ts). Messages are plain structured-cloneable data.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { type ScanBlockInput, type ScanKeys, Scanner } from "./scan.js";
+import { type ScanBlockInput, type ScanKeys, type ScannedBlock, Scanner } from "./scan.js";
 
 export type ScanRequest =
   | { readonly id: number; readonly op: "blocks"; readonly blocks: readonly ScanBlockInput[] }
@@ -13,13 +13,24 @@ export type ScanRequest =
   | { readonly id: number; readonly op: "snapshot" }
   | { readonly id: number; readonly op: "size" };
 
+/** A "blocks" answer: the blocks, and the subaddress table's size before and after scanning them. */
+export interface SizedScan {
+  readonly blocks: ScannedBlock[];
+  readonly tableBefore: number;
+  readonly tableAfter: number;
+}
+
 if (parentPort) {
   const port = parentPort;
   const scanner = new Scanner(workerData as ScanKeys);
   port.on("message", (req: ScanRequest) => {
     try {
       let result: unknown = null;
-      if (req.op === "blocks") result = req.blocks.map((b) => scanner.scanBlock(b));
+      if (req.op === "blocks") {
+        const tableBefore = scanner.lookahead.table.size;
+        const blocks = req.blocks.map((b) => scanner.scanBlock(b));
+        result = { blocks, tableBefore, tableAfter: scanner.lookahead.table.size } satisfies SizedScan;
+      }
       else if (req.op === "pool") result = req.txs.map((t) => scanner.scanPoolTx(t.blob, t.txid));
       else if (req.op === "lookahead") scanner.setLookahead(req.major, req.minor);
       else if (req.op === "snapshot") result = scanner.lookahead.snapshot();

@@ -250,9 +250,19 @@ export class WalletSync {
     let progressed = false;
     let stale = false;
     const chunk = Math.max(1, this.opts.chunk ?? 20);
+    // one chunk scanned ahead: the scanner (worker threads) works on the next chunk while this
+    // thread applies the last one (wallet2 likewise parses the next blocks while it processes)
+    const scanFrom = (k: number): Promise<ScannedBlock[]> => {
+      if (k >= inputs.length) return Promise.resolve([]);
+      const p = this.scan(inputs.slice(k, k + chunk));
+      p.catch(() => undefined); // awaited below; left unawaited only when the batch went stale
+      return p;
+    };
+    let ahead = scanFrom(0);
     for (let k = 0; k < inputs.length && !stale; k += chunk) {
       if (k > 0) await yieldToLoop();
-      const scanned = await this.scan(inputs.slice(k, k + chunk));
+      const scanned = await ahead;
+      ahead = scanFrom(k + chunk);
       for (const [j, b] of scanned.entries()) {
         const before = ledger.height;
         const known = b.height < before ? ledger.blockHash(b.height) : undefined;
