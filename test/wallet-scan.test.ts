@@ -275,6 +275,25 @@ test("two scan threads give the in-order results, also when a batch's first half
   }
 });
 
+test("two scan threads asked for two batches at once scan them one after the other", async () => {
+  const { input } = scanAll();
+  const sig = (b: ScannedBlock) => b.txs.map((t) => t.received.map((r) => `${r.index}:${r.subaddress.major}/${r.subaddress.minor}:${r.amount}`).join(","));
+  // bob with 2 × 2 lookahead: blocks 230–259 are found only with the table grown by 200–229's receipts
+  const keys = { ...account("bob"), lookaheadMajor: 2, lookaheadMinor: 2 };
+  const serial = new Scanner(keys, be);
+  const want = input.slice(0, 260).map((b) => serial.scanBlock(b));
+  const w = new ParallelScanWorker(keys);
+  try {
+    await w.scanBlocks(input.slice(0, 200));
+    // the second batch asked for before the first one's answer (as a refresh leaves a chunk scanned ahead)
+    const [a, b] = await Promise.all([w.scanBlocks(input.slice(200, 230)), w.scanBlocks(input.slice(230, 260))]);
+    [...a, ...b].forEach((g, k) => assert.deepEqual(sig(g), sig(want[200 + k]), `block ${200 + k}`));
+    assert.equal((await w.snapshot()).table.count, serial.lookahead.table.size);
+  } finally {
+    await w.close();
+  }
+});
+
 test("pool transactions become pool payments and leave the pool when mined", () => {
   const { input } = scanAll();
   const scanner = new Scanner(account("bob"), be);

@@ -147,7 +147,21 @@ export class ParallelScanWorker implements WalletScanner {
     this.second = new ScanWorker(keys);
   }
 
-  async scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
+  /** The last scan asked for: scans run one after another (a refresh may leave one unawaited, e.g. a chunk scanned ahead of a stale one). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** Runs `f` after every scan asked for before it. */
+  private inTurn<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  scanBlocks(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
+    return this.inTurn(() => this.scanInOrder(blocks));
+  }
+
+  private async scanInOrder(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
     this.rethrow();
     if (blocks.length < MIN_SPLIT) {
       const got = await this.first.scanBlocks(blocks);
@@ -182,11 +196,13 @@ export class ParallelScanWorker implements WalletScanner {
     }
   }
 
-  async scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
-    this.rethrow();
-    const got = await this.first.scanPool(txs);
-    this.tell(this.second, got);
-    return got;
+  scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
+    return this.inTurn(async () => {
+      this.rethrow();
+      const got = await this.first.scanPool(txs);
+      this.tell(this.second, got);
+      return got;
+    });
   }
 
   async expand(major: number, minor: number): Promise<void> {
