@@ -24,7 +24,7 @@ import {
   REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
-import { parseBlockWithMinerTxHash } from "../../protocol/block.js";
+import { parseBlockWithMinerTxHash, scanBlockHeader } from "../../protocol/block.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip } from "./common.js";
 import { BoundedCache } from "./cache.js";
@@ -373,14 +373,15 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
   const store = d.core.store;
   const blob = store.blockBlob(h);
   if (!blob) throw new Error(`block ${h} missing from the store`);
-  // one read and one parse; the coinbase's id hashed from the blob's bytes
-  const { block, minerTxHash } = parseBlockWithMinerTxHash(blob, defaultBackend());
+  // one read; the coinbase's id and the tx ids taken from the blob's bytes by a scan (the tx ids
+  // end the blob), without building the block; a coinbase the scan does not read takes the parse
+  const { minerTxHash, txHashes } = blockIds(blob);
   const txs: { blob: Uint8Array; prunable_hash: Uint8Array }[] = [];
   let size = blob.length;
   const indices: { indices: bigint[] }[] = [];
   // no_miner_tx: monerod puts an empty entry where the coinbase's indices would be
   indices.push({ indices: noMinerTx ? [] : (store.txLocation(minerTxHash)?.outputIndices ?? []) });
-  for (const id of block.txHashes) {
+  for (const id of txHashes) {
     // a pruned entry reads the tx's pruned part only (the prunable part is most of a tx's bytes)
     const kept = prune ? store.txPrunedEntry(id) : undefined;
     if (kept) {
@@ -400,7 +401,21 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
     txs.push({ blob: txBlob, prunable_hash: (prune ? store.txPrunableHash(id) : undefined) ?? new Uint8Array(32) });
     indices.push({ indices: store.txLocation(id)?.outputIndices ?? [] });
   }
-  return { entry: { pruned: prune, block: blob, block_weight: 0n, txs }, indices: { indices }, txCount: block.txHashes.length, size };
+  return { entry: { pruned: prune, block: blob, block_weight: 0n, txs }, indices: { indices }, txCount: txHashes.length, size };
+}
+
+/** A block blob's miner tx id and tx ids (views into the blob when scanned). */
+function blockIds(blob: Uint8Array): { minerTxHash: Bytes; txHashes: readonly Bytes[] } {
+  const be = defaultBackend();
+  const scan = scanBlockHeader(blob, be);
+  if (!scan) {
+    const { block, minerTxHash } = parseBlockWithMinerTxHash(blob, be);
+    return { minerTxHash, txHashes: block.txHashes };
+  }
+  const first = blob.length - 32 * scan.txCount;
+  const txHashes: Bytes[] = new Array<Bytes>(scan.txCount);
+  for (let i = 0; i < scan.txCount; i++) txHashes[i] = blob.subarray(first + 32 * i, first + 32 * i + 32);
+  return { minerTxHash: scan.minerTxHash, txHashes };
 }
 
 /** Blockchain::find_blockchain_supplement(req_start_block, qblock_ids, …)'s first height, or undefined when it fails. */
