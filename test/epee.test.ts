@@ -337,3 +337,30 @@ test("get_blocks.bin's quick reader finds the split fields of a real wallet's re
   for (const cut of [real.length - 1, 20, 9]) assert.equal(quickGetBlocksRequest(real.subarray(0, cut)), undefined, `cut at ${cut}`);
   assert.equal(quickGetBlocksRequest(Uint8Array.from([...real, 0])), undefined, "a trailing byte");
 });
+
+test("get_blocks.bin's block entries and output indices written straight to bytes equal the codecs' serialization", async () => {
+  const { blockCompleteEntry, blockOutputIndices, blockOutputIndicesBytes, prunedBlockEntryBytes } = await import("../src/protocol/rpc-bin.js");
+  const { presetSection } = await import("../src/codec/epee.js");
+  let seed = 7;
+  const rnd = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const blob = (n: number): Uint8Array => Uint8Array.from({ length: n }, () => rnd(256));
+  // lengths and counts on both sides of epee's size-mark steps (63/64, 16383/16384)
+  const lengths = [0, 1, 63, 64, 200, 16383, 16384, 70000];
+  const serialized = (v: EpeeValue): string => {
+    assert.equal(v.kind, "object");
+    return toHex(serializeEpee(new Map([["x", v]])));
+  };
+  for (const blockLen of lengths) {
+    for (const txCount of [0, 1, 2, 63, 64]) {
+      const txs = Array.from({ length: txCount }, (_, i) => ({ blob: blob(lengths[(i + blockLen) % lengths.length] % 3000), prunable_hash: blob(32) }));
+      const block = blob(blockLen);
+      const want = blockCompleteEntry.encode({ pruned: true, block, block_weight: 0n, txs })!;
+      const got = prunedBlockEntryBytes(block, txs);
+      assert.equal(serialized({ kind: "object", value: presetSection(got) }), serialized(want), `block ${blockLen} bytes, ${txCount} txs`);
+    }
+  }
+  for (const shape of [[[]], [[1n]], [[], [5n, 6n]], [Array.from({ length: 64 }, (_, i) => BigInt(i) * 0x1_0000_0001n), [], [2n ** 64n - 1n]], Array.from({ length: 70 }, (_, i) => (i % 3 === 0 ? [] : [BigInt(i)]))]) {
+    const want = blockOutputIndices.encode({ indices: shape.map((indices) => ({ indices })) })!;
+    assert.equal(serialized({ kind: "object", value: presetSection(blockOutputIndicesBytes(shape)) }), serialized(want), `indices ${JSON.stringify(shape.map((l) => l.length))}`);
+  }
+});

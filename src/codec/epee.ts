@@ -497,6 +497,45 @@ export function serializeOnce(sec: EpeeSection): EpeeSection {
   return sec;
 }
 
+/**
+ * A section known only by its bytes (written by a shape's own writer, e.g. rpc-bin.ts's block
+ * entries): serializing it copies them, as for `serializeOnce`. It has no entries to read, so it may
+ * only be serialized in Monero's order.
+ */
+export function presetSection(bytes: Uint8Array): EpeeSection {
+  const sec: EpeeSection = new Map();
+  SERIALIZED.set(sec, bytes);
+  return sec;
+}
+
+/** How many bytes epee's size mark of `n` takes (`epeeSize(n).length`). */
+export function epeeSizeLength(n: number): number {
+  return n <= 63 ? 1 : n <= 16383 ? 2 : n <= 1073741823 ? 4 : 8;
+}
+
+/** Writes epee's size mark of `n` at `at` in `out` (room checked by the caller); returns the offset after it. */
+export function putEpeeSize(out: Uint8Array, at: number, n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`bad epee size ${n}`);
+  if (n <= 63) {
+    out[at] = n << 2;
+    return at + 1;
+  }
+  if (n <= 16383) {
+    const v = (n << 2) | 1;
+    out[at] = v & 0xff;
+    out[at + 1] = v >>> 8;
+    return at + 2;
+  }
+  if (n <= 1073741823) {
+    const v = n * 4 + 2;
+    for (let i = 0; i < 4; i++) out[at + i] = Math.floor(v / 2 ** (8 * i)) & 0xff;
+    return at + 4;
+  }
+  let v = (BigInt(n) << 2n) | 3n;
+  for (let i = 0; i < 8; i++, v >>= 8n) out[at + i] = Number(v & 0xffn);
+  return at + 8;
+}
+
 /** Serializes a root section as an epee binary document, as Monero's store_to_binary does. */
 export function serializeEpee(root: EpeeSection, opts: EpeeWriteOptions = {}): Uint8Array {
   const w = new Writer(1024);

@@ -20,7 +20,7 @@ import {
   u8,
   u64,
 } from "../codec/epee-map.js";
-import { EpeeCursor, hasEpeeHeader } from "../codec/epee.js";
+import { EpeeCursor, epeeSizeLength, hasEpeeHeader, putEpeeSize } from "../codec/epee.js";
 
 export interface TxBlobEntry {
   blob: Uint8Array;
@@ -163,6 +163,91 @@ export const getBlocksBinLaterFields = {
 };
 const txOutputIndices = object<TxOutputIndices>({ indices: array(u64) });
 export const blockOutputIndices = object<BlockOutputIndices>({ indices: array(txOutputIndices) });
+
+// ---- the two shapes get_blocks.bin sends per block, written straight to bytes ----------------
+// (a server writes tens of thousands of them for a wallet's restore; the section objects the codecs
+// build cost more than the bytes; each writer's output equals the codec's, which test/epee checks)
+
+const EPEE_UINT64 = 5;
+const EPEE_STRING = 10;
+const EPEE_BOOL = 11;
+const EPEE_OBJECT = 12;
+const EPEE_ARRAY = 0x80;
+const latin1 = (name: string): Uint8Array => Uint8Array.from(name, (c) => c.charCodeAt(0));
+/** An entry's name as epee writes it (length byte, name), then its type byte. */
+const named = (name: string, type: number): Uint8Array => Uint8Array.from([name.length, ...latin1(name), type]);
+const BLOCK_KEY = named("block", EPEE_STRING);
+const PRUNED_TRUE = Uint8Array.from([...named("pruned", EPEE_BOOL), 1]);
+const TXS_KEY = named("txs", EPEE_OBJECT | EPEE_ARRAY);
+const BLOB_KEY = named("blob", EPEE_STRING);
+const PRUNABLE_HASH_KEY = Uint8Array.from([...named("prunable_hash", EPEE_STRING), ...(() => { const m = new Uint8Array(1); putEpeeSize(m, 0, 32); return m; })()]);
+const INDICES_OBJECTS_KEY = named("indices", EPEE_OBJECT | EPEE_ARRAY);
+const INDICES_U64_KEY = named("indices", EPEE_UINT64 | EPEE_ARRAY);
+
+/**
+ * A pruned block_complete_entry's epee bytes (a section), as `blockCompleteEntry` serializes
+ * `{ pruned: true, block, block_weight: 0, txs }`: keys in byte order (block, pruned, txs), no
+ * block_weight (its default), no txs when there are none.
+ */
+export function prunedBlockEntryBytes(block: Uint8Array, txs: readonly TxBlobEntry[]): Uint8Array {
+  let size = 1 + BLOCK_KEY.length + epeeSizeLength(block.length) + block.length + PRUNED_TRUE.length;
+  if (txs.length > 0) {
+    size += TXS_KEY.length + epeeSizeLength(txs.length);
+    for (const t of txs) size += 1 + BLOB_KEY.length + epeeSizeLength(t.blob.length) + t.blob.length + PRUNABLE_HASH_KEY.length + 32;
+  }
+  const out = new Uint8Array(size);
+  let at = putEpeeSize(out, 0, txs.length > 0 ? 3 : 2);
+  out.set(BLOCK_KEY, at);
+  at = putEpeeSize(out, at + BLOCK_KEY.length, block.length);
+  out.set(block, at);
+  at += block.length;
+  out.set(PRUNED_TRUE, at);
+  at += PRUNED_TRUE.length;
+  if (txs.length > 0) {
+    out.set(TXS_KEY, at);
+    at = putEpeeSize(out, at + TXS_KEY.length, txs.length);
+    for (const t of txs) {
+      if (t.prunable_hash.length !== 32) throw new RangeError(`prunable_hash must be 32 bytes (got ${t.prunable_hash.length})`);
+      at = putEpeeSize(out, at, 2);
+      out.set(BLOB_KEY, at);
+      at = putEpeeSize(out, at + BLOB_KEY.length, t.blob.length);
+      out.set(t.blob, at);
+      at += t.blob.length;
+      out.set(PRUNABLE_HASH_KEY, at);
+      at += PRUNABLE_HASH_KEY.length;
+      out.set(t.prunable_hash, at);
+      at += 32;
+    }
+  }
+  if (at !== size) throw new Error(`block entry: wrote ${at} of ${size} bytes`);
+  return out;
+}
+
+/** A block's output indices' epee bytes (a section), as `blockOutputIndices` serializes them: a tx with none is an empty section. */
+export function blockOutputIndicesBytes(indices: readonly (readonly bigint[])[]): Uint8Array {
+  let size = 1 + INDICES_OBJECTS_KEY.length + epeeSizeLength(indices.length);
+  for (const l of indices) size += l.length === 0 ? 1 : 1 + INDICES_U64_KEY.length + epeeSizeLength(l.length) + 8 * l.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = putEpeeSize(out, 0, 1);
+  out.set(INDICES_OBJECTS_KEY, at);
+  at = putEpeeSize(out, at + INDICES_OBJECTS_KEY.length, indices.length);
+  for (const l of indices) {
+    if (l.length === 0) {
+      at = putEpeeSize(out, at, 0);
+      continue;
+    }
+    at = putEpeeSize(out, at, 1);
+    out.set(INDICES_U64_KEY, at);
+    at = putEpeeSize(out, at + INDICES_U64_KEY.length, l.length);
+    for (const x of l) {
+      view.setBigUint64(at, x, true);
+      at += 8;
+    }
+  }
+  if (at !== size) throw new Error(`output indices: wrote ${at} of ${size} bytes`);
+  return out;
+}
 export const getBlocksBinResponse = object<GetBlocksBinResponse>({
   ...accessResponse,
   blocks: array(blockCompleteEntry),

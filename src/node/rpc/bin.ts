@@ -4,7 +4,7 @@
  * Behaviour mirrors monerod v0.18 core_rpc_server.cpp and Blockchain::find_blockchain_supplement.
  */
 import { array, bool, type EpeeCodec, type EpeeObjectCodec, encodeEpee, object, opt, podArray, podBlob, text, u64 } from "../../codec/epee-map.js";
-import { epeeSize, type EpeeValue, serializeOnce } from "../../codec/epee.js";
+import { epeeSize, type EpeeValue, presetSection, serializeOnce } from "../../codec/epee.js";
 import { compressDistribution, getOutputDistributionBinRequest } from "../../client/messages.js";
 import { parseTransaction, serializeTransaction, pruneTransaction, type Bytes } from "../../protocol/tx.js";
 import {
@@ -12,6 +12,7 @@ import {
   type BlockOutputIndices,
   blockCompleteEntry,
   blockOutputIndices,
+  blockOutputIndicesBytes,
   type GetBlocksBinRequest,
   type GetBlocksBinResponse,
   getBlocksBinLaterFields,
@@ -20,6 +21,7 @@ import {
   getOutsBinRequest,
   outKey,
   POOL_INFO_EXTENT,
+  prunedBlockEntryBytes,
   quickGetBlocksRequest,
   REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
@@ -256,12 +258,13 @@ const keptEntries = (d: NodeRpcDeps): ChainDerived<string, KeptEntry> =>
 function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
   return keptEntries(d).getOr(`${h}:${noMinerTx ? 1 : 0}`, () => {
     const b = blockEntry(d, h, true, noMinerTx);
-    const section = (v: EpeeValue | undefined): EpeeValue => {
-      if (v?.kind !== "object") throw new Error("a block entry encodes as an object");
-      serializeOnce(v.value);
-      return v;
+    // written straight to the bytes the codecs serialize them to (no section objects to build and keep)
+    return {
+      entry: { kind: "object", value: presetSection(prunedBlockEntryBytes(b.entry.block, b.entry.txs)) },
+      indices: { kind: "object", value: presetSection(blockOutputIndicesBytes(b.indices.indices.map((t) => t.indices))) },
+      txCount: b.txCount,
+      size: b.size,
     };
-    return { entry: section(blockCompleteEntry.encode(b.entry)), indices: section(blockOutputIndices.encode(b.indices)), txCount: b.txCount, size: b.size };
   });
 }
 
