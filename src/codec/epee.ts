@@ -369,17 +369,16 @@ export function parseEpee(buf: Uint8Array, opts: EpeeParseOptions = {}): EpeeSec
 
 function packSize(w: Writer, n: number, what: string): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what}: bad size ${n}`);
-  if (n <= 63) w.u8(n << 2);
-  else if (n <= 16383) w.u16le((n << 2) | 1);
-  else if (n <= 1073741823) w.u32le(n * 4 + 2);
-  else w.u64le((BigInt(n) << 2n) | 3n);
+  const end = putEpeeSize(SIZE_SCRATCH, 0, n);
+  for (let i = 0; i < end; i++) w.u8(SIZE_SCRATCH[i]);
 }
+const SIZE_SCRATCH = new Uint8Array(8);
 
 /** epee's size mark of `n` (an array's or a section's count, a string's length), as the serializer writes it. */
 export function epeeSize(n: number): Uint8Array {
-  const w = new Writer(9);
-  packSize(w, n, "size");
-  return w.finish();
+  const out = new Uint8Array(epeeSizeLength(n));
+  putEpeeSize(out, 0, n);
+  return out;
 }
 
 export interface EpeeWriteOptions {
@@ -534,6 +533,23 @@ export function putEpeeSize(out: Uint8Array, at: number, n: number): number {
   let v = (BigInt(n) << 2n) | 3n;
   for (let i = 0; i < 8; i++, v >>= 8n) out[at + i] = Number(v & 0xffn);
   return at + 8;
+}
+
+/**
+ * An entry's head as a section writes it: the name (its length byte, then its bytes) and the type
+ * byte of a `kind` value, or of an array of them. For writers of fixed shapes (rpc-bin.ts).
+ */
+export function epeeEntryHead(name: string, kind: EpeeElementKind, array = false): Uint8Array {
+  if (name.length === 0 || name.length > 255) throw new RangeError(`entry name must be 1..255 bytes (got ${JSON.stringify(name)})`);
+  const out = new Uint8Array(name.length + 2);
+  out[0] = name.length;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c > 255) throw new RangeError(`entry name ${JSON.stringify(name)} is not a byte string`);
+    out[1 + i] = c;
+  }
+  out[name.length + 1] = TYPE_CODE[kind] | (array ? FLAG_ARRAY : 0);
+  return out;
 }
 
 /** Serializes a root section as an epee binary document, as Monero's store_to_binary does. */

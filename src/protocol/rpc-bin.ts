@@ -20,7 +20,7 @@ import {
   u8,
   u64,
 } from "../codec/epee-map.js";
-import { EpeeCursor, epeeSizeLength, hasEpeeHeader, putEpeeSize } from "../codec/epee.js";
+import { EpeeCursor, epeeEntryHead, epeeSize, epeeSizeLength, hasEpeeHeader, putEpeeSize } from "../codec/epee.js";
 
 export interface TxBlobEntry {
   blob: Uint8Array;
@@ -168,21 +168,14 @@ export const blockOutputIndices = object<BlockOutputIndices>({ indices: array(tx
 // (a server writes tens of thousands of them for a wallet's restore; the section objects the codecs
 // build cost more than the bytes; each writer's output equals the codec's, which test/epee checks)
 
-const EPEE_UINT64 = 5;
-const EPEE_STRING = 10;
-const EPEE_BOOL = 11;
-const EPEE_OBJECT = 12;
-const EPEE_ARRAY = 0x80;
-const latin1 = (name: string): Uint8Array => Uint8Array.from(name, (c) => c.charCodeAt(0));
-/** An entry's name as epee writes it (length byte, name), then its type byte. */
-const named = (name: string, type: number): Uint8Array => Uint8Array.from([name.length, ...latin1(name), type]);
-const BLOCK_KEY = named("block", EPEE_STRING);
-const PRUNED_TRUE = Uint8Array.from([...named("pruned", EPEE_BOOL), 1]);
-const TXS_KEY = named("txs", EPEE_OBJECT | EPEE_ARRAY);
-const BLOB_KEY = named("blob", EPEE_STRING);
-const PRUNABLE_HASH_KEY = Uint8Array.from([...named("prunable_hash", EPEE_STRING), ...(() => { const m = new Uint8Array(1); putEpeeSize(m, 0, 32); return m; })()]);
-const INDICES_OBJECTS_KEY = named("indices", EPEE_OBJECT | EPEE_ARRAY);
-const INDICES_U64_KEY = named("indices", EPEE_UINT64 | EPEE_ARRAY);
+const BLOCK_KEY = epeeEntryHead("block", "string");
+const PRUNED_TRUE = Uint8Array.from([...epeeEntryHead("pruned", "bool"), 1]);
+const TXS_KEY = epeeEntryHead("txs", "object", true);
+const BLOB_KEY = epeeEntryHead("blob", "string");
+/** prunable_hash's head and its value's size mark (always 32 bytes). */
+const PRUNABLE_HASH_KEY = Uint8Array.from([...epeeEntryHead("prunable_hash", "string"), ...epeeSize(32)]);
+const INDICES_OBJECTS_KEY = epeeEntryHead("indices", "object", true);
+const INDICES_U64_KEY = epeeEntryHead("indices", "uint64", true);
 
 /**
  * A pruned block_complete_entry's epee bytes (a section), as `blockCompleteEntry` serializes

@@ -92,11 +92,6 @@ export class ScanWorker implements WalletScanner {
     return this.call({ op: "snapshot" }) as Promise<LookaheadSnapshot>;
   }
 
-  /** Keys in the worker's subaddress table (it only grows). */
-  tableSize(): Promise<number> {
-    return this.call({ op: "size" }) as Promise<number>;
-  }
-
   async close(): Promise<void> {
     this.dead ??= new Error("scan worker closed");
     await this.worker.terminate();

@@ -10,8 +10,7 @@ export type ScanRequest =
   | { readonly id: number; readonly op: "pool"; readonly txs: readonly { blob: Uint8Array; txid: Uint8Array }[] }
   | { readonly id: number; readonly op: "expand"; readonly major: number; readonly minor: number }
   | { readonly id: number; readonly op: "lookahead"; readonly major: number; readonly minor: number }
-  | { readonly id: number; readonly op: "snapshot" }
-  | { readonly id: number; readonly op: "size" };
+  | { readonly id: number; readonly op: "snapshot" };
 
 /** A "blocks" answer: the blocks, and the subaddress table's size before and after scanning them. */
 export interface SizedScan {
@@ -34,7 +33,6 @@ if (parentPort) {
       else if (req.op === "pool") result = req.txs.map((t) => scanner.scanPoolTx(t.blob, t.txid));
       else if (req.op === "lookahead") scanner.setLookahead(req.major, req.minor);
       else if (req.op === "snapshot") result = scanner.lookahead.snapshot();
-      else if (req.op === "size") result = scanner.lookahead.table.size;
       else scanner.expand(req.major, req.minor);
       port.postMessage({ id: req.id, ok: true, result });
     } catch (e) {
