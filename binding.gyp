@@ -5,6 +5,7 @@
       "sources": [
         "native/crypto/addon.c",
         "native/crypto/ge.c",
+        "native/crypto/ge-x8.c",
         "native/crypto/sc.c",
         "native/crypto/keccak.c",
         "native/crypto/monero.c",

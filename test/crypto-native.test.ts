@@ -397,3 +397,76 @@ test("generateKeyDerivations equals generateKeyDerivation for each secret (rando
   assert.equal(tsBackend.generateKeyDerivations(bad, rng.scalar()), null);
   assert.throws(() => be.generateKeyDerivations(pubs[0], new Uint8Array(33)), TypeError);
 });
+
+/** (pub, sec) pairs over the cases the batch kernel must get right: random, torsion, identity, secrets 0, l, 2^256 - 1 (a top digit Monero drops) and a top bit set. */
+function batchCases(rng: Rng, n: number): { pubs: Bytes; secs: Bytes } {
+  const pubs = new Uint8Array(32 * n);
+  const secs = new Uint8Array(32 * n);
+  const topBit = new Uint8Array(32);
+  topBit[31] = 0x80;
+  const pointCases = [IDENTITY, ...TORSION.slice(0, 4), add(be.scalarMultBase(rng.scalar()), TORSION[0])];
+  const secretCases = [ZERO, fromBig(L), new Uint8Array(32).fill(0xff), topBit, fromBig(1n)];
+  for (let k = 0; k < n; k++) {
+    pubs.set(k % 7 === 3 ? pointCases[(k >> 3) % pointCases.length] : be.scalarMultBase(rng.scalar()), 32 * k);
+    secs.set(k % 5 === 2 ? secretCases[(k >> 2) % secretCases.length] : k % 9 === 4 ? rng.bytes(32) : rng.scalar(), 32 * k);
+  }
+  return { pubs, secs };
+}
+
+test("generateKeyDerivationPairs and generateKeyImages equal the single calls (n = 0..41, edge points and secrets, keys that do not decode)", { skip: skipNative }, async () => {
+  const { tsBackend } = await import("../src/crypto/ts/index.js");
+  const rng = new Rng("pairs");
+  for (const n of [0, 1, 2, 7, 8, 9, 16, 17, 41]) {
+    const { pubs, secs } = batchCases(rng, n);
+    if (n > 5) pubs.set(new Uint8Array(32).fill(0xff), 32 * 5); // y >= p: does not decode
+    const got = be.generateKeyDerivationPairs(pubs, secs);
+    const ts = n <= 17 ? tsBackend.generateKeyDerivationPairs(pubs, secs) : null;
+    const images = be.generateKeyImages(pubs, secs); // hash_to_ec takes any 32 bytes, the one that does not decode too
+    for (let k = 0; k < n; k++) {
+      const pub = pubs.subarray(32 * k, 32 * k + 32);
+      const sec = secs.subarray(32 * k, 32 * k + 32);
+      const one = be.generateKeyDerivation(pub, sec);
+      assert.equal(got.ok[k], one ? 1 : 0, `n ${n} k ${k}`);
+      assert.equal(hex(got.derivations.subarray(32 * k, 32 * k + 32)), hex(one ?? ZERO), `derivation n ${n} k ${k}`);
+      if (ts) {
+        assert.equal(ts.ok[k], got.ok[k]);
+        assert.equal(hex(ts.derivations.subarray(32 * k, 32 * k + 32)), hex(one ?? ZERO));
+      }
+      assert.equal(hex(images.subarray(32 * k, 32 * k + 32)), hex(be.generateKeyImage(pub, sec)), `key image n ${n} k ${k}`);
+    }
+  }
+  assert.throws(() => be.generateKeyDerivationPairs(new Uint8Array(64), new Uint8Array(32)), TypeError);
+  assert.throws(() => be.generateKeyImages(new Uint8Array(33), new Uint8Array(33)), TypeError);
+});
+
+test("the batch kernel runs eight lanes where the CPU has AVX-512 IFMA, one lane under TSMONERO_NO_AVX512=1, with the same results", { skip: skipNative }, async () => {
+  const { readFileSync } = await import("node:fs");
+  const { execFileSync } = await import("node:child_process");
+  let cpu = "";
+  try {
+    cpu = readFileSync("/proc/cpuinfo", "utf8");
+  } catch {
+    // not Linux: the lane count is not checked against the CPU's flags
+  }
+  const flags = new Set((/^flags\s*:(.*)$/m.exec(cpu)?.[1] ?? "").trim().split(/\s+/));
+  if (cpu && process.arch === "x64") assert.equal(be.batchLanes(), ["avx512f", "avx512dq", "avx512ifma"].every((f) => flags.has(f)) ? 8 : 1);
+  const rng = new Rng("lanes");
+  const { pubs, secs } = batchCases(rng, 19);
+  const here = be.generateKeyDerivationPairs(pubs, secs);
+  const url = new URL("../src/crypto/native/index.js", import.meta.url).href;
+  const script = `import(${JSON.stringify(url)}).then((m) => {
+    const r = m.loadNativeBackend();
+    const [pubs, secs] = process.argv.slice(1).map((h) => Uint8Array.from(Buffer.from(h, "hex")));
+    const d = r.backend.generateKeyDerivationPairs(pubs, secs);
+    const ki = r.backend.generateKeyImages(pubs, secs);
+    console.log(JSON.stringify({ lanes: r.backend.batchLanes(), d: Buffer.from(d.derivations).toString("hex"), ki: Buffer.from(ki).toString("hex") }));
+  });`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script, hex(pubs), hex(secs)], {
+    env: { ...process.env, TSMONERO_NO_AVX512: "1" },
+    encoding: "utf8",
+  });
+  const child = JSON.parse(out) as { lanes: number; d: string; ki: string };
+  assert.equal(child.lanes, 1);
+  assert.equal(child.d, hex(here.derivations));
+  assert.equal(child.ki, hex(be.generateKeyImages(pubs, secs)));
+});

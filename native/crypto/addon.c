@@ -13,6 +13,7 @@
 
 #include "bpplus.h"
 #include "clsag.h"
+#include "ge-x8.h"
 #include "ge.h"
 #include "keccak.h"
 #include "monero.h"
@@ -428,6 +429,45 @@ static napi_value f_generate_key_derivations(napi_env env, napi_callback_info in
   return v;
 }
 
+/* generateKeyDerivationPairs(pubs, secs, out, ok): n*32, n*32, n*32, n bytes; see
+ * tsm_generate_key_derivation_pairs */
+static napi_value f_generate_key_derivation_pairs(napi_env env, napi_callback_info info) {
+  ARGS(4);
+  BYTES(pubs, 0, ANY);
+  BYTES(secs, 1, ANY);
+  BYTES(o, 2, ANY);
+  BYTES(ok, 3, ANY);
+  if (pubs.n % 32 != 0 || secs.n != pubs.n || o.n != pubs.n || ok.n != pubs.n / 32)
+    return throw_type(env, "tsmonero_crypto: generateKeyDerivationPairs wants n*32 bytes of keys, n*32 of secrets, n*32 out, n ok");
+  if (tsm_generate_key_derivation_pairs(o.p, ok.p, pubs.p, secs.p, pubs.n / 32) < 0) {
+    napi_throw_error(env, NULL, "tsmonero_crypto: out of memory");
+    return NULL;
+  }
+  return ret_undef(env);
+}
+
+/* generateKeyImages(pubs, secs, out): n*32 bytes each; see tsm_generate_key_images */
+static napi_value f_generate_key_images(napi_env env, napi_callback_info info) {
+  ARGS(3);
+  BYTES(pubs, 0, ANY);
+  BYTES(secs, 1, ANY);
+  BYTES(o, 2, ANY);
+  if (pubs.n % 32 != 0 || secs.n != pubs.n || o.n != pubs.n)
+    return throw_type(env, "tsmonero_crypto: generateKeyImages wants n*32 bytes of keys, secrets and out");
+  if (tsm_generate_key_images(o.p, pubs.p, secs.p, pubs.n / 32) < 0) {
+    napi_throw_error(env, NULL, "tsmonero_crypto: out of memory");
+    return NULL;
+  }
+  return ret_undef(env);
+}
+
+/* batchLanes(): 8 when the batch kernel runs eight lanes (AVX-512 IFMA) here, else 1 */
+static napi_value f_batch_lanes(napi_env env, napi_callback_info info) {
+  napi_value v;
+  napi_create_int32(env, tsm_ge_x8_available() ? 8 : 1, &v);
+  return v;
+}
+
 static napi_value f_derivation_to_scalar(napi_env env, napi_callback_info info) {
   ARGS(3);
   BYTES(d, 0, 32);
@@ -684,6 +724,9 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"secretKeyToPublicKey", f_secret_key_to_public_key},
       {"generateKeyDerivation", f_generate_key_derivation},
       {"generateKeyDerivations", f_generate_key_derivations},
+      {"generateKeyDerivationPairs", f_generate_key_derivation_pairs},
+      {"generateKeyImages", f_generate_key_images},
+      {"batchLanes", f_batch_lanes},
       {"derivationToScalar", f_derivation_to_scalar},
       {"derivePublicKey", f_derive_public_key},
       {"deriveSecretKey", f_derive_secret_key},

@@ -343,6 +343,8 @@ static void recode_radix16(int8_t e[64], const uint8_t s[32]) {
   }
 }
 
+void tsm_recode_radix16(int8_t e[64], const uint8_t s[32]) { recode_radix16(e, s); }
+
 /* ------------------------------------------------------------------------------------------ */
 /* s*G                                                                                         */
 

@@ -204,6 +204,8 @@ void tsm_ge_scalarmult_base(ge_p3 *r, const uint8_t s[32]);
 /* mask*G + amount*H (rct::commit), constant time; mask < 2^255 */
 void tsm_commit(ge_p3 *r, uint64_t amount, const uint8_t mask[32]);
 void tsm_ge_scalarmult(ge_p3 *r, const uint8_t s[32], const ge_p3 *p);
+/* The signed radix-16 digits tsm_ge_scalarmult walks (e[63] as Monero keeps it), constant time. */
+void tsm_recode_radix16(int8_t e[64], const uint8_t s[32]);
 /* out[i] = secs[32i..32i+32) * P for i < n, each exactly tsm_ge_scalarmult's result, P's table built
  * once for all (cheaper from n = 3 on). 0 ok, -1 out of memory. */
 int tsm_ge_scalarmult_many(ge_p3 *out, const uint8_t *secs, size_t n, const ge_p3 *p);

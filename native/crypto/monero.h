@@ -10,6 +10,9 @@ int tsm_secret_key_to_public_key(uint8_t pub[32], const uint8_t sec[32]);
 int tsm_generate_key_derivation(uint8_t d[32], const uint8_t pub[32], const uint8_t sec[32]);
 /* n derivations, secs and d n*32 bytes: 1 ok, 0 pub does not decode, -1 out of memory */
 int tsm_generate_key_derivations(uint8_t *d, const uint8_t pub[32], const uint8_t *secs, size_t n);
+/* generate_key_derivation for n (pub, sec) pairs, pubs/secs/d n*32 bytes: ok[k] = 1 and d + 32k
+ * written when pubs + 32k decodes, else ok[k] = 0 and 32 zero bytes. 0 done, -1 out of memory. */
+int tsm_generate_key_derivation_pairs(uint8_t *d, uint8_t *ok, const uint8_t *pubs, const uint8_t *secs, size_t n);
 void tsm_derivation_to_scalar(uint8_t r[32], const uint8_t d[32], uint64_t index);
 int tsm_derive_public_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);
 void tsm_derive_secret_key(uint8_t r[32], const uint8_t d[32], uint64_t index, const uint8_t base[32]);
@@ -38,6 +41,8 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
 void tsm_view_tag_candidates(uint8_t *flags, const uint8_t *ds, size_t wallets, const uint16_t *tags,
                              const uint32_t *probes, size_t q);
 void tsm_generate_key_image(uint8_t r[32], const uint8_t pub[32], const uint8_t sec[32]);
+/* generate_key_image for n (pub, sec) pairs, n*32 bytes each. 0 done, -1 out of memory. */
+int tsm_generate_key_images(uint8_t *ki, const uint8_t *pubs, const uint8_t *secs, size_t n);
 void tsm_generate_signature(uint8_t sig[64], const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sec[32],
                             const uint8_t k[32]);
 int tsm_check_signature(const uint8_t prefix[32], const uint8_t pub[32], const uint8_t sig[64]);

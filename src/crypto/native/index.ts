@@ -49,6 +49,11 @@ interface Addon {
   generateKeyDerivation(pub: Bytes, sec: Bytes, out: Bytes): boolean;
   /** Absent from an addon built before it (then the wrapper loops over generateKeyDerivation). 1 ok, 0 pub does not decode. */
   generateKeyDerivations?(pub: Bytes, secs: Bytes, out: Bytes): number;
+  /** Absent from an addon built before them (then the wrappers loop over the single calls). */
+  generateKeyDerivationPairs?(pubs: Bytes, secs: Bytes, out: Bytes, ok: Uint8Array): void;
+  generateKeyImages?(pubs: Bytes, secs: Bytes, out: Bytes): void;
+  /** 8 when the batch calls run eight lanes (AVX-512 IFMA) on this machine, else 1. */
+  batchLanes?(): number;
   derivationToScalar(d: Bytes, index: number, out: Bytes): void;
   derivePublicKey(d: Bytes, index: number, base: Bytes, out: Bytes): boolean;
   deriveSecretKey(d: Bytes, index: number, base: Bytes, out: Bytes): void;
@@ -114,6 +119,8 @@ function needIndex(fn: string, index: number): void {
 /** The native backend, plus a hook to force the multi-scalar algorithm (tests, benchmarks). */
 export type NativeBackend = CryptoBackend & {
   multiScalarMultWith(algo: number, scalars: Bytes, points: Bytes, out?: Bytes): Bytes | null;
+  /** How many scalar multiplications the batch calls run at once here: 8 on AVX-512 IFMA (unless TSMONERO_NO_AVX512=1), else 1. */
+  batchLanes(): number;
 };
 
 /** Wraps a loaded addon as a `CryptoBackend`. */
@@ -389,6 +396,28 @@ export function wrapAddon(a: Addon): NativeBackend {
       // the kernel's table of pub costs about two single derivations: below 4 keys they are cheaper
       if (a.generateKeyDerivations && n >= 4) return a.generateKeyDerivations(pub, secs, o) === 1 ? o : null;
       for (let i = 0; i < secs.length; i += 32) if (!a.generateKeyDerivation(pub, secs.subarray(i, i + 32), o.subarray(i, i + 32))) return null;
+      return o;
+    },
+    batchLanes(): number {
+      return a.batchLanes?.() ?? 1;
+    },
+    generateKeyDerivationPairs(pubs: Bytes, secs: Bytes): { derivations: Bytes; ok: Uint8Array } {
+      const n = needMultiple("generateKeyDerivationPairs", "pubs", pubs, 32);
+      need("generateKeyDerivationPairs", "secs", secs, 32 * n);
+      const derivations = new Uint8Array(32 * n);
+      const ok = new Uint8Array(n);
+      if (a.generateKeyDerivationPairs) a.generateKeyDerivationPairs(pubs, secs, derivations, ok);
+      else
+        for (let k = 0; k < n; k++)
+          ok[k] = a.generateKeyDerivation(pubs.subarray(32 * k, 32 * k + 32), secs.subarray(32 * k, 32 * k + 32), derivations.subarray(32 * k, 32 * k + 32)) ? 1 : 0;
+      return { derivations, ok };
+    },
+    generateKeyImages(pubs: Bytes, secs: Bytes): Bytes {
+      const n = needMultiple("generateKeyImages", "pubs", pubs, 32);
+      need("generateKeyImages", "secs", secs, 32 * n);
+      const o = new Uint8Array(32 * n);
+      if (a.generateKeyImages) a.generateKeyImages(pubs, secs, o);
+      else for (let k = 0; k < n; k++) a.generateKeyImage(pubs.subarray(32 * k, 32 * k + 32), secs.subarray(32 * k, 32 * k + 32), o.subarray(32 * k, 32 * k + 32));
       return o;
     },
     derivationToScalar(d: Bytes, index: number, out?: Bytes): Bytes {

@@ -394,6 +394,23 @@ export const tsBackend: CryptoBackend = {
     return out;
   },
 
+  /** generateKeyDerivation of each (pub, sec) pair (one after the other here). */
+  generateKeyDerivationPairs(pubs: Bytes, secs: Bytes): { derivations: Bytes; ok: Uint8Array } {
+    if (!(pubs instanceof Uint8Array) || pubs.length % 32 !== 0) throw new TypeError("pubs must be a multiple of 32 bytes");
+    need(secs, pubs.length, "secs");
+    const n = pubs.length / 32;
+    const derivations = new Uint8Array(32 * n);
+    const ok = new Uint8Array(n);
+    for (let k = 0; k < n; k++) {
+      const d = M.generateKeyDerivation(pubs.subarray(32 * k, 32 * k + 32), secs.subarray(32 * k, 32 * k + 32), new Uint8Array(32));
+      if (d) {
+        derivations.set(d, 32 * k);
+        ok[k] = 1;
+      }
+    }
+    return { derivations, ok };
+  },
+
   /** Hs(derivation ‖ varint(index)) (crypto.cpp `derivation_to_scalar`). */
   derivationToScalar(derivation: Bytes, index: number, out?: Bytes): Bytes {
     need(derivation, 32, "derivation");
@@ -440,6 +457,15 @@ export const tsBackend: CryptoBackend = {
     const o = outBuf(out);
     o.set(tmp);
     return o;
+  },
+
+  /** generateKeyImage of each (pub, sec) pair (one after the other here). */
+  generateKeyImages(pubs: Bytes, secs: Bytes): Bytes {
+    if (!(pubs instanceof Uint8Array) || pubs.length % 32 !== 0) throw new TypeError("pubs must be a multiple of 32 bytes");
+    need(secs, pubs.length, "secs");
+    const out = new Uint8Array(pubs.length);
+    for (let k = 0; k < pubs.length; k += 32) out.set(M.generateKeyImage(pubs.subarray(k, k + 32), secs.subarray(k, k + 32), new Uint8Array(32)), k);
+    return out;
   },
 
   /** Schnorr signature with the given nonce (crypto.cpp `generate_signature`). */

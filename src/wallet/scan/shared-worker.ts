@@ -9,7 +9,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import type { LookaheadSnapshot } from "../keys/subaddress.js";
-import { type Detection, groupDerivations, type ParsedScanBlock, parseScanBlock, type ScanBlockInput, type ScanKeys, type ScannedBlock, type ScannedTx, Scanner, sharedScannedTx } from "./scan.js";
+import { type Detection, groupDerivations, KeyImageBatch, type ParsedScanBlock, parseScanBlock, type ScanBlockInput, type ScanKeys, type ScannedBlock, type ScannedTx, Scanner, sharedScannedTx } from "./scan.js";
 
 /** A request of one wallet that is not a block scan. */
 export type SingleOp =
@@ -121,14 +121,16 @@ if (parentPort) {
       try {
         const s = scannerOf(wid);
         const k = slot.get(wid) ?? 0;
+        const images = new KeyImageBatch(); // this wallet's key images of the group, computed together
         parsed.forEach((p, b) =>
           p.txs.forEach((tx, t) => {
             const g = derivations[b][t];
             if (!g.candidates[k]) return; // every output's view tag rules this wallet out
-            const d = s.detect(tx, p.majorVersion, g.of(k));
+            const d = s.detect(tx, p.majorVersion, g.of(k), images);
             if (d.received.length > 0 || d.rejected > 0 || d.paymentId !== null) mine.push({ wid, b, t, d });
           }),
         );
+        images.flush(s.backend);
         hits.push(...mine);
       } catch (e) {
         failed.push({ wid, error: why(e) });

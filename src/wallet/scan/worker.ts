@@ -27,7 +27,7 @@ if (parentPort) {
       let result: unknown = null;
       if (req.op === "blocks") {
         const tableBefore = scanner.lookahead.table.size;
-        const blocks = req.blocks.map((b) => scanner.scanBlock(b));
+        const blocks = scanner.scanBlocks(req.blocks);
         result = { blocks, tableBefore, tableAfter: scanner.lookahead.table.size } satisfies SizedScan;
       }
       else if (req.op === "pool") result = req.txs.map((t) => scanner.scanPoolTx(t.blob, t.txid));

@@ -156,7 +156,7 @@ export class WalletSync {
   private async scan(blocks: readonly ScanBlockInput[]): Promise<ScannedBlock[]> {
     const s = this.opts.scanner;
     if (!(s instanceof Scanner)) return s.scanBlocks(blocks);
-    return blocks.map((b) => s.scanBlock(b));
+    return s.scanBlocks(blocks);
   }
 
   private async scanPool(txs: readonly { blob: Uint8Array; txid: Uint8Array }[]): Promise<ScannedTx[]> {
