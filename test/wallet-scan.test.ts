@@ -247,6 +247,19 @@ test("a scan worker gives the same results as scanning on the main thread", asyn
   }
 });
 
+test("Scanner.scanBlocks (a chunk's derivations and key images each in one backend call) equals scanBlock block by block", () => {
+  const { input, scanned } = scanAll();
+  for (const n of NAMES) {
+    const scanner = new Scanner(account(n), be);
+    const got: ScannedBlock[] = [];
+    // chunks of uneven sizes, so that the kernel's eight-lane batches end at every remainder
+    for (let at = 0, size = 1; at < input.length; at += size, size = (size % 23) + 3) got.push(...scanner.scanBlocks(input.slice(at, at + size)));
+    assert.equal(got.length, input.length);
+    assert.ok(got.some((b) => b.txs.some((t) => t.received.length > 0)), `${n} receives something`);
+    assert.deepEqual(got, scanned[n], n);
+  }
+});
+
 test("two scan threads give the in-order results, also when a batch's first half grows the subaddress table its second half needs", async () => {
   const { input } = scanAll();
   // a lookahead of 2 accounts × 2 subaddresses: bob's receipts of blocks 200–229 add keys his receipts of 230–259 are found with
