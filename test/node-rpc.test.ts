@@ -628,6 +628,21 @@ test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate 
     const fee = await nodeCall(url, "get_fee_estimate");
     assert.equal(fee.fee, 1200000);
     assert.deepEqual(fee.fees, [1200000, 4700000, 19000000, 240000000]);
+    // the voting window follows the chain as it grows and as blocks are popped (the window is kept
+    // between calls): every block votes its minor version, genesis (minor 0) counts as 1, and
+    // monerod's regtest blocks are minor 16
+    const window = async (): Promise<[number, number]> => {
+      const r = await nodeCall(url, "hard_fork_info", { version: 16 });
+      return [r.window, r.votes];
+    };
+    assert.deepEqual(await window(), [1, 0]);
+    await nodeRpc(url, "generateblocks", { amount_of_blocks: 3, wallet_address: ALICE });
+    assert.deepEqual(await window(), [4, 3]);
+    assert.equal((await nodeCall(url, "hard_fork_info", { version: 1 })).votes, 4);
+    await nodePath(url, "/pop_blocks", { nblocks: 2 });
+    assert.deepEqual(await window(), [2, 1]);
+    await nodeRpc(url, "generateblocks", { amount_of_blocks: 2, wallet_address: ALICE });
+    assert.deepEqual(await window(), [4, 3]);
   } finally {
     await fresh.stop();
   }

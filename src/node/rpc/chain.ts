@@ -5,7 +5,7 @@
  */
 import { CRYPTONOTE_LONG_TERM_BLOCK_WEIGHT_WINDOW_SIZE, median } from "../../consensus/constants.js";
 import { feeEstimateFromMedians, feeQuantizationMask } from "../../consensus/fees.js";
-import { HARD_FORKS, hardForkInfo, hardForkVersionAt } from "../../protocol/genesis.js";
+import { HARD_FORK_VOTING_WINDOW, HARD_FORKS, hardForkInfo, hardForkState, hardForkVersionAt } from "../../protocol/genesis.js";
 import { blockToJson } from "../../protocol/json.js";
 import { anyJson, array, bool, hex, object, required, str, u64, u8, withDefault } from "../../rpc/schema.js";
 import { compressDistribution } from "../../client/messages.js";
@@ -268,26 +268,53 @@ export function outputDistributionCounts(
   return { start_height: start, base, distribution: dist };
 }
 
-/** Per-top memos of window reads wallets repeat for every transfer (10,080 block votes, 100,000 long-term weights). */
-const hfVotes = (d: NodeRpcDeps): PerTop<number[]> => coreCache(d.core, "hf-votes", () => new PerTop<number[]>(d.core.store));
+/**
+ * The hard-fork voting window (the last 10,080 blocks' votes) kept as the chain grows, as monerod's
+ * HardFork keeps it (hardfork.cpp add): a new block appends its vote and the oldest leaves; the
+ * window is read again only after a block was removed (the store's revision). And hard_fork_info's
+ * answer per asked version for the current top: a wallet asks it for several versions before every
+ * transfer, and counting the window's votes each time cost more than the rest of the call.
+ */
+class VoteWindow {
+  private votes: number[] = [];
+  private height = -1;
+  private revision = -1;
+  private readonly answers = new Map<number, ReturnType<typeof hardForkInfo>>();
+
+  constructor(private readonly store: NodeRpcDeps["core"]["store"]) {}
+
+  /** hard_fork_info's figures for `version` at the current top, without the clock-dependent state. */
+  info(network: keyof typeof HARD_FORKS, version: number, now: number): ReturnType<typeof hardForkInfo> {
+    const store = this.store;
+    const height = store.height();
+    if (store.revision !== this.revision || height < this.height) {
+      this.votes = [];
+      this.height = Math.max(0, height - HARD_FORK_VOTING_WINDOW);
+      this.revision = store.revision;
+    }
+    if (height !== this.height) {
+      // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
+      for (let h = Math.max(this.height, height - HARD_FORK_VOTING_WINDOW); h < height; h++) this.votes.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
+      if (this.votes.length > HARD_FORK_VOTING_WINDOW) this.votes.splice(0, this.votes.length - HARD_FORK_VOTING_WINDOW);
+      this.height = height;
+      this.answers.clear();
+    }
+    let i = this.answers.get(version);
+    if (!i) this.answers.set(version, (i = hardForkInfo(HARD_FORKS[network], height, this.votes, now, version)));
+    return i;
+  }
+}
 
 /** hard_fork_info's figures (the HTTP and the ZMQ answers share them); `version` 0 asks for the next block's. */
 export function hardForkInfoOf(d: NodeRpcDeps, version: number): ReturnType<typeof hardForkInfo> {
   const store = d.core.store;
   const table = HARD_FORKS[d.core.network];
-  const height = store.height();
-  // v0.18's networks vote nothing: every block votes its own minor version (0 counts as 1)
-  const votes = hfVotes(d).get(() => {
-    const window = Math.min(height, 10080);
-    const v: number[] = [];
-    for (let h = height - window; h < height; h++) v.push(Math.max(1, minorVersionOf(store.blockBlob(h))));
-    return v;
-  });
-  const next = hardForkVersionAt(table, height);
-  const i = hardForkInfo(table, height, votes, d.now(), version > 0 ? version : next);
+  const next = hardForkVersionAt(table, store.height());
+  const i = coreCache(d.core, "hf-votes", () => new VoteWindow(store)).info(d.core.network, version > 0 ? version : next, d.now());
   // Blockchain::get_current_hard_fork_version: HardFork's current version is the one in force at
-  // the chain's height (the next block's), e.g. 16 on a fresh regtest chain holding only genesis
-  return { ...i, version: next };
+  // the chain's height (the next block's), e.g. 16 on a fresh regtest chain holding only genesis;
+  // the state depends on the clock, not on the chain
+  return { ...i, state: hardForkState(table, d.now()), version: next };
 }
 
 /** get_dynamic_base_fee_estimate's levels for `graceBlocks` (the first is the base fee). */
