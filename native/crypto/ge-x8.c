@@ -78,17 +78,9 @@ X8 void fe8_sub(fe8 *r, const fe8 *a, const fe8 *b) {
   fe8_carry1(r);
 }
 
-X8 void fe8_mul(fe8 *r, const fe8 *a, const fe8 *b) {
-  const __m512i z = _mm512_setzero_si512();
-  __m512i lo[10], hi[10];
-  for (int k = 0; k < 10; k++) lo[k] = hi[k] = z;
-  for (int i = 0; i < 5; i++)
-    for (int j = 0; j < 5; j++) {
-      lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], a->v[i], b->v[j]);
-      hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], a->v[i], b->v[j]);
-    }
-  __m512i c[10];
-  for (int k = 0; k < 10; k++) c[k] = _mm512_add_epi64(lo[k], _mm512_add_epi64(hi[k], hi[k]));
+/* The ten columns of a product (each < 2^56) to narrow limbs: columns 5..9 folded into 0..4 times 19
+ * (2^255 = 19 mod p), then one carry chain, the top limb's carry times 19 into limb 0. */
+X8 void fe8_reduce(fe8 *r, __m512i c[10]) {
   const __m512i n19 = _mm512_set1_epi64(19), m = m51();
   for (int k = 0; k < 5; k++) c[k] = _mm512_add_epi64(c[k], _mm512_mullo_epi64(c[k + 5], n19));
   for (int k = 0; k < 4; k++) {
@@ -100,6 +92,20 @@ X8 void fe8_mul(fe8 *r, const fe8 *a, const fe8 *b) {
   c[1] = _mm512_add_epi64(c[1], _mm512_srli_epi64(c[0], 51));
   c[0] = _mm512_and_si512(c[0], m);
   for (int k = 0; k < 5; k++) r->v[k] = c[k];
+}
+
+X8 void fe8_mul(fe8 *r, const fe8 *a, const fe8 *b) {
+  const __m512i z = _mm512_setzero_si512();
+  __m512i lo[10], hi[10];
+  for (int k = 0; k < 10; k++) lo[k] = hi[k] = z;
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++) {
+      lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], a->v[i], b->v[j]);
+      hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], a->v[i], b->v[j]);
+    }
+  __m512i c[10];
+  for (int k = 0; k < 10; k++) c[k] = _mm512_add_epi64(lo[k], _mm512_add_epi64(hi[k], hi[k]));
+  fe8_reduce(r, c);
 }
 
 /* a^2: the cross products once, their columns doubled */
@@ -121,17 +127,7 @@ X8 void fe8_sq(fe8 *r, const fe8 *a) {
     __m512i x = _mm512_add_epi64(xlo[k], _mm512_add_epi64(xhi[k], xhi[k]));
     c[k] = _mm512_add_epi64(_mm512_add_epi64(lo[k], _mm512_add_epi64(hi[k], hi[k])), _mm512_add_epi64(x, x));
   }
-  const __m512i n19 = _mm512_set1_epi64(19), m = m51();
-  for (int k = 0; k < 5; k++) c[k] = _mm512_add_epi64(c[k], _mm512_mullo_epi64(c[k + 5], n19));
-  for (int k = 0; k < 4; k++) {
-    c[k + 1] = _mm512_add_epi64(c[k + 1], _mm512_srli_epi64(c[k], 51));
-    c[k] = _mm512_and_si512(c[k], m);
-  }
-  c[0] = _mm512_madd52lo_epu64(c[0], _mm512_srli_epi64(c[4], 51), n19);
-  c[4] = _mm512_and_si512(c[4], m);
-  c[1] = _mm512_add_epi64(c[1], _mm512_srli_epi64(c[0], 51));
-  c[0] = _mm512_and_si512(c[0], m);
-  for (int k = 0; k < 5; k++) r->v[k] = c[k];
+  fe8_reduce(r, c);
 }
 
 X8 void fe8_set1(fe8 *r, const fe *a) {
