@@ -276,6 +276,14 @@ export class KeyImageBatch {
     this.secs = [];
     this.outs = [];
   }
+
+  /** Drops what is pending, its secrets zeroed (a scan that failed before its flush). */
+  discard(): void {
+    for (const x of this.secs) x.fill(0);
+    this.pubs = [];
+    this.secs = [];
+    this.outs = [];
+  }
 }
 
 /** The part of a ScannedTx that is one wallet's. */
@@ -447,10 +455,14 @@ export class Scanner {
       this.backend,
     );
     const images = new KeyImageBatch();
-    let t = 0;
-    const blocks = parsed.map((p) => this.scanParsed(p, pre.slice(t, (t += p.txs.length)), images));
-    images.flush(this.backend);
-    return blocks;
+    try {
+      let t = 0;
+      const blocks = parsed.map((p) => this.scanParsed(p, pre.slice(t, (t += p.txs.length)), images));
+      images.flush(this.backend);
+      return blocks;
+    } finally {
+      images.discard();
+    }
   }
 
   /**
@@ -459,9 +471,17 @@ export class Scanner {
    * images of received outputs wait for one batched computation, which the caller then flushes.
    */
   scanParsed(p: ParsedScanBlock, pre?: readonly WalletDerivations[], images?: KeyImageBatch): ScannedBlock {
-    const own = images ?? new KeyImageBatch();
-    const txs = p.txs.map((t, i) => withDetection(sharedScannedTx(t), this.detect(t, p.majorVersion, pre?.[i], own)));
-    if (!images) own.flush(this.backend);
+    if (!images) {
+      const own = new KeyImageBatch();
+      try {
+        const block = this.scanParsed(p, pre, own);
+        own.flush(this.backend);
+        return block;
+      } finally {
+        own.discard();
+      }
+    }
+    const txs = p.txs.map((t, i) => withDetection(sharedScannedTx(t), this.detect(t, p.majorVersion, pre?.[i], images)));
     return { height: p.height, hash: p.hash, prevHash: p.prevHash, timestamp: p.timestamp, majorVersion: p.majorVersion, reward: p.reward, txs };
   }
 
@@ -479,13 +499,19 @@ export class Scanner {
   /**
    * What in a transaction is this wallet's: the outputs it receives (and those failing their
    * commitment), its payment id. `pre`: this wallet's derivations, computed for many wallets at once
-   * (`groupDerivations`); without it they are derived here.
+   * (`groupDerivations`); without it they are derived here. `images`: where the received outputs'
+   * key images wait for the caller's flush (`KeyImageBatch`); without it they are computed here.
    */
   detect(p: ParsedScanTx, blockVersion: number, pre?: WalletDerivations, images?: KeyImageBatch): Detection {
-    const own = images ?? new KeyImageBatch();
-    const d = this.detectInto(p, blockVersion, pre, own);
-    if (!images) own.flush(this.backend);
-    return d;
+    if (images) return this.detectInto(p, blockVersion, pre, images);
+    const own = new KeyImageBatch();
+    try {
+      const d = this.detectInto(p, blockVersion, pre, own);
+      own.flush(this.backend);
+      return d;
+    } finally {
+      own.discard();
+    }
   }
 
   private detectInto(p: ParsedScanTx, blockVersion: number, pre: WalletDerivations | undefined, images: KeyImageBatch): Detection {

@@ -122,15 +122,19 @@ if (parentPort) {
         const s = scannerOf(wid);
         const k = slot.get(wid) ?? 0;
         const images = new KeyImageBatch(); // this wallet's key images of the group, computed together
-        parsed.forEach((p, b) =>
-          p.txs.forEach((tx, t) => {
-            const g = derivations[b][t];
-            if (!g.candidates[k]) return; // every output's view tag rules this wallet out
-            const d = s.detect(tx, p.majorVersion, g.of(k), images);
-            if (d.received.length > 0 || d.rejected > 0 || d.paymentId !== null) mine.push({ wid, b, t, d });
-          }),
-        );
-        images.flush(s.backend);
+        try {
+          parsed.forEach((p, b) =>
+            p.txs.forEach((tx, t) => {
+              const g = derivations[b][t];
+              if (!g.candidates[k]) return; // every output's view tag rules this wallet out
+              const d = s.detect(tx, p.majorVersion, g.of(k), images);
+              if (d.received.length > 0 || d.rejected > 0 || d.paymentId !== null) mine.push({ wid, b, t, d });
+            }),
+          );
+          images.flush(s.backend);
+        } finally {
+          images.discard();
+        }
         hits.push(...mine);
       } catch (e) {
         failed.push({ wid, error: why(e) });
