@@ -439,7 +439,7 @@ test("generateKeyDerivationPairs and generateKeyImages equal the single calls (n
   assert.throws(() => be.generateKeyImages(new Uint8Array(33), new Uint8Array(33)), TypeError);
 });
 
-test("the batch kernel runs eight lanes where the CPU has AVX-512 IFMA, one lane under TSMONERO_NO_AVX512=1, with the same results", { skip: skipNative }, async () => {
+test("the batch kernel runs eight lanes where the CPU has AVX-512 IFMA, one lane under TSMONERO_NO_AVX512=1, with the same results (derivations, key images, subaddress keys)", { skip: skipNative }, async () => {
   const { readFileSync } = await import("node:fs");
   const { execFileSync } = await import("node:child_process");
   let cpu = "";
@@ -459,14 +459,19 @@ test("the batch kernel runs eight lanes where the CPU has AVX-512 IFMA, one lane
     const [pubs, secs] = process.argv.slice(1).map((h) => Uint8Array.from(Buffer.from(h, "hex")));
     const d = r.backend.generateKeyDerivationPairs(pubs, secs);
     const ki = r.backend.generateKeyImages(pubs, secs);
-    console.log(JSON.stringify({ lanes: r.backend.batchLanes(), d: Buffer.from(d.derivations).toString("hex"), ki: Buffer.from(ki).toString("hex") }));
+    const sub = r.backend.subaddressSpendKeys(pubs.subarray(0, 32), secs.subarray(32, 64), 2, 3, 303);
+    console.log(JSON.stringify({ lanes: r.backend.batchLanes(), d: Buffer.from(d.derivations).toString("hex"), ki: Buffer.from(ki).toString("hex"), sub: Buffer.from(sub).toString("hex") }));
   });`;
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", script, hex(pubs), hex(secs)], {
     env: { ...process.env, TSMONERO_NO_AVX512: "1" },
     encoding: "utf8",
   });
-  const child = JSON.parse(out) as { lanes: number; d: string; ki: string };
+  const child = JSON.parse(out) as { lanes: number; d: string; ki: string; sub: string };
   assert.equal(child.lanes, 1);
   assert.equal(child.d, hex(here.derivations));
   assert.equal(child.ki, hex(be.generateKeyImages(pubs, secs)));
+  // the subaddress table's m·G run through the same lanes (tsm_ge_scalarmult_base_batch)
+  const sub = be.subaddressSpendKeys?.(pubs.subarray(0, 32), secs.subarray(32, 64), 2, 3, 303);
+  assert.ok(sub);
+  assert.equal(child.sub, hex(sub));
 });

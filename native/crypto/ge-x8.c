@@ -302,6 +302,90 @@ X8_NOINLINE void scalarmult_x8(ge_p3 r[8], const int8_t e[8][64], const ge_p3 p[
   tsm_wipe(&c, sizeof c);
 }
 
+/* as ge_madd (ge.h), the affine operand given by its three coordinates */
+X8 void ge8_madd(ge8_p1p1 *r, const ge8_p3 *p, const fe8 *ypx2, const fe8 *ymx2, const fe8 *xy2d2) {
+  fe8 a, b, c, d, ypx, ymx;
+  fe8_add(&ypx, &p->Y, &p->X);
+  fe8_sub(&ymx, &p->Y, &p->X);
+  fe8_mul(&a, &ymx, ymx2);
+  fe8_mul(&b, &ypx, ypx2);
+  fe8_mul(&c, &p->T, xy2d2);
+  fe8_add(&d, &p->Z, &p->Z);
+  fe8_sub(&r->X, &b, &a);
+  fe8_add(&r->Y, &b, &a);
+  fe8_add(&r->Z, &d, &c);
+  fe8_sub(&r->T, &d, &c);
+}
+
+/* Per lane: entry |d| of a shared eight-entry niels table (identity for 0), negated where d < 0;
+ * every entry is broadcast and moved in under the lane mask, as select_niels (ge.c) scans them. */
+X8 void ge8_select_niels(fe8 *ypx, fe8 *ymx, fe8 *xy2d, const ge_niels tab[8], __m512i d) {
+  const __mmask8 neg = _mm512_cmplt_epi64_mask(d, _mm512_setzero_si512());
+  const __m512i abs = _mm512_abs_epi64(d);
+  fe8_const(ypx, 1);
+  fe8_const(ymx, 1);
+  fe8_const(xy2d, 0);
+  for (int j = 0; j < 8; j++) {
+    const __mmask8 m = _mm512_cmpeq_epi64_mask(abs, _mm512_set1_epi64(j + 1));
+    for (int i = 0; i < 5; i++) {
+      ypx->v[i] = _mm512_mask_mov_epi64(ypx->v[i], m, _mm512_set1_epi64((long long)tab[j].ypx.v[i]));
+      ymx->v[i] = _mm512_mask_mov_epi64(ymx->v[i], m, _mm512_set1_epi64((long long)tab[j].ymx.v[i]));
+      xy2d->v[i] = _mm512_mask_mov_epi64(xy2d->v[i], m, _mm512_set1_epi64((long long)tab[j].xy2d.v[i]));
+    }
+  }
+  fe8 zero, nxy, t = *ypx;
+  fe8_const(&zero, 0);
+  fe8_sub(&nxy, &zero, xy2d);
+  fe8_select(ypx, neg, ymx);
+  fe8_select(ymx, neg, &t);
+  fe8_select(xy2d, neg, &nxy);
+}
+
+/* s_k * G in eight lanes: window_walk's passes (ge.c) over G's table, the odd windows, r *= 16, the
+ * even windows. */
+X8_NOINLINE void scalarmult_base_x8(ge_p3 r[8], const int8_t e[8][64]) {
+  const ge_niels *tab = tsm_ge_base_table();
+  ge8_p3 u;
+  ge8_p2 q;
+  ge8_p1p1 t;
+  fe8 ypx, ymx, xy2d;
+  __m512i dig[64];
+  const size_t stride = sizeof(ge_p3) / sizeof(uint64_t); /* in limbs */
+
+  for (int i = 0; i < 64; i++)
+    dig[i] = _mm512_set_epi64(e[7][i], e[6][i], e[5][i], e[4][i], e[3][i], e[2][i], e[1][i], e[0][i]);
+  fe8_const(&u.X, 0);
+  fe8_const(&u.Y, 1);
+  fe8_const(&u.Z, 1);
+  fe8_const(&u.T, 0);
+  for (int pass = 1; pass >= 0; pass--) {
+    for (int i = pass; i < 64; i += 2) {
+      ge8_select_niels(&ypx, &ymx, &xy2d, &tab[8 * (i / 2)], dig[i]);
+      ge8_madd(&t, &u, &ypx, &ymx, &xy2d);
+      ge8_p1p1_to_p3(&u, &t);
+    }
+    if (pass == 1) {
+      q.X = u.X;
+      q.Y = u.Y;
+      q.Z = u.Z;
+      for (int k = 0; k < 3; k++) {
+        ge8_p2_dbl(&t, &q);
+        ge8_p1p1_to_p2(&q, &t);
+      }
+      ge8_p2_dbl(&t, &q);
+      ge8_p1p1_to_p3(&u, &t);
+    }
+  }
+  fe8_store(&r[0].X, stride, &u.X);
+  fe8_store(&r[0].Y, stride, &u.Y);
+  fe8_store(&r[0].Z, stride, &u.Z);
+  fe8_store(&r[0].T, stride, &u.T);
+  tsm_wipe(dig, sizeof dig);
+  tsm_wipe(&ypx, sizeof ypx);
+  tsm_wipe(&ymx, sizeof ymx);
+  tsm_wipe(&xy2d, sizeof xy2d);
+}
+
 static int x8_state = -1; /* -1 unknown, 0 no, 1 yes */
 
 int tsm_ge_x8_available(void) {
@@ -343,4 +427,27 @@ void tsm_ge_scalarmult_batch(ge_p3 *r, const uint8_t *s, const ge_p3 *p, size_t 
   }
 #endif
   for (size_t k = 0; k < n; k++) tsm_ge_scalarmult(&r[k], s + 32 * k, &p[k]);
+}
+
+void tsm_ge_scalarmult_base_batch(ge_p3 *r, const uint8_t *s, size_t n) {
+#ifdef TSM_HAVE_X8
+  if (n >= 2 && tsm_ge_x8_available()) {
+    int8_t e[8][64];
+    ge_p3 out[8];
+    size_t at = 0;
+    /* a lone scalar costs a quarter of an eight-lane pass alone: it goes to tsm_ge_scalarmult_base */
+    while (n - at >= 2) {
+      const size_t m = n - at < 8 ? n - at : 8;
+      for (size_t k = 0; k < 8; k++) tsm_recode_radix16(e[k], s + 32 * (at + (k < m ? k : 0)));
+      scalarmult_base_x8(out, (const int8_t(*)[64])e);
+      for (size_t k = 0; k < m; k++) r[at + k] = out[k];
+      at += m;
+    }
+    tsm_wipe(e, sizeof e);
+    tsm_wipe(out, sizeof out);
+    if (at < n) tsm_ge_scalarmult_base(&r[at], s + 32 * at);
+    return;
+  }
+#endif
+  for (size_t k = 0; k < n; k++) tsm_ge_scalarmult_base(&r[k], s + 32 * k);
 }

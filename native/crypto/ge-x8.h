@@ -11,4 +11,7 @@ int tsm_ge_x8_available(void);
 /* r[k] = s[32k..32k+32) * p[k] for k < n, each exactly tsm_ge_scalarmult's result. */
 void tsm_ge_scalarmult_batch(ge_p3 *r, const uint8_t *s, const ge_p3 *p, size_t n);
 
+/* r[k] = s[32k..32k+32) * G for k < n, each exactly tsm_ge_scalarmult_base's result. */
+void tsm_ge_scalarmult_base_batch(ge_p3 *r, const uint8_t *s, size_t n);
+
 #endif

@@ -673,3 +673,5 @@ void tsm_ge_double_scalarmult_vartime(ge_p2 *r, const uint8_t a[32], const ge_p3
 }
 
 const ge_p3 *tsm_ge_base(void) { return &GP3; }
+
+const ge_niels *tsm_ge_base_table(void) { return &BASE[0][0]; }

@@ -226,6 +226,8 @@ int tsm_wnaf(int8_t naf[TSM_WNAF_LEN], const uint8_t s[32], int w);
 void tsm_odd_multiples(ge_cached *tab, const ge_p3 *p, int n);
 /* The base point G. */
 const ge_p3 *tsm_ge_base(void);
+/* G's fixed-window table: entry 8k + j = (j+1)·256^k·G, k < 32, j < 8 (after tsm_ge_init). */
+const ge_niels *tsm_ge_base_table(void);
 
 /* One-time initialisation of the precomputed tables (thread safe; idempotent). */
 void tsm_ge_init(void);
