@@ -440,6 +440,56 @@ test("differential: batches equal their single calls on both backends", { skip }
     },
     ROUNDS / 20,
   );
+  // a chunk of transactions in one call: their outputs one after the other, each hashed at its index
+  // in its own transaction (`indices`), as Scanner.scanBlocks probes a chunk of blocks
+  same(
+    "scanOutputs with indices",
+    () => {
+      const ds: Bytes[] = [];
+      const keys: Bytes[] = [];
+      const tags: number[] = [];
+      const idx: number[] = [];
+      const probes: number[] = [];
+      for (let t = 1 + int(4); t > 0; t--) {
+        const m = 1 + int(3);
+        const n = 1 + int(12);
+        const d0 = ds.length;
+        const k0 = keys.length;
+        for (let j = 0; j < m; j++) ds.push(int(4) === 0 ? bytes(32) : point());
+        for (let i = 0; i < n; i++) {
+          const d = ds[d0 + int(m)];
+          const r = int(5);
+          keys.push(r === 0 ? anyPointBytes() : (ts.derivePublicKey(d, i, point()) ?? bytes(32)));
+          tags.push(r === 1 ? NO_VIEW_TAG : r === 2 ? int(256) : ts.deriveViewTag(d, i));
+          idx.push(i);
+        }
+        for (let k = int(2 * m * n + 1); k > 0; k--) probes.push(d0 + int(m), k0 + int(n));
+      }
+      const cat = (xs: Bytes[]): Bytes => {
+        const o = new Uint8Array(32 * xs.length);
+        xs.forEach((x, i) => o.set(x, 32 * i));
+        return o;
+      };
+      return [cat(ds), cat(keys), Uint16Array.from(tags), Uint32Array.from(probes), Uint32Array.from(idx)] as [Bytes, Bytes, Uint16Array, Uint32Array, Uint32Array];
+    },
+    (b, ds, keys, tags, probes, idx) => {
+      const { status, keys: out } = b.scanOutputs(ds, keys, tags, probes, idx);
+      for (let k = 0; k < status.length; k++) {
+        const d = ds.subarray(32 * probes[2 * k], 32 * probes[2 * k] + 32);
+        const o = probes[2 * k + 1];
+        const i = idx[o];
+        if (tags[o] !== NO_VIEW_TAG && b.deriveViewTag(d, i) !== tags[o]) {
+          assert.equal(status[k], SCAN_TAG_MISMATCH);
+          continue;
+        }
+        const D = b.deriveSubaddressPublicKey(keys.subarray(32 * o, 32 * o + 32), d, i);
+        assert.equal(status[k], D === null ? SCAN_BAD_KEY : SCAN_SPEND_KEY, `${b.name} probe ${k}`);
+        if (D) assert.deepEqual(out.subarray(32 * k, 32 * k + 32), D);
+      }
+      return [status, ...slices(out).map((x, k) => (status[k] === SCAN_SPEND_KEY ? x : null))];
+    },
+    ROUNDS / 20,
+  );
   // many wallets' derivations of one tx (rows × wallets × 32) against tagged, untagged and matching outputs
   same(
     "viewTagCandidates",

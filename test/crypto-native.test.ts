@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
 import type { Bytes } from "../src/crypto/backend.js";
-import { loadNativeBackend, MSM_PIPPENGER, MSM_STRAUS, type NativeBackend } from "../src/crypto/native/index.js";
+import { loadNativeBackend, MSM_PIPPENGER, MSM_STRAUS, type NativeBackend, wrapAddon } from "../src/crypto/native/index.js";
 
 const loaded = loadNativeBackend();
 const notBuilt = "error" in loaded ? `native crypto addon unavailable: ${loaded.error}` : undefined;
@@ -474,4 +474,36 @@ test("the batch kernel runs eight lanes where the CPU has AVX-512 IFMA, one lane
   const sub = be.subaddressSpendKeys?.(pubs.subarray(0, 32), secs.subarray(32, 64), 2, 3, 303);
   assert.ok(sub);
   assert.equal(child.sub, hex(sub));
+});
+
+test("scanOutputs' indices through an addon built before them: the wrapper probes one at a time, with the same results", { skip: skipNative }, async () => {
+  const { createRequire } = await import("node:module");
+  const raw = createRequire(import.meta.url)(new URL("../../build/Release/tsmonero_crypto.node", import.meta.url).pathname) as Record<string, unknown>;
+  const old = wrapAddon({ ...raw, batchLanes: undefined } as unknown as Parameters<typeof wrapAddon>[0]);
+  const rng = new Rng("indices");
+  // two "transactions" of 3 and 4 outputs, one after the other, keys D + Hs(d‖i)·G at their own indices
+  const d = [be.scalarMultBase(rng.scalar()), be.scalarMultBase(rng.scalar())];
+  const D = be.scalarMultBase(rng.scalar());
+  const keys = new Uint8Array(32 * 7);
+  const tags = new Uint16Array(7);
+  const indices = Uint32Array.of(0, 1, 2, 0, 1, 2, 3);
+  for (let o = 0; o < 7; o++) {
+    const dd = d[o < 3 ? 0 : 1];
+    const key = be.derivePublicKey(dd, indices[o], D);
+    assert.ok(key);
+    keys.set(key, 32 * o);
+    tags[o] = o === 5 ? 256 : be.deriveViewTag(dd, indices[o]);
+  }
+  const probes = Uint32Array.of(0, 0, 0, 1, 0, 2, 1, 3, 1, 4, 1, 5, 1, 6, 0, 4);
+  const ds = new Uint8Array(64);
+  ds.set(d[0]);
+  ds.set(d[1], 32);
+  const now = be.scanOutputs(ds, keys, tags, probes, indices);
+  const before = old.scanOutputs(ds, keys, tags, probes, indices);
+  assert.deepEqual([...before.status], [...now.status]);
+  assert.deepEqual(before.keys, now.keys);
+  // every real probe opens D; the last one (tx 1's derivation on tx 2's output) does not
+  assert.deepEqual([...now.status].slice(0, 7), Array(7).fill(2));
+  for (let k = 0; k < 7; k++) assert.equal(hex(now.keys.subarray(32 * k, 32 * k + 32)), hex(D));
+  assert.notEqual(now.status[7], 2);
 });

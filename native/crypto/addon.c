@@ -547,7 +547,7 @@ static int view_tags_ok(const uint16_t *tags, size_t n) {
   return 1;
 }
 
-/* scanOutputs(derivations, keys, tags, probes, status, out): see tsm_scan_outputs */
+/* scanOutputs(derivations, keys, tags, probes, status, out[, indices]): see tsm_scan_outputs */
 static napi_value f_scan_outputs(napi_env env, napi_callback_info info) {
   ARGS(6);
   BYTES(d, 0, ANY);
@@ -562,7 +562,18 @@ static napi_value f_scan_outputs(napi_env env, napi_callback_info info) {
   if (!probes_within(probes, q, d.n / 32, tags_n))
     return throw_type(env, "tsmonero_crypto: scanOutputs: probe outside the derivations or outputs");
   if (!view_tags_ok(tags, tags_n)) return throw_type(env, "tsmonero_crypto: scanOutputs: view tag above 256");
-  tsm_scan_outputs(status.p, o.p, d.p, keys.p, tags, probes, q);
+  {
+    /* optional: per key slot, the output index hashed (a chunk of transactions' outputs in one call) */
+    uint32_t *idx = NULL;
+    size_t idx_n = 0;
+    napi_valuetype vt = napi_undefined;
+    if (argc > 6) napi_typeof(env, argv[6], &vt);
+    if (vt != napi_undefined) {
+      if (!arg_typed(env, argv, argc, 6, napi_uint32_array, &idx_n, (void **)&idx)) return NULL;
+      if (idx_n != tags_n) return throw_type(env, "tsmonero_crypto: scanOutputs: one index per output key");
+    }
+    tsm_scan_outputs(status.p, o.p, d.p, keys.p, tags, idx, probes, q);
+  }
   return ret_undef(env);
 }
 

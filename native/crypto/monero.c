@@ -219,16 +219,19 @@ void tsm_hash_to_scalars(uint8_t *r, const uint8_t *data, size_t len, size_t n) 
 }
 
 /* wallet2's per-output check (is_out_to_acc_precomp: view tag, then derive_subaddress_public_key)
- * over a transaction's probes, SCAN_CHUNK at a time: the chunk's view tags four per keccak, then
- * its spend keys, whose encodings share one inversion. */
+ * over probes of one or many transactions, SCAN_CHUNK at a time: the chunk's view tags four per
+ * keccak, then the spend keys D = P - Hs(d||i)*G of the probes whose tag matched (or that have none):
+ * their Hs*G in the batch kernel, their encodings sharing one inversion. The index hashed for key
+ * slot o is indices[o] (its output index within its transaction), or o itself when indices is NULL. */
 #define SCAN_CHUNK 64
 void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const uint8_t *keys, const uint16_t *tags,
-                      const uint32_t *probes, size_t q) {
-  ge_p3 pts[SCAN_CHUNK];
+                      const uint32_t *indices, const uint32_t *probes, size_t q) {
+  ge_p3 pts[SCAN_CHUNK], sg[SCAN_CHUNK];
   fe scratch[SCAN_CHUNK];
   size_t slot[SCAN_CHUNK], tagged[SCAN_CHUNK];
-  uint8_t got[SCAN_CHUNK + 3], enc[32 * SCAN_CHUNK];
+  uint8_t got[SCAN_CHUNK + 3], enc[32 * SCAN_CHUNK], s[32 * SCAN_CHUNK];
   ge_p1p1 t;
+  ge_cached c;
   for (size_t k0 = 0; k0 < q; k0 += SCAN_CHUNK) {
     size_t end = q - k0 < SCAN_CHUNK ? q : k0 + SCAN_CHUNK, nt = 0, m = 0;
     for (size_t k = k0; k < end; k++)
@@ -238,8 +241,9 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
       uint32_t idx[4];
       for (size_t u = 0; u < 4; u++) {
         size_t k = tagged[j + u < nt ? j + u : nt - 1]; /* a short last group repeats its last probe */
+        uint32_t o = probes[2 * k + 1];
         d[u] = ds + 32 * (size_t)probes[2 * k];
-        idx[u] = probes[2 * k + 1];
+        idx[u] = indices ? indices[o] : o;
       }
       view_tags4(got + j, d, idx);
     }
@@ -249,19 +253,27 @@ void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const ui
       const uint8_t *d = ds + 32 * (size_t)probes[2 * k];
       uint32_t o = probes[2 * k + 1];
       if (tags[o] != TSM_NO_VIEW_TAG && status[k] == TSM_SCAN_TAG_MISMATCH) continue;
-      /* derive_subaddress_public_key, kept as a point so the chunk's encodings share an inversion */
-      if (!derived_sum(&t, keys + 32 * (size_t)o, d, o, -1)) {
+      /* derive_subaddress_public_key: P, and Hs(d||i) for the batch below */
+      if (tsm_ge_frombytes(&pts[m], keys + 32 * (size_t)o) != 0) {
         status[k] = TSM_SCAN_BAD_KEY;
         continue;
       }
-      ge_p1p1_to_p3(&pts[m], &t);
+      tsm_derivation_to_scalar(s + 32 * m, d, indices ? indices[o] : o);
       status[k] = TSM_SCAN_SPEND_KEY;
       slot[m++] = k;
     }
     if (m == 0) continue;
+    tsm_ge_scalarmult_base_batch(sg, s, m);
+    for (size_t j = 0; j < m; j++) {
+      ge_p3_to_cached(&c, &sg[j]);
+      ge_sub(&t, &pts[j], &c);
+      ge_p1p1_to_p3(&pts[j], &t);
+    }
     tsm_ge_p3_tobytes_many(enc, pts, m, scratch);
     for (size_t j = 0; j < m; j++) memcpy(out + 32 * slot[j], enc + 32 * j, 32);
   }
+  tsm_wipe(s, sizeof s);
+  tsm_wipe(sg, sizeof sg);
 }
 
 /* The hub's prefilter (see monero.h): four wallets per keccak for each probe; a wallet stays a

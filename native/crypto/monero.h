@@ -33,7 +33,7 @@ void tsm_hash_to_scalars(uint8_t *r, const uint8_t *data, size_t len, size_t n);
 #define TSM_SCAN_BAD_KEY 1
 #define TSM_SCAN_SPEND_KEY 2
 void tsm_scan_outputs(uint8_t *status, uint8_t *out, const uint8_t *ds, const uint8_t *keys, const uint16_t *tags,
-                      const uint32_t *probes, size_t q);
+                      const uint32_t *indices, const uint32_t *probes, size_t q);
 /* Many wallets' view tag check of one transaction (the hub's shared scan): ds is rows x wallets x 32
  * bytes (row r: tx public key r's derivation for every wallet, wallet-major within the row); probe
  * k is (row probes[2k], output probes[2k+1]). flags[w] = 1 when some probe's output has no view tag

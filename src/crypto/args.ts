@@ -76,8 +76,10 @@ export function viewTagCandidateRows(derivations: Bytes, wallets: number, viewTa
 }
 
 /** q, the probe count of scanOutputs, after checking every probe and tag. */
-export function scanProbeCount(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): number {
+export function scanProbeCount(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array, indices?: Uint32Array): number {
   const fn = "scanOutputs";
+  if (indices !== undefined && !(indices instanceof Uint32Array)) throw new TypeError(`${fn}: indices must be a Uint32Array`);
+  if (indices !== undefined && indices.length !== viewTags.length) throw new TypeError(`${fn}: indices must hold one index per output key (${viewTags.length}), got ${indices.length}`);
   bytesOf(fn, "derivations", derivations);
   bytesOf(fn, "outKeys", outKeys);
   if (!(viewTags instanceof Uint16Array)) throw new TypeError(`${fn}: viewTags must be a Uint16Array`);

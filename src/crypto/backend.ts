@@ -97,8 +97,11 @@ export interface CryptoBackend {
    * probe: when the output has a tag and `deriveViewTag(d, i)` differs, SCAN_TAG_MISMATCH; else
    * `deriveSubaddressPublicKey(outKey, d, i)`: SCAN_BAD_KEY when it is null, else SCAN_SPEND_KEY and
    * D in `keys`. Throws RangeError for a probe outside the derivations or outputs.
+   * `indices` (n entries, optional): the index hashed for each output key instead of its position,
+   * so that a chunk of transactions' outputs, one after the other, goes in one call (each output's
+   * index within its own transaction).
    */
-  scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan;
+  scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array, indices?: Uint32Array): OutputScan;
   /**
    * Many wallets' view tag check of one transaction (the hub's prefilter before `scanOutputs`):
    * `derivations` is rows × wallets × 32 bytes, row r holding tx public key r's derivation for every

@@ -8,7 +8,7 @@ import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Bytes, CryptoBackend, OutputScan, ScalarBatchOp } from "../backend.js";
+import { type Bytes, type CryptoBackend, NO_VIEW_TAG, type OutputScan, type ScalarBatchOp } from "../backend.js";
 import { hashToScalarsItemLength, need, outBuf, scalarCount, scanProbeCount, scBatchCount, viewTagCandidateRows, viewTagCount } from "../args.js";
 
 /** The addon's exports (native/crypto/addon.c): results go to the trailing `out` argument. */
@@ -30,7 +30,7 @@ interface Addon {
   scCheckBatch(s: Bytes): number;
   hashToScalars(data: Bytes, n: number, out: Bytes): void;
   deriveViewTags(d: Bytes, indices: Uint32Array, out: Uint8Array): void;
-  scanOutputs(d: Bytes, keys: Bytes, tags: Uint16Array, probes: Uint32Array, status: Uint8Array, out: Bytes): void;
+  scanOutputs(d: Bytes, keys: Bytes, tags: Uint16Array, probes: Uint32Array, status: Uint8Array, out: Bytes, indices?: Uint32Array): void;
   viewTagCandidates(d: Bytes, wallets: number, tags: Uint16Array, probes: Uint32Array, flags: Uint8Array): void;
   pointCheck(p: Bytes): boolean;
   pointAdd(p: Bytes, q: Bytes, out: Bytes): boolean;
@@ -226,13 +226,27 @@ export function wrapAddon(a: Addon): NativeBackend {
       a.deriveViewTags(derivations, indices, o);
       return o;
     },
-    scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan {
-      const q = scanProbeCount(derivations, outKeys, viewTags, probes);
+    scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array, indices?: Uint32Array): OutputScan {
+      const q = scanProbeCount(derivations, outKeys, viewTags, probes, indices);
       // one allocation for both (each fresh typed array handed to the addon costs ~0.3-0.6 µs)
       const buf = new Uint8Array(33 * q);
       const keys = buf.subarray(0, 32 * q);
       const status = buf.subarray(32 * q);
-      a.scanOutputs(derivations, outKeys, viewTags, probes, status, keys);
+      if (!indices) a.scanOutputs(derivations, outKeys, viewTags, probes, status, keys);
+      else if (a.batchLanes) a.scanOutputs(derivations, outKeys, viewTags, probes, status, keys, indices);
+      else
+        // an addon built before indices (it would hash each key's position): a probe at a time, the
+        // key placed at its index
+        for (let k = 0; k < q; k++) {
+          const o = probes[2 * k + 1];
+          const i = indices[o];
+          const one = new Uint8Array(32 * (i + 1));
+          one.set(outKeys.subarray(32 * o, 32 * o + 32), 32 * i);
+          const tag = new Uint16Array(i + 1).fill(NO_VIEW_TAG);
+          tag[i] = viewTags[o];
+          const d = derivations.subarray(32 * probes[2 * k], 32 * probes[2 * k] + 32);
+          a.scanOutputs(d, one, tag, Uint32Array.of(0, i), status.subarray(k, k + 1), keys.subarray(32 * k, 32 * k + 32));
+        }
       return { status, keys };
     },
 

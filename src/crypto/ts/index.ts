@@ -204,18 +204,19 @@ export const tsBackend: CryptoBackend = {
   },
 
   /** check_acc_out_precomp's view tag and derive_subaddress_public_key per probe (backend.ts). */
-  scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array): OutputScan {
-    const q = scanProbeCount(derivations, outKeys, viewTags, probes);
+  scanOutputs(derivations: Bytes, outKeys: Bytes, viewTags: Uint16Array, probes: Uint32Array, indices?: Uint32Array): OutputScan {
+    const q = scanProbeCount(derivations, outKeys, viewTags, probes, indices);
     const status = new Uint8Array(q);
     const keys = new Uint8Array(32 * q);
     for (let k = 0; k < q; k++) {
       const d = derivations.subarray(32 * probes[2 * k], 32 * probes[2 * k] + 32);
       const i = probes[2 * k + 1];
-      if (viewTags[i] !== NO_VIEW_TAG && M.deriveViewTag(d, i) !== viewTags[i]) {
+      const index = indices ? indices[i] : i;
+      if (viewTags[i] !== NO_VIEW_TAG && M.deriveViewTag(d, index) !== viewTags[i]) {
         status[k] = SCAN_TAG_MISMATCH;
         continue;
       }
-      const D = M.deriveSubaddressPublicKey(outKeys.subarray(32 * i, 32 * i + 32), d, i, keys.subarray(32 * k, 32 * k + 32));
+      const D = M.deriveSubaddressPublicKey(outKeys.subarray(32 * i, 32 * i + 32), d, index, keys.subarray(32 * k, 32 * k + 32));
       status[k] = D === null ? SCAN_BAD_KEY : SCAN_SPEND_KEY;
     }
     return { status, keys };

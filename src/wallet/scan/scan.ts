@@ -358,49 +358,84 @@ interface OutputProbes {
   spendKey(pk: number, i: number): Bytes | null;
 }
 
+/** A transaction's outputs with the derivations detect tries on them (TxDerivations' mains and additional). */
+interface ProbeInput {
+  readonly tx: Transaction;
+  readonly mains: readonly (Bytes | null)[];
+  readonly additional: readonly (Bytes | null)[];
+}
+
+/** What detect derives of a transaction before looking at its outputs: per tx public key field its key and derivation, per output its additional derivation. */
+interface TxDerivations extends ProbeInput {
+  readonly txPubs: readonly (Bytes | undefined)[];
+}
+
 /**
- * One backend call for every (derivation, output) pair detect can try: each tx public key's
- * derivation against every key output, and each output's additional derivation against it
- * (is_out_to_acc_precomp's view tag check, then derive_subaddress_public_key).
+ * One backend call for every (derivation, output) pair detect can try, over one transaction or a
+ * chunk of them: each tx public key's derivation against every key output, and each output's
+ * additional derivation against it (is_out_to_acc_precomp's view tag check, then
+ * derive_subaddress_public_key). The transactions' outputs go one after the other, each hashed with
+ * its index in its own transaction (`scanOutputs`' indices).
  */
-function probeOutputs(be: CryptoBackend, tx: Transaction, mains: readonly (Bytes | null)[], additional: readonly (Bytes | null)[]): OutputProbes {
-  const n = tx.vout.length;
-  const rows = mains.length + 1; // the mains, then the additional row
-  const m = mains.length + additional.length;
-  const probeOf = new Int32Array(rows * n).fill(-1);
+function probeOutputs(be: CryptoBackend, items: readonly ProbeInput[]): OutputProbes[] {
   let q = 0;
-  for (let i = 0; i < n; i++) {
-    const t = tx.vout[i].target.type;
-    if (t !== "key" && t !== "tagged_key") continue;
-    for (let r = 0; r < rows; r++) if (r < mains.length ? mains[r] : additional[i]) probeOf[r * n + i] = q++;
-  }
-  // the four inputs in one allocation (each fresh typed array handed to the kernel costs ~0.3-0.6 µs)
-  const mem = new ArrayBuffer(8 * q + 32 * (m + n) + 2 * n);
-  const probes = new Uint32Array(mem, 0, 2 * q);
-  const derivations = new Uint8Array(mem, 8 * q, 32 * m);
-  const keys = new Uint8Array(mem, 8 * q + 32 * m, 32 * n);
-  const tags = new Uint16Array(mem, 8 * q + 32 * (m + n), n).fill(NO_VIEW_TAG);
-  mains.forEach((d, pk) => d && derivations.set(d, 32 * pk));
-  additional.forEach((d, i) => d && derivations.set(d, 32 * (mains.length + i)));
-  for (let i = 0; i < n; i++) {
-    const target = tx.vout[i].target;
-    if (target.type !== "key" && target.type !== "tagged_key") continue;
-    keys.set(target.key, 32 * i);
-    if (target.type === "tagged_key") tags[i] = target.viewTag;
-    for (let r = 0; r < rows; r++) {
-      const k = probeOf[r * n + i];
-      if (k < 0) continue;
-      probes[2 * k] = r < mains.length ? r : mains.length + i;
-      probes[2 * k + 1] = i;
+  let m = 0;
+  let n = 0;
+  const probeOfs = items.map(({ tx, mains, additional }) => {
+    const outs = tx.vout.length;
+    const rows = mains.length + 1; // the mains, then the additional row
+    const probeOf = new Int32Array(rows * outs).fill(-1);
+    for (let i = 0; i < outs; i++) {
+      const t = tx.vout[i].target.type;
+      if (t !== "key" && t !== "tagged_key") continue;
+      for (let r = 0; r < rows; r++) if (r < mains.length ? mains[r] : additional[i]) probeOf[r * outs + i] = q++;
     }
-  }
-  const { status, keys: D } = be.scanOutputs(derivations, keys, tags, probes);
-  return {
-    spendKey(pk: number, i: number): Bytes | null {
-      const k = probeOf[(pk === ADDITIONAL ? mains.length : pk) * n + i];
-      return k >= 0 && status[k] === SCAN_SPEND_KEY ? D.subarray(32 * k, 32 * k + 32) : null;
-    },
-  };
+    m += mains.length + additional.length;
+    n += outs;
+    return probeOf;
+  });
+  // the inputs in one allocation (each fresh typed array handed to the kernel costs ~0.3-0.6 µs)
+  const mem = new ArrayBuffer(8 * q + 4 * n + 32 * (m + n) + 2 * n);
+  const probes = new Uint32Array(mem, 0, 2 * q);
+  const indices = new Uint32Array(mem, 8 * q, n);
+  const derivations = new Uint8Array(mem, 8 * q + 4 * n, 32 * m);
+  const keys = new Uint8Array(mem, 8 * q + 4 * n + 32 * m, 32 * n);
+  const tags = new Uint16Array(mem, 8 * q + 4 * n + 32 * (m + n), n).fill(NO_VIEW_TAG);
+  let dBase = 0;
+  let kBase = 0;
+  items.forEach(({ tx, mains, additional }, j) => {
+    const outs = tx.vout.length;
+    const rows = mains.length + 1;
+    const probeOf = probeOfs[j];
+    mains.forEach((d, pk) => d && derivations.set(d, 32 * (dBase + pk)));
+    additional.forEach((d, i) => d && derivations.set(d, 32 * (dBase + mains.length + i)));
+    for (let i = 0; i < outs; i++) {
+      indices[kBase + i] = i;
+      const target = tx.vout[i].target;
+      if (target.type !== "key" && target.type !== "tagged_key") continue;
+      keys.set(target.key, 32 * (kBase + i));
+      if (target.type === "tagged_key") tags[kBase + i] = target.viewTag;
+      for (let r = 0; r < rows; r++) {
+        const k = probeOf[r * outs + i];
+        if (k < 0) continue;
+        probes[2 * k] = dBase + (r < mains.length ? r : mains.length + i);
+        probes[2 * k + 1] = kBase + i;
+      }
+    }
+    dBase += mains.length + additional.length;
+    kBase += outs;
+  });
+  const { status, keys: D } = be.scanOutputs(derivations, keys, tags, probes, indices);
+  return items.map(({ tx, mains }, j) => {
+    const outs = tx.vout.length;
+    const probeOf = probeOfs[j];
+    return {
+      spendKey(pk: number, i: number): Bytes | null {
+        const k = probeOf[(pk === ADDITIONAL ? mains.length : pk) * outs + i];
+        return k >= 0 && status[k] === SCAN_SPEND_KEY ? D.subarray(32 * k, 32 * k + 32) : null;
+      },
+    };
+  });
 }
 
 /** Detects a wallet's outputs; keeps the subaddress lookahead table and grows it on receipts. */
@@ -444,8 +479,9 @@ export class Scanner {
 
   /**
    * Scans consecutive blocks: the same results as `scanBlock` on each, with every transaction's key
-   * derivations made in one backend call and the received outputs' key images in another (the C
-   * kernel computes eight at a time where the machine has AVX-512 IFMA).
+   * derivations made in one backend call, every output probe in another and the received outputs'
+   * key images in a third (the C kernel computes eight scalar multiplications at a time where the
+   * machine has AVX-512 IFMA).
    */
   scanBlocks(inputs: readonly ScanBlockInput[]): ScannedBlock[] {
     const parsed = inputs.map((b) => parseScanBlock(b, this.backend));
@@ -454,10 +490,20 @@ export class Scanner {
       this.keys.viewSecretKey,
       this.backend,
     );
+    // every transaction's output probes in one scanOutputs call too
+    const ders = parsed.flatMap((p) => p.txs).map((t, i) => this.txDerivations(t, pre[i]));
+    const probes = probeOutputs(this.backend, ders);
     const images = new KeyImageBatch();
     try {
       let t = 0;
-      const blocks = parsed.map((p) => this.scanParsed(p, pre.slice(t, (t += p.txs.length)), images));
+      const blocks = parsed.map((p) => {
+        const from = t;
+        t += p.txs.length;
+        const txs = p.txs.map((tx, i) =>
+          withDetection(sharedScannedTx(tx), this.detectInto(tx, p.majorVersion, pre[from + i], images, { d: ders[from + i], probes: probes[from + i] })),
+        );
+        return { height: p.height, hash: p.hash, prevHash: p.prevHash, timestamp: p.timestamp, majorVersion: p.majorVersion, reward: p.reward, txs };
+      });
       images.flush(this.backend);
       return blocks;
     } finally {
@@ -514,7 +560,8 @@ export class Scanner {
     }
   }
 
-  private detectInto(p: ParsedScanTx, blockVersion: number, pre: WalletDerivations | undefined, images: KeyImageBatch): Detection {
+  /** The derivations detect tries on a transaction's outputs: `pre`'s, or made here. */
+  private txDerivations(p: ParsedScanTx, pre: WalletDerivations | undefined): TxDerivations {
     const be = this.backend;
     const a = this.keys.viewSecretKey;
     const { tx, extra, additional } = p;
@@ -530,7 +577,22 @@ export class Scanner {
       mains.push(txPub ? (pre ? (pre.main[pk] ?? null) : be.generateKeyDerivation(txPub, a)) : null);
       if (!txPub) break;
     }
-    const probes = probeOutputs(be, tx, mains, additionalDerivations);
+    return { tx, txPubs, mains, additional: additionalDerivations };
+  }
+
+  /** `ready`: the tx's derivations and output probes, made for a chunk of transactions at once (scanBlocks). */
+  private detectInto(
+    p: ParsedScanTx,
+    blockVersion: number,
+    pre: WalletDerivations | undefined,
+    images: KeyImageBatch,
+    ready?: { readonly d: TxDerivations; readonly probes: OutputProbes },
+  ): Detection {
+    const { tx, extra, additional } = p;
+    const d = ready?.d ?? this.txDerivations(p, pre);
+    const { txPubs, mains } = d;
+    const additionalDerivations = d.additional;
+    const probes = ready?.probes ?? probeOutputs(this.backend, [d])[0];
     const received: ReceivedOutput[] = [];
     const found = new Set<number>();
     let rejected = 0;
