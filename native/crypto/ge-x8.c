@@ -162,6 +162,21 @@ X8 void fe8_select(fe8 *r, __mmask8 m, const fe8 *a) {
   for (int i = 0; i < 5; i++) r->v[i] = _mm512_mask_mov_epi64(r->v[i], m, a->v[i]);
 }
 
+/* lane k of u to r[k] */
+X8 void ge8_store_p3(ge_p3 r[8], const ge8_p3 *u) {
+  const size_t stride = sizeof(ge_p3) / sizeof(uint64_t); /* in limbs */
+  fe8_store(&r[0].X, stride, &u->X);
+  fe8_store(&r[0].Y, stride, &u->Y);
+  fe8_store(&r[0].Z, stride, &u->Z);
+  fe8_store(&r[0].T, stride, &u->T);
+}
+
+/* window i's digit of every lane's scalar */
+X8 void digits8(__m512i dig[64], const int8_t e[8][64]) {
+  for (int i = 0; i < 64; i++)
+    dig[i] = _mm512_set_epi64(e[7][i], e[6][i], e[5][i], e[4][i], e[3][i], e[2][i], e[1][i], e[0][i]);
+}
+
 X8 void ge8_p3_to_cached(ge8_cached *r, const ge8_p3 *p, const fe8 *d2) {
   fe8_add(&r->YpX, &p->Y, &p->X);
   fe8_sub(&r->YmX, &p->Y, &p->X);
@@ -245,10 +260,9 @@ X8_NOINLINE void scalarmult_x8(ge_p3 r[8], const int8_t e[8][64], const ge_p3 p[
   ge8_cached tab[8], c;
   fe8 d2;
   __m512i dig[64];
-  const size_t stride = sizeof(ge_p3) / sizeof(uint64_t); /* in limbs */
 
-  for (int i = 0; i < 64; i++)
-    dig[i] = _mm512_set_epi64(e[7][i], e[6][i], e[5][i], e[4][i], e[3][i], e[2][i], e[1][i], e[0][i]);
+  digits8(dig, e);
+  const size_t stride = sizeof(ge_p3) / sizeof(uint64_t); /* in limbs */
   fe8_load(&P.X, &p[0].X, stride);
   fe8_load(&P.Y, &p[0].Y, stride);
   fe8_load(&P.Z, &p[0].Z, stride);
@@ -294,10 +308,7 @@ X8_NOINLINE void scalarmult_x8(ge_p3 r[8], const int8_t e[8][64], const ge_p3 p[
     if (i > 0) ge8_p1p1_to_p2(&q, &t);
   }
   ge8_p1p1_to_p3(&u, &t);
-  fe8_store(&r[0].X, stride, &u.X);
-  fe8_store(&r[0].Y, stride, &u.Y);
-  fe8_store(&r[0].Z, stride, &u.Z);
-  fe8_store(&r[0].T, stride, &u.T);
+  ge8_store_p3(r, &u);
   tsm_wipe(dig, sizeof dig);
   tsm_wipe(&c, sizeof c);
 }
@@ -350,10 +361,8 @@ X8_NOINLINE void scalarmult_base_x8(ge_p3 r[8], const int8_t e[8][64]) {
   ge8_p1p1 t;
   fe8 ypx, ymx, xy2d;
   __m512i dig[64];
-  const size_t stride = sizeof(ge_p3) / sizeof(uint64_t); /* in limbs */
 
-  for (int i = 0; i < 64; i++)
-    dig[i] = _mm512_set_epi64(e[7][i], e[6][i], e[5][i], e[4][i], e[3][i], e[2][i], e[1][i], e[0][i]);
+  digits8(dig, e);
   fe8_const(&u.X, 0);
   fe8_const(&u.Y, 1);
   fe8_const(&u.Z, 1);
@@ -376,10 +385,7 @@ X8_NOINLINE void scalarmult_base_x8(ge_p3 r[8], const int8_t e[8][64]) {
       ge8_p1p1_to_p3(&u, &t);
     }
   }
-  fe8_store(&r[0].X, stride, &u.X);
-  fe8_store(&r[0].Y, stride, &u.Y);
-  fe8_store(&r[0].Z, stride, &u.Z);
-  fe8_store(&r[0].T, stride, &u.T);
+  ge8_store_p3(r, &u);
   tsm_wipe(dig, sizeof dig);
   tsm_wipe(&ypx, sizeof ypx);
   tsm_wipe(&ymx, sizeof ymx);
