@@ -370,6 +370,12 @@ interface TxDerivations extends ProbeInput {
   readonly txPubs: readonly (Bytes | undefined)[];
 }
 
+/** A transaction's derivations and output probes, made for a chunk of transactions at once (scanBlocks). */
+interface Ready {
+  readonly d: TxDerivations;
+  readonly probes: OutputProbes;
+}
+
 /**
  * One backend call for every (derivation, output) pair detect can try, over one transaction or a
  * chunk of them: each tx public key's derivation against every key output, and each output's
@@ -485,13 +491,10 @@ export class Scanner {
    */
   scanBlocks(inputs: readonly ScanBlockInput[]): ScannedBlock[] {
     const parsed = inputs.map((b) => parseScanBlock(b, this.backend));
-    const pre = walletDerivations(
-      parsed.flatMap((p) => p.txs),
-      this.keys.viewSecretKey,
-      this.backend,
-    );
+    const all = parsed.flatMap((p) => p.txs);
+    const pre = walletDerivations(all, this.keys.viewSecretKey, this.backend);
     // every transaction's output probes in one scanOutputs call too
-    const ders = parsed.flatMap((p) => p.txs).map((t, i) => this.txDerivations(t, pre[i]));
+    const ders = all.map((t, i) => this.txDerivations(t, pre[i]));
     const probes = probeOutputs(this.backend, ders);
     const images = new KeyImageBatch();
     try {
@@ -499,10 +502,7 @@ export class Scanner {
       const blocks = parsed.map((p) => {
         const from = t;
         t += p.txs.length;
-        const txs = p.txs.map((tx, i) =>
-          withDetection(sharedScannedTx(tx), this.detectInto(tx, p.majorVersion, pre[from + i], images, { d: ders[from + i], probes: probes[from + i] })),
-        );
-        return { height: p.height, hash: p.hash, prevHash: p.prevHash, timestamp: p.timestamp, majorVersion: p.majorVersion, reward: p.reward, txs };
+        return this.scanParsed(p, images, (i) => ({ d: ders[from + i], probes: probes[from + i] }));
       });
       images.flush(this.backend);
       return blocks;
@@ -513,21 +513,22 @@ export class Scanner {
 
   /**
    * Scans a block parsed once by `parseScanBlock` (the hub's shared scan parses it once for many
-   * scanners). `pre`: its transactions' derivations (`walletDerivations`); `images`: where the key
-   * images of received outputs wait for one batched computation, which the caller then flushes.
+   * scanners). `images`: where the key images of received outputs wait for one batched
+   * computation, which the caller then flushes; `ready`: tx i's derivations and output probes, made
+   * for a chunk of blocks at once (scanBlocks).
    */
-  scanParsed(p: ParsedScanBlock, pre?: readonly WalletDerivations[], images?: KeyImageBatch): ScannedBlock {
+  scanParsed(p: ParsedScanBlock, images?: KeyImageBatch, ready?: (i: number) => Ready): ScannedBlock {
     if (!images) {
       const own = new KeyImageBatch();
       try {
-        const block = this.scanParsed(p, pre, own);
+        const block = this.scanParsed(p, own, ready);
         own.flush(this.backend);
         return block;
       } finally {
         own.discard();
       }
     }
-    const txs = p.txs.map((t, i) => withDetection(sharedScannedTx(t), this.detect(t, p.majorVersion, pre?.[i], images)));
+    const txs = p.txs.map((t, i) => withDetection(sharedScannedTx(t), this.detectInto(t, p.majorVersion, undefined, images, ready?.(i))));
     return { height: p.height, hash: p.hash, prevHash: p.prevHash, timestamp: p.timestamp, majorVersion: p.majorVersion, reward: p.reward, txs };
   }
 
@@ -586,7 +587,7 @@ export class Scanner {
     blockVersion: number,
     pre: WalletDerivations | undefined,
     images: KeyImageBatch,
-    ready?: { readonly d: TxDerivations; readonly probes: OutputProbes },
+    ready?: Ready,
   ): Detection {
     const { tx, extra, additional } = p;
     const d = ready?.d ?? this.txDerivations(p, pre);
