@@ -29,9 +29,17 @@
  *             per second, outputs found (checked against the chain), then get_balance and
  *             get_transfers on that wallet (tens of thousands of transfers on a large chain).
  *
- *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N]
+ *   npm run bench -- scale [--chain-dir DIR] [--scale-blocks N] [--reads N] [--load-dir DIR [--load-only]]
+ *
+ * A long chain takes hours to load (at difficulty 1 each daemon still hashes every block's RandomX
+ * PoW in light mode, ~40 ms a block here: 100,000 blocks are over an hour per daemon). With
+ * `--load-dir DIR` both daemons' data dirs and the per-window times live in DIR and outlast the run:
+ * a later run with the same DIR goes on where the last one stopped (both daemons brought back to its
+ * last whole window with /pop_blocks, their pools flushed), and `--load-only` stops after the load.
+ * SIGINT or SIGTERM during the load ends it after the current window, both daemons stopped cleanly.
+ * The load rows then sum windows timed in several sittings; the report says how many.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,7 +69,36 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "scale-blocks", takesValue: true, help: "Load only the first N blocks of the artifact (default: all)" },
   { name: "reads", takesValue: true, help: "Reads per cold/warm row at most (a random sample when there are more)", defaultValue: "20000" },
   { name: "no-wallets", takesValue: false, help: "Skip the wallet refresh rows" },
+  { name: "load-dir", takesValue: true, help: "Keep both daemons' chains and the load's window times in DIR; a later run with the same DIR resumes the load" },
+  { name: "load-only", takesValue: false, help: "Stop after the load (with --load-dir: a load longer than one sitting)" },
 ];
+
+interface LoadWindow {
+  from: number;
+  n: number;
+  ms: Record<Impl, number>;
+}
+
+/** What --load-dir keeps between runs: the chain it loads and the windows timed so far. */
+interface LoadRecord {
+  chain: string;
+  sittings: number;
+  windows: LoadWindow[];
+}
+
+function readLoadRecord(dir: string, chain: string): LoadRecord {
+  const f = join(dir, "load.json");
+  if (!existsSync(f)) return { chain, sittings: 0, windows: [] };
+  const r = JSON.parse(readFileSync(f, "utf8")) as LoadRecord;
+  if (r.chain !== chain) throw new Error(`${dir} holds a load of ${r.chain}, not of ${chain}: give another --load-dir`);
+  return r;
+}
+
+function writeLoadRecord(dir: string, r: LoadRecord): void {
+  const f = join(dir, "load.json");
+  writeFileSync(`${f}.tmp`, `${JSON.stringify(r)}\n`);
+  renameSync(`${f}.tmp`, f);
+}
 
 const WALLET_PORT = 29170;
 
@@ -187,10 +224,25 @@ async function run(args: ParsedArgs): Promise<void> {
   const blocks = Math.min(meta.blocks, Number(flagString(args, "scale-blocks") ?? meta.blocks));
   const maxReads = Number(flagString(args, "reads") ?? 20_000);
   const be = defaultBackend();
-  const daemons: Record<Impl, Daemon> = {
-    tsmonerod: { impl: "tsmonerod", dataDir: mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-ts-")), port: PORTS.tsmonerod.rpc, peakRss: 0 },
-    monerod: { impl: "monerod", dataDir: mkdtempSync(join(tmpdir(), "tsmonero-bench-scale-monerod-")), port: PORTS.monerod.rpc, peakRss: 0 },
+  const loadDir = flagString(args, "load-dir");
+  const dataDir = (impl: Impl): string => {
+    if (loadDir === undefined) return mkdtempSync(join(tmpdir(), `tsmonero-bench-scale-${impl === "tsmonerod" ? "ts" : impl}-`));
+    const d = join(loadDir, impl);
+    mkdirSync(d, { recursive: true });
+    return d;
   };
+  const daemons: Record<Impl, Daemon> = {
+    tsmonerod: { impl: "tsmonerod", dataDir: dataDir("tsmonerod"), port: PORTS.tsmonerod.rpc, peakRss: 0 },
+    monerod: { impl: "monerod", dataDir: dataDir("monerod"), port: PORTS.monerod.rpc, peakRss: 0 },
+  };
+  const record: LoadRecord = loadDir === undefined ? { chain: dir, sittings: 0, windows: [] } : readLoadRecord(loadDir, dir);
+  let stopAsked = false;
+  const onSignal = (): void => {
+    stopAsked = true;
+    progress("stopping after the current window");
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   const all = IMPLS.map((i) => daemons[i]);
   const sampleRss = (): void => {
     for (const d of all) d.peakRss = Math.max(d.peakRss, processRssMiB(d.proc?.proc.pid).peak);
@@ -199,9 +251,26 @@ async function run(args: ParsedArgs): Promise<void> {
     for (const d of all) start(d);
     for (const d of all) if (d.proc) await waitAnswer(d.proc, d.port, "get_info");
 
-    // ---- load, in alternating windows
+    // ---- load, in alternating windows; with --load-dir, from where the kept chains stop
+    const windows = record.windows;
+    let next = 1;
+    if (loadDir !== undefined) {
+      const counts = await Promise.all(all.map(async (d) => Number((await rpc(d.port, "get_block_count")).count)));
+      const reach = Math.min(...counts);
+      // the last whole window both daemons hold (a sitting stopped by a kill may have lost its last blocks)
+      while (windows.length > 0 && windows[windows.length - 1].from + windows[windows.length - 1].n > reach) windows.pop();
+      next = windows.length === 0 ? 1 : windows[windows.length - 1].from + windows[windows.length - 1].n;
+      for (const [k, d] of all.entries()) {
+        if (counts[k] > next) {
+          const r = (await post(d.port, "/pop_blocks", { nblocks: counts[k] - next })) as { status?: string };
+          if (r.status !== "OK") throw new Error(`${d.impl} did not pop back to height ${next}: ${JSON.stringify(r)}`);
+        }
+        await rpc(d.port, "flush_txpool");
+      }
+      if (next > 1) progress(`resuming the load at height ${next} (${windows.length} windows kept in ${loadDir})`);
+      record.sittings++;
+    }
     progress(`loading ${blocks} blocks into both daemons in windows of ${WINDOW}`);
-    const windows: { from: number; n: number; ms: Record<Impl, number> }[] = [];
     let txCount = 0;
     const txIds: string[] = [];
     let batch: { block: string; txs: string[] }[] = [];
@@ -222,18 +291,26 @@ async function run(args: ParsedArgs): Promise<void> {
       }
       sampleRss();
       windows.push({ from, n: batch.length, ms });
+      if (loadDir !== undefined) writeLoadRecord(loadDir, record);
       batch = [];
     };
     let windowStart = 1;
     for (const rec of readChain(dir, blocks)) {
       if (batch.length === 0) windowStart = rec.height;
-      batch.push({ block: Buffer.from(rec.block).toString("hex"), txs: rec.txs.map((t) => Buffer.from(t).toString("hex")) });
       txCount += rec.txs.length;
       for (const t of rec.txs) txIds.push(Buffer.from(txHash(parseTransaction(t), be)).toString("hex"));
+      if (rec.height < next) continue;
+      batch.push({ block: Buffer.from(rec.block).toString("hex"), txs: rec.txs.map((t) => Buffer.from(t).toString("hex")) });
       if (batch.length === WINDOW || rec.height === blocks) {
+        if (stopAsked) break;
         await flush(windowStart);
         if (windows.length % 4 === 0) progress(`loaded ${rec.height} / ${blocks}`);
       }
+    }
+    if (stopAsked || flagSet(args, "load-only")) {
+      const at = windows.length === 0 ? 0 : windows[windows.length - 1].from + windows[windows.length - 1].n - 1;
+      progress(`load stopped at height ${at} of ${blocks}${loadDir === undefined ? "" : `; run again with --load-dir ${loadDir} to go on`}`);
+      return;
     }
     const outputs = await outputCount(daemons.monerod.port);
 
@@ -373,6 +450,7 @@ async function run(args: ParsedArgs): Promise<void> {
     out.push(`## scale — tsmonerod and monerod on the same ${blocks}-block regtest chain (${txCount} txs, ${outputs} outputs)\n`);
     out.push(`${machineLine()}\n`);
     out.push(`Chain: ${dir} (bench/lib/big-chain.ts; ${meta.blocks} blocks built, plan ${meta.plan.blocks}). Both daemons: --regtest --offline --fixed-difficulty 1 --db-sync-mode ${SYNC_MODE}; tsmonerod hashes every block's PoW as monerod does (TSMONERO_HASH_TRIVIAL_POW=1).\n`);
+    if (record.sittings > 1) out.push(`The load was timed over ${record.sittings} sittings (--load-dir ${loadDir ?? ""}): each window is timed whole within one sitting, on both daemons alike.\n`);
     out.push("### Load: send_raw_transaction of each tx, then submit_block (both verify everything)\n");
     out.push(
       markdownTable(
@@ -441,8 +519,10 @@ async function run(args: ParsedArgs): Promise<void> {
     }
     process.stdout.write(`${out.join("\n")}\n`);
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     for (const d of all) await stop(d.proc);
-    for (const d of all) rmSync(d.dataDir, { recursive: true, force: true });
+    if (loadDir === undefined) for (const d of all) rmSync(d.dataDir, { recursive: true, force: true });
   }
 }
 
