@@ -268,8 +268,8 @@ async function run(args: ParsedArgs): Promise<void> {
         await rpc(d.port, "flush_txpool");
       }
       if (next > 1) progress(`resuming the load at height ${next} (${windows.length} windows kept in ${loadDir})`);
-      record.sittings++;
     }
+    let sitting = false;
     progress(`loading ${blocks} blocks into both daemons in windows of ${WINDOW}`);
     let txCount = 0;
     const txIds: string[] = [];
@@ -291,6 +291,10 @@ async function run(args: ParsedArgs): Promise<void> {
       }
       sampleRss();
       windows.push({ from, n: batch.length, ms });
+      if (!sitting) {
+        sitting = true;
+        record.sittings++;
+      }
       if (loadDir !== undefined) writeLoadRecord(loadDir, record);
       batch = [];
     };
@@ -450,7 +454,7 @@ async function run(args: ParsedArgs): Promise<void> {
     out.push(`## scale — tsmonerod and monerod on the same ${blocks}-block regtest chain (${txCount} txs, ${outputs} outputs)\n`);
     out.push(`${machineLine()}\n`);
     out.push(`Chain: ${dir} (bench/lib/big-chain.ts; ${meta.blocks} blocks built, plan ${meta.plan.blocks}). Both daemons: --regtest --offline --fixed-difficulty 1 --db-sync-mode ${SYNC_MODE}; tsmonerod hashes every block's PoW as monerod does (TSMONERO_HASH_TRIVIAL_POW=1).\n`);
-    if (record.sittings > 1) out.push(`The load was timed over ${record.sittings} sittings (--load-dir ${loadDir ?? ""}): each window is timed whole within one sitting, on both daemons alike.\n`);
+    if (record.sittings > 1) out.push(`The load was timed over ${record.sittings} sittings (--load-dir ${loadDir ?? ""}): each window is timed whole within one sitting, on both daemons alike; RSS after the load is the last sitting's processes.\n`);
     out.push("### Load: send_raw_transaction of each tx, then submit_block (both verify everything)\n");
     out.push(
       markdownTable(
