@@ -13,6 +13,7 @@ import { parseArgs, UsageError } from "../src/cli/args.js";
 import { nodeConfig, RPC_WARMUP_DEFAULT } from "../src/cli/node-config.js";
 import { NODE_FLAGS } from "../src/cli/node-flags.js";
 import { NodeClient } from "../src/client/node-client.js";
+import { sslOptionsFromFlags } from "../src/rpc/tls.js";
 import { type DaemonOptions, startDaemon } from "../src/node/daemon.js";
 import { freePort } from "./helpers/ports.js";
 
@@ -40,12 +41,14 @@ describe("RPC warm-up after start", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("reads through the daemon's own TLS port with its login, then empties the caches it filled", async () => {
+  it("reads through the daemon's own port with its login, over TLS and plain HTTP alike (autodetect), then empties the caches it filled", async () => {
     const d = await startDaemon({ ...base(), rpcWarmup: { rounds: 12, minHeight: 0 } });
     try {
       const r = await d.warmup;
       assert.ok(r, "a warm-up ran");
       assert.equal(r.stopped, undefined, `the warm-up ended early: ${r.stopped}`);
+      // the rounds alternate: the request path is optimized for both kinds of client
+      assert.ok(r.tlsRequests > 0 && r.tlsRequests < r.requests, `${r.tlsRequests} of ${r.requests} requests over TLS`);
       // a round: header, block, tx, /get_outs, get_outs.bin, the near-top header, get_blocks.bin, get_info (+4 every 4th)
       assert.ok(r.requests >= 1 + 12 * 8, `${r.requests} requests`);
       const c = new NodeClient({ url: d.rpcUrl, login });
@@ -84,6 +87,22 @@ describe("RPC warm-up after start", () => {
       await d.stop();
     }
   });
+
+  for (const support of ["enabled", "disabled"] as const) {
+    it(`speaks only what the server speaks: --rpc-ssl ${support}`, async () => {
+      const rpcSsl = sslOptionsFromFlags({ prefix: "rpc-ssl", support });
+      const d = await startDaemon({ ...base(), rpcSsl, rpcWarmup: { rounds: 6, minHeight: 0 } });
+      try {
+        const r = await d.warmup;
+        assert.ok(r, "a warm-up ran");
+        // a plain client would fail the handshake of a TLS-only server, and end the warm-up early
+        assert.equal(r.stopped, undefined, `the warm-up ended early: ${r.stopped}`);
+        assert.equal(r.tlsRequests, support === "enabled" ? r.requests : 0, `${r.tlsRequests} of ${r.requests} requests over TLS`);
+      } finally {
+        await d.stop();
+      }
+    });
+  }
 
   it("is skipped on a chain shorter than minHeight", async () => {
     const d = await startDaemon({ ...base(), rpcWarmup: { rounds: 12, minHeight: 1000 } });

@@ -529,6 +529,7 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
           url: rpcUrl.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:"),
           ...(opts.rpcLogin ? { login: opts.rpcLogin } : {}),
           tls: (opts.rpcSsl ?? SSL_AUTODETECT).support !== "disabled",
+          plain: (opts.rpcSsl ?? SSL_AUTODETECT).support !== "enabled",
           rounds: w.rounds,
           height: core.store.height(),
           rctOutputs: core.store.outputCount(0n),

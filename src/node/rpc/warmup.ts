@@ -32,8 +32,15 @@ export interface WarmupOptions {
   url: string;
   /** --rpc-login, when the server asks for it. */
   login?: string;
-  /** Whether the server speaks TLS (then the warm-up does too, as wallets do). */
+  /**
+   * What the server speaks: TLS (wallets' default), plain HTTP (curl, explorers, pools), or both on
+   * one port (--rpc-ssl autodetect, the default). With both, the rounds alternate between a TLS
+   * client and a plain one: the request path's functions are then optimized for both kinds of
+   * socket, where a warm-up over TLS alone left them to be deoptimized and optimized again by the
+   * first plain clients.
+   */
   tls: boolean;
+  plain: boolean;
   /** Rounds of about ten requests each. */
   rounds: number;
   /** Blocks in the chain, and RingCT outputs, when the warm-up starts. */
@@ -47,6 +54,8 @@ export interface WarmupOptions {
 
 export interface WarmupReport {
   requests: number;
+  /** Of those, answered over TLS. */
+  tlsRequests: number;
   ms: number;
   /** Why it stopped early, when it did. */
   stopped?: string;
@@ -59,21 +68,27 @@ const randomBelow = (n: number): number => Math.floor(Math.random() * n);
 
 /** Sends `rounds` rounds of reads to the daemon's own RPC server. Never throws: a failure ends it early, reported. */
 export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
-  const client = new NodeClient({ url: o.url, ...(o.login ? { login: o.login } : {}), retries: 0, ...(o.tls ? { ssl: SELF_TLS } : {}) });
+  const make = (tls: boolean): NodeClient => new NodeClient({ url: o.url, ...(o.login ? { login: o.login } : {}), retries: 0, ...(tls ? { ssl: SELF_TLS } : {}) });
+  const clients = [...(o.tls ? [make(true)] : []), ...(o.plain || !o.tls ? [make(false)] : [])];
   const call = { signal: o.signal };
   const t0 = performance.now();
   let requests = 0;
+  let tlsRequests = 0;
+  let overTls = o.tls;
   /** Each request through here is counted once it is answered. */
   const ask = async <T>(answer: Promise<T>): Promise<T> => {
     const v = await answer;
     requests++;
+    if (overTls) tlsRequests++;
     return v;
   };
   const outs = Number(o.rctOutputs);
   const someOutputs = (n: number): GetOutputsOut[] => Array.from({ length: n }, () => ({ amount: 0n, index: BigInt(randomBelow(outs)) }));
   try {
-    const genesis = hexToBytes((await ask(client.getBlockHeaderByHeight(0, false, call))).block_header.hash);
+    const genesis = hexToBytes((await ask(clients[0].getBlockHeaderByHeight(0, false, call))).block_header.hash);
     for (let r = 0; r < o.rounds && !o.signal.aborted; r++) {
+      const client = clients[r % clients.length];
+      overTls = o.tls && r % clients.length === 0;
       const h = randomBelow(o.height);
       await ask(client.getBlockHeaderByHeight(h, false, call));
       const block = (await ask(client.jsonRpc("get_block", { height: BigInt(h) }, call))) as { tx_hashes?: string[]; miner_tx_hash?: string };
@@ -104,12 +119,12 @@ export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
         await ask(client.getOutputDistributionBin({ amounts: [0n], from_height: from, cumulative: true, compress: r % 20 === 0 }, call));
       }
     }
-    return { requests, ms: performance.now() - t0, ...(o.signal.aborted ? { stopped: "the daemon is stopping" } : {}) };
+    return { requests, tlsRequests, ms: performance.now() - t0, ...(o.signal.aborted ? { stopped: "the daemon is stopping" } : {}) };
   } catch (e) {
     const why = o.signal.aborted ? "the daemon is stopping" : e instanceof Error ? e.message : String(e);
-    return { requests, ms: performance.now() - t0, stopped: why };
+    return { requests, tlsRequests, ms: performance.now() - t0, stopped: why };
   } finally {
-    client.close();
+    for (const c of clients) c.close();
     o.forget();
   }
 }
