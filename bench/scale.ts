@@ -40,7 +40,7 @@
  * The load rows then sum windows timed in several sittings; the report says how many.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FlagSpec, ParsedArgs } from "../src/cli/args.js";
@@ -438,6 +438,8 @@ async function run(args: ParsedArgs): Promise<void> {
             (outputs / r.secs).toFixed(0),
             found,
             (base[key] / r.secs).toFixed(2),
+            `${r.walletCpu.toFixed(1)} / ${r.daemonCpu.toFixed(1)}`,
+            ((r.walletCpu + r.daemonCpu) / r.secs).toFixed(2),
             r.rss.toFixed(0),
             r.balanceMs.toFixed(1),
             `${r.transfersMs.toFixed(0)} (${r.transfers})`,
@@ -500,6 +502,7 @@ async function run(args: ParsedArgs): Promise<void> {
     );
     if (walletRows.length > 0) {
       out.push(`\n### Wallet restore and refresh of the whole chain from height 0 (generate_from_keys with the chain owner's keys, then refresh, timed together; both wallets --daemon-ssl disabled)\n`);
+      out.push(`The CPU columns are each process's CPU time (all threads) over the same span. "Cores busy" is their sum over the seconds: on one core (the wallet pinned to cpu 0, the daemon to cpu 1) up to 2; on all cores of this ${availableParallelism()}-core machine, a value near ${availableParallelism()} means the wallet and the daemon together used every core, so a shorter time needs less CPU, not more parallelism.\n`);
       out.push(
         markdownTable(
           [
@@ -509,6 +512,8 @@ async function run(args: ParsedArgs): Promise<void> {
             { header: "chain outputs/s", align: "right" },
             { header: "outputs found", align: "right" },
             { header: "speed vs monero-wallet-rpc", align: "right" },
+            { header: "CPU s, wallet / daemon", align: "right" },
+            { header: "cores busy ((wallet + daemon CPU) / seconds)", align: "right" },
             { header: "wallet peak RSS (MiB)", align: "right" },
             { header: "get_balance ms", align: "right" },
             { header: "get_transfers in+out ms (transfers)", align: "right" },

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChainMeta } from "./big-chain.js";
-import { processRssMiB } from "./system.js";
+import { processRssMiB, processStat } from "./system.js";
 import { launch, rpc, stop, waitAnswer } from "../wallet.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -30,6 +30,9 @@ export interface OwnerWalletRun {
   found: number;
   /** The wallet's peak RSS, MiB. */
   rss: number;
+  /** CPU seconds (all threads, user + system) from generate_from_keys to refresh's answer: the wallet's, the daemon's. */
+  walletCpu: number;
+  daemonCpu: number;
   /** get_balance (all accounts), median of 3, ms. */
   balanceMs: number;
   /** get_transfers in + out, all accounts, median of 3, ms. */
@@ -67,12 +70,15 @@ export async function refreshWallet(
   try {
     if (oneCore) pin(daemon.pid, "1");
     await waitAnswer(p, port, "get_version");
+    const cpu0 = [processStat(p.proc.pid)?.cpuMs ?? 0, processStat(daemon.pid)?.cpuMs ?? 0];
     const t0 = performance.now();
     await rpc(port, "generate_from_keys", {
       filename: "owner", address: meta.owner.address, spendkey: meta.owner.spendSecretKey, viewkey: meta.owner.viewSecretKey, password: "", restore_height: 0, autosave_current: false,
     });
     await rpc(port, "refresh", { start_height: 0 });
     const secs = (performance.now() - t0) / 1000;
+    const walletCpu = ((processStat(p.proc.pid)?.cpuMs ?? 0) - cpu0[0]) / 1000;
+    const daemonCpu = ((processStat(daemon.pid)?.cpuMs ?? 0) - cpu0[1]) / 1000;
     const r = (await rpc(port, "incoming_transfers", { transfer_type: "all", account_index: 0, subaddr_indices: [] })) as { transfers?: unknown[] };
     let found = r.transfers?.length ?? 0;
     // the builder pays accounts 0–4; an account the chain's prefix never paid does not exist
@@ -97,7 +103,7 @@ export async function refreshWallet(
     const list = (k: string): Entry[] => (transfers.answer[k] as Entry[] | undefined) ?? [];
     const inKeys = list("in").map((e) => `${e.txid}:${e.subaddr_index?.major}/${e.subaddr_index?.minor}:${String(e.amount)}`).sort();
     const outKeys = list("out").map((e) => `${e.txid}:${String(e.amount)}:${String(e.fee)}`).sort();
-    return { secs, found, rss: processRssMiB(p.proc.pid).peak, balanceMs: balance.ms, transfersMs: transfers.ms, transfers: inKeys.length + outKeys.length, inKeys, outKeys };
+    return { secs, found, rss: processRssMiB(p.proc.pid).peak, walletCpu, daemonCpu, balanceMs: balance.ms, transfersMs: transfers.ms, transfers: inKeys.length + outKeys.length, inKeys, outKeys };
   } finally {
     if (oneCore) pin(daemon.pid, "0-1");
     await stop(p);
