@@ -612,6 +612,40 @@ test("get_blocks.bin by split point: a synced wallet's request after a block is 
   assert.equal(decodeEpee(resp, await post(history.slice(0, -1))).status, "Failed");
 });
 
+test("get_blocks.bin from a start_height (tsmonero's wallet asks so): the quick answer is byte for byte the usual path's", async () => {
+  const u = daemon.rpcUrl;
+  // the earlier tests' chain (txs included); alone, a chain of coinbases long enough for the cases below
+  const had = (await nodeCall(u, "get_block_count")).count;
+  if (had < 40) await nodeRpc(u, "generateblocks", { amount_of_blocks: 40 - had, wallet_address: ALICE });
+  const count = (await nodeCall(u, "get_block_count")).count;
+  const { encodeEpee, decodeEpee, object, text } = await import("../src/codec/epee-map.js");
+  const { getBlocksBinRequest, getBlocksBinResponse } = await import("../src/protocol/rpc-bin.js");
+  // an extra field the quick reader does not take (epee ignores it): the usual path answers
+  const withExtra = object<{ x: string }>({ x: text });
+  const post = async (start: number, prune: boolean, noMinerTx: boolean, usual: boolean): Promise<Buffer> => {
+    const ids = [crypto.getRandomValues(Buffer.alloc(32))];
+    const req = Buffer.from(encodeEpee(getBlocksBinRequest, { client: "", block_ids: ids, start_height: BigInt(start), prune, no_miner_tx: noMinerTx }));
+    // the extra field appended as a section of its own fields: rewrite the field count and add "x"
+    const body = usual ? Buffer.concat([req.subarray(0, 9), Buffer.from([((req[9] >> 2) + 1) << 2]), req.subarray(10), Buffer.from(encodeEpee(withExtra, { x: "y" })).subarray(10)]) : req;
+    const res = await fetch(`${u}/get_blocks.bin`, { method: "POST", body });
+    assert.equal(res.status, 200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+  for (const [start, noMinerTx] of [[1, false], [count - 4, false], [count - 1, true], [Math.max(1, count - 30), true]] as const) {
+    const quick = await post(start, true, noMinerTx, false);
+    const usual = await post(start, true, noMinerTx, true);
+    const r = decodeEpee(getBlocksBinResponse, quick);
+    assert.equal(r.status, "OK");
+    assert.equal(r.start_height, BigInt(start));
+    assert.equal(r.current_height, BigInt(count));
+    assert.equal(r.blocks.length, Math.min(count - start, 1000));
+    assert.equal(r.output_indices.length, r.blocks.length);
+    assert.ok(quick.equals(usual), `start ${start}${noMinerTx ? ", no_miner_tx" : ""}: same bytes either way`);
+  }
+  // past the top: Failed, as before (the usual path answers it)
+  assert.equal(decodeEpee(getBlocksBinResponse, await post(count, true, false, false)).status, "Failed");
+});
+
 test("a fresh regtest chain (genesis only): hard_fork_info and get_fee_estimate speak of the next block, as monerod does", async () => {
   // monerod 0.18.0.0 --regtest --offline --fixed-difficulty 1 on a new data dir answers version 16
   // and fees [1200000, 4700000, 19000000, 240000000]; the functional test `blockchain` checks the

@@ -237,20 +237,25 @@ interface BlockEntry {
   size: number;
 }
 
-/** A pruned block entry kept for get_blocks.bin: its two epee values, serialized once (serializeOnce). */
+/**
+ * A pruned block entry kept for get_blocks.bin: the bytes of its two epee sections (a
+ * block_complete_entry and its block_output_indices, as serialized inside their arrays), written
+ * straight from the store's records, no section objects made or kept.
+ */
 interface KeptEntry {
-  entry: EpeeValue;
-  indices: EpeeValue;
+  entry: Uint8Array;
+  indices: Uint8Array;
   txCount: number;
   size: number;
 }
 
 /**
- * Pruned block entries by (height, no_miner_tx), kept until a pop (the store's revision) with
- * their epee bytes: a wallet's refresh asks for the same blocks again and again (every restore
- * from 0 reads the whole chain), and reading a block, hashing its coinbase to find its output
- * indices, reading its txs and serializing all that cost ~60 µs a block. At most 4096 entries and
- * 64 MiB of blobs. Full (unpruned) entries are not kept: one changes when the store prunes its block.
+ * Pruned block entries by (height, no_miner_tx), kept until a pop (the store's revision): a
+ * wallet's refresh asks for the same blocks again and again (every synced wallet the last few,
+ * every restore from 0 the whole chain), and reading a block, hashing its coinbase to find its
+ * output indices, reading its txs and serializing all that cost ~20 µs a block. At most 4096
+ * entries and 64 MiB of blobs. Full (unpruned) entries are not kept: one changes when the store
+ * prunes its block.
  */
 const keptEntries = (d: NodeRpcDeps): ChainDerived<string, KeptEntry> =>
   coreCache(d.core, "blockEntries", () => new ChainDerived<string, KeptEntry>(d.core, "block entries (.bin)", 4096, 64 * 1024 * 1024, (e) => e.size));
@@ -258,14 +263,125 @@ const keptEntries = (d: NodeRpcDeps): ChainDerived<string, KeptEntry> =>
 function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
   return keptEntries(d).getOr(`${h}:${noMinerTx ? 1 : 0}`, () => {
     const b = blockEntry(d, h, true, noMinerTx);
-    // written straight to the bytes the codecs serialize them to (no section objects to build and keep)
     return {
-      entry: { kind: "object", value: presetSection(prunedBlockEntryBytes(b.entry.block, b.entry.txs)) },
-      indices: { kind: "object", value: presetSection(blockOutputIndicesBytes(b.indices.indices.map((t) => t.indices))) },
+      entry: prunedBlockEntryBytes(b.entry.block, b.entry.txs),
+      indices: blockOutputIndicesBytes(b.indices.indices.map((t) => t.indices)),
       txCount: b.txCount,
       size: b.size,
     };
   });
+}
+
+/** The pruned entries from `start` as BlockchainLMDB::get_blocks_from takes them (0.18.0.0's count). */
+function takeKeptEntries(d: NodeRpcDeps, start: number, noMinerTx: boolean): KeptEntry[] {
+  const height = d.core.store.height();
+  const out: KeptEntry[] = [];
+  let size = 0;
+  let txs = 0;
+  for (let h = start; h < height && !supplementFull(out.length, size, txs); h++) {
+    const e = keptEntry(d, h, noMinerTx);
+    out.push(e);
+    size += e.size;
+    txs += e.txCount;
+  }
+  return out;
+}
+
+/**
+ * get_blocks.bin's 0.18.0.0 answer around its two arrays: the bytes before the blocks' count,
+ * between the last block and the indices' count, after the last indices, and where start_height
+ * and current_height sit, taken once from the codec's own bytes (getBlocksFrame checks them).
+ */
+interface BlocksFrame {
+  /** The answer's bytes with one placeholder entry in each array. */
+  one: Buffer;
+  /** Where the placeholders start (each after its one-byte count) and how long they are. */
+  blocksAt: number;
+  indicesAt: number;
+  placeholder: number;
+  startAt: number;
+  currentAt: number;
+}
+
+let blocksFrame: BlocksFrame | undefined;
+
+/** The answer with these entries, written into the frame (the bytes encodeEpee(getBlocksBinAnswer, …) makes). */
+function writeBlocksAnswer(f: BlocksFrame, entries: readonly KeptEntry[], start: number, current: number): Uint8Array {
+  const n = entries.length;
+  const mark = epeeSize(n);
+  let blocksLen = 0;
+  let indicesLen = 0;
+  for (const e of entries) {
+    blocksLen += e.entry.length;
+    indicesLen += e.indices.length;
+  }
+  const P = f.placeholder;
+  const out = Buffer.allocUnsafe(f.one.length + 2 * (mark.length - 1) + blocksLen + indicesLen - 2 * P);
+  // where a position of `one` lands in `out`
+  const moved = (pos: number): number => pos + (pos > f.blocksAt ? mark.length - 1 + blocksLen - P : 0) + (pos > f.indicesAt ? mark.length - 1 + indicesLen - P : 0);
+  let at = f.one.copy(out, 0, 0, f.blocksAt - 1);
+  out.set(mark, at);
+  at += mark.length;
+  for (const e of entries) {
+    out.set(e.entry, at);
+    at += e.entry.length;
+  }
+  at += f.one.copy(out, at, f.blocksAt + P, f.indicesAt - 1);
+  out.set(mark, at);
+  at += mark.length;
+  for (const e of entries) {
+    out.set(e.indices, at);
+    at += e.indices.length;
+  }
+  f.one.copy(out, at, f.indicesAt + P);
+  out.writeBigUInt64LE(BigInt(start), moved(f.startAt));
+  out.writeBigUInt64LE(BigInt(current), moved(f.currentAt));
+  return out;
+}
+
+function getBlocksFrame(): BlocksFrame {
+  if (blocksFrame) return blocksFrame;
+  const P = 24;
+  const fill = (byte: number, n = P): Uint8Array => new Uint8Array(n).fill(byte);
+  const encode = (blocks: Uint8Array[], indices: Uint8Array[], start: bigint, current: bigint): Buffer =>
+    Buffer.from(
+      encodeEpee(getBlocksBinAnswer, {
+        ...access(),
+        blocks: blocks.map((b): EpeeValue => ({ kind: "object", value: presetSection(b) })),
+        start_height: start,
+        current_height: current,
+        output_indices: indices.map((b): EpeeValue => ({ kind: "object", value: presetSection(b) })),
+      }),
+    );
+  const u64le = (v: bigint): Buffer => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(v);
+    return b;
+  };
+  const S = 0x1122334455667788n;
+  const C = 0x0807060504030201n;
+  const one = encode([fill(0xe1)], [fill(0xe2)], S, C);
+  const f: BlocksFrame = {
+    one,
+    blocksAt: one.indexOf(Buffer.from(fill(0xe1))),
+    indicesAt: one.indexOf(Buffer.from(fill(0xe2))),
+    placeholder: P,
+    startAt: one.indexOf(u64le(S)),
+    currentAt: one.indexOf(u64le(C)),
+  };
+  // the frame must give back the codec's bytes: several entries of other lengths (a two-byte count), other heights
+  const entry = (i: number): KeptEntry => ({ entry: fill(0x10 + (i % 7), 5 + i), indices: fill(0x30 + (i % 5), 3 + (i % 11)), txCount: 0, size: 0 });
+  const entries = Array.from({ length: 70 }, (_, i) => entry(i));
+  const want = encode(entries.map((e) => e.entry), entries.map((e) => e.indices), 123_456n, 654_321n);
+  const positions = [f.blocksAt, f.indicesAt, f.startAt, f.currentAt];
+  if (positions.some((x) => x < 1) || f.blocksAt > f.indicesAt || one[f.blocksAt - 1] !== epeeSize(1)[0] || one[f.indicesAt - 1] !== epeeSize(1)[0] || !Buffer.from(writeBlocksAnswer(f, entries, 123_456, 654_321)).equals(want))
+    throw new Error("get_blocks.bin's answer does not have the shape the quick writer expects");
+  return (blocksFrame = f);
+}
+
+/** 0.18.0.0's answer of the pruned blocks from `start`, written from the kept entries' bytes (core_rpc_server::on_get_blocks). */
+function prunedBlocksAnswer(d: NodeRpcDeps, start: number, noMinerTx: boolean): Uint8Array {
+  return writeBlocksAnswer(getBlocksFrame(), takeKeptEntries(d, start, noMinerTx), start, d.core.store.height());
 }
 
 /** get_blocks.bin's answer with its blocks and output indices already encoded (same bytes as getBlocksBinResponse). */
@@ -463,8 +579,10 @@ function takeBlocks(d: NodeRpcDeps, start: number, req: GetBlocksBinRequest, lat
   let txs = 0;
   for (let h = start; h < height && !supplementFull(blocks.length, size, txs, later?.maxBlocks); h++) {
     let b: { entry: EpeeValue; indices: EpeeValue; size: number; txCount: number };
-    if (req.prune) b = keptEntry(d, h, req.no_miner_tx);
-    else {
+    if (req.prune) {
+      const k = keptEntry(d, h, req.no_miner_tx);
+      b = { entry: { kind: "object", value: presetSection(k.entry) }, indices: { kind: "object", value: presetSection(k.indices) }, size: k.size, txCount: k.txCount };
+    } else {
       const e = blockEntry(d, h, false, req.no_miner_tx);
       b = { entry: blockCompleteEntry.encode(e.entry)!, indices: blockOutputIndices.encode(e.indices)!, size: e.size, txCount: e.txCount };
     }
@@ -587,9 +705,15 @@ function splitAnswer(d: NodeRpcDeps, key: string, req: GetBlocksBinRequest): Uin
   const kept = splitAnswers(d);
   const found = kept.get(key);
   if (found !== undefined) return found;
-  const res = getBlocks0180(d, req, NO_CLIENT);
-  if (res.status !== OK) return undefined;
-  const bytes = encodeEpee(getBlocksBinAnswer, res);
+  const store = d.core.store;
+  const start = req.prune && Buffer.compare(req.block_ids[0], store.topHash()) !== 0 ? supplementStart(d, req.start_height, req.block_ids) : undefined;
+  let bytes: Uint8Array;
+  if (start !== undefined) bytes = prunedBlocksAnswer(d, start, req.no_miner_tx);
+  else {
+    const res = getBlocks0180(d, req, NO_CLIENT);
+    if (res.status !== OK) return undefined;
+    bytes = encodeEpee(getBlocksBinAnswer, res);
+  }
   if (bytes.length <= SPLIT_ANSWER_MAX_BYTES) kept.set(key, bytes);
   return bytes;
 }
@@ -604,17 +728,24 @@ const splitRequest = (first: Bytes, genesis: Bytes, prune: boolean, noMinerTx: b
 });
 
 /**
- * get_blocks.bin's quick answer (BinPath.quick): a 0.18.0.0 wallet2 request from height 0 whose
- * first id is the top (the empty answer) or in the chain, with the genesis id last, as
- * find_blockchain_supplement reads it: the split is the first id, whatever the ids after it.
- * Anything else (a later field, an unknown first id, start_height) goes the usual way.
+ * get_blocks.bin's quick answer (BinPath.quick): a 0.18.0.0 request whose first id is the top (the
+ * empty answer); else wallet2's request from height 0 whose first id is in the chain, with the
+ * genesis id last, as find_blockchain_supplement reads it (the split is the first id, whatever the
+ * ids after it); else a pruned request from a start_height below the top (tsmonero's wallet asks
+ * so), whose ids find_blockchain_supplement does not read. Anything else (a later field, an unknown
+ * first id, a start_height past the top, unpruned blocks from a height) goes the usual way.
  */
 function quickGetBlocks(d: NodeRpcDeps, body: Uint8Array): Uint8Array | undefined {
   const r = quickGetBlocksRequest(body);
-  if (r === undefined || r.startHeight !== 0n) return undefined;
+  if (r === undefined) return undefined;
   const store = d.core.store;
   const genesis = store.genesisHash();
   if (Buffer.compare(r.firstId, store.topHash()) === 0) return splitAnswer(d, "top", splitRequest(r.firstId.slice(), genesis, r.prune, r.noMinerTx));
+  if (r.startHeight !== 0n) {
+    // find_blockchain_supplement from start_height, whatever the ids (a height past the top fails: the handler answers it)
+    if (!r.prune || r.startHeight >= BigInt(store.height())) return undefined;
+    return prunedBlocksAnswer(d, Number(r.startHeight), r.noMinerTx);
+  }
   if (Buffer.compare(r.lastId, genesis) !== 0) return undefined;
   const h = store.heightOf(r.firstId);
   if (h === undefined) return undefined;
