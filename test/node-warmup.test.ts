@@ -143,7 +143,7 @@ describe("the launcher's warm-up setting", () => {
   const args = parseArgs(["--regtest", "--offline"], NODE_FLAGS);
   it("is on by default for chains of 1,000 blocks", () => {
     assert.deepEqual(nodeConfig(args, {}).daemon.rpcWarmup, RPC_WARMUP_DEFAULT);
-    assert.deepEqual(RPC_WARMUP_DEFAULT, { rounds: 300, minHeight: 1000 });
+    assert.deepEqual(RPC_WARMUP_DEFAULT, { rounds: 1000, minHeight: 1000 });
   });
   it("takes its rounds from TSMONERO_RPC_WARMUP, 0 turning it off, and refuses anything else", () => {
     assert.equal(nodeConfig(args, { TSMONERO_RPC_WARMUP: "0" }).daemon.rpcWarmup?.rounds, 0);

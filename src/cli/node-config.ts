@@ -198,11 +198,12 @@ export interface NodeConfig {
 }
 
 /**
- * The launcher's RPC warm-up (node/rpc/warmup.ts): 300 rounds (about 3,500 reads, 1-2 s of CPU
- * beside the first clients) once the chain has 1,000 blocks. TSMONERO_RPC_WARMUP sets the rounds;
+ * The launcher's RPC warm-up (node/rpc/warmup.ts): 1,000 rounds (about 9,200 reads, 4-6 s of one
+ * core beside the first clients) once the chain has 1,000 blocks. 300 rounds left the header path's
+ * functions to be optimized during the first cold reads (docs/bench-scale.md, stop 48). TSMONERO_RPC_WARMUP sets the rounds;
  * 0 turns it off. Not a monerod flag, so an environment variable: monerod's command lines stay valid.
  */
-export const RPC_WARMUP_DEFAULT = { rounds: 300, minHeight: 1000 } as const;
+export const RPC_WARMUP_DEFAULT = { rounds: 1000, minHeight: 1000 } as const;
 
 function rpcWarmupOf(env: NodeJS.ProcessEnv): { rounds: number; minHeight: number } {
   const v = env.TSMONERO_RPC_WARMUP;
