@@ -99,8 +99,8 @@ interface RpcReply {
   error?: { code: number; message: string };
 }
 
-export async function rpc(port: number, method: string, params: unknown = {}): Promise<Record<string, unknown>> {
-  const j = (await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params })) as RpcReply;
+export async function rpc(port: number, method: string, params: unknown = {}, timeoutMs?: number): Promise<Record<string, unknown>> {
+  const j = (await post(port, "/json_rpc", { jsonrpc: "2.0", id: "0", method, params }, timeoutMs)) as RpcReply;
   if (j.error) throw new Error(`${method} on ${port}: ${j.error.message} (${j.error.code})`);
   return j.result ?? {};
 }

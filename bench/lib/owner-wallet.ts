@@ -72,10 +72,12 @@ export async function refreshWallet(
     await waitAnswer(p, port, "get_version");
     const cpu0 = [processStat(p.proc.pid)?.cpuMs ?? 0, processStat(daemon.pid)?.cpuMs ?? 0];
     const t0 = performance.now();
+    // a restore of the 100,000-block chain is one call of minutes for monero-wallet-rpc: no idle limit short of an hour
+    const HOUR = 3_600_000;
     await rpc(port, "generate_from_keys", {
       filename: "owner", address: meta.owner.address, spendkey: meta.owner.spendSecretKey, viewkey: meta.owner.viewSecretKey, password: "", restore_height: 0, autosave_current: false,
-    });
-    await rpc(port, "refresh", { start_height: 0 });
+    }, HOUR);
+    await rpc(port, "refresh", { start_height: 0 }, HOUR);
     const secs = (performance.now() - t0) / 1000;
     const walletCpu = ((processStat(p.proc.pid)?.cpuMs ?? 0) - cpu0[0]) / 1000;
     const daemonCpu = ((processStat(daemon.pid)?.cpuMs ?? 0) - cpu0[1]) / 1000;
