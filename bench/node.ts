@@ -30,6 +30,7 @@ import { formatRatio } from "./lib/stats.js";
 import { type BenchSuite, flagSet, flagString, progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
+import { launcherCommand } from "./lib/launcher.js";
 
 /** "tsmonerod-pow": tsmonerod with TSMONERO_HASH_TRIVIAL_POW=1, hashing PoW at difficulty 1 as monerod does. */
 const PORTS = { monerod: { rpc: 28950, p2p: 28951 }, tsmonerod: { rpc: 28960, p2p: 28961 }, "tsmonerod-pow": { rpc: 28970, p2p: 28971 } } as const;
@@ -135,7 +136,7 @@ function launch(impl: Impl, tsmonerod: string): Proc {
     "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(p2p),
     "--no-zmq", "--non-interactive", "--log-level", "0",
   ];
-  const [bin, args] = impl === "monerod" ? ["/usr/bin/monerod", flags] : [process.execPath, [tsmonerod, ...flags]];
+  const [bin, args] = impl === "monerod" ? ["/usr/bin/monerod", flags] : launcherCommand(tsmonerod, flags);
   const env = impl === "tsmonerod-pow" ? { ...process.env, TSMONERO_HASH_TRIVIAL_POW: "1" } : process.env;
   const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env });
   const output: string[] = [];

@@ -22,6 +22,7 @@ import { type BenchSuite, flagString, progress } from "./lib/suite.js";
 import { machineLine } from "./lib/system.js";
 import { markdownTable } from "./lib/table.js";
 import { launch, type Proc, replayRecordedChain, rpc, stop, waitAnswer } from "./wallet.js";
+import { launcherCommand } from "./lib/launcher.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PORTS = { monerod: 29910, monerodP2p: 29911, ours: 29912 } as const;
@@ -63,7 +64,8 @@ function daemonFlags(dir: string, port: number, keep: boolean): string[] {
 
 const startMonerod = (dir: string, keep: boolean): Proc =>
   launch("monerod", "/usr/bin/monerod", [...daemonFlags(dir, PORTS.monerod, keep), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", String(PORTS.monerodP2p), "--no-zmq"], dir);
-const startOurs = (dir: string, keep: boolean): Proc => launch("tsmonerod", process.execPath, [join(ROOT, "bin", "tsmonerod"), ...daemonFlags(dir, PORTS.ours, keep), "--db-sync-mode", "fastest", "--no-zmq"], dir);
+const startOurs = (dir: string, keep: boolean): Proc =>
+  launch("tsmonerod", ...launcherCommand(join(ROOT, "bin", "tsmonerod"), [...daemonFlags(dir, PORTS.ours, keep), "--db-sync-mode", "fastest", "--no-zmq"]), dir);
 
 /** Stops a daemon without removing its directory (bench/wallet.ts's stop removes it). */
 async function halt(p: Proc): Promise<void> {

@@ -56,6 +56,7 @@ import { ReplayConnection } from "./lib/replay.js";
 import { byName, type Exchange, TraceProxy } from "./lib/trace-proxy.js";
 import { startCapture, type WireExchange } from "./lib/wire.js";
 import { agents, launch, type Proc, replayRecordedChain, rpc, stop, waitAnswer } from "./wallet.js";
+import { launcherCommand } from "./lib/launcher.js";
 
 const DAEMONS = ["tsmonerod", "monerod"] as const;
 type Daemon = (typeof DAEMONS)[number];
@@ -141,7 +142,7 @@ function startDaemon(which: Daemon, timingFile?: string): Proc {
   ];
   return which === "monerod"
     ? launch("monerod", "/usr/bin/monerod", flags, dir)
-    : launch("tsmonerod", process.execPath, [...profileFlags(), join(ROOT, "bin", "tsmonerod"), ...flags], dir, timingFile ? { TSMONERO_RPC_TIMING: timingFile } : undefined);
+    : launch("tsmonerod", ...launcherCommand(join(ROOT, "bin", "tsmonerod"), flags, profileFlags()), dir, timingFile ? { TSMONERO_RPC_TIMING: timingFile } : undefined);
 }
 
 /** TSMONERO_BENCH_CPU_PROF=<dir>: tsmonerod writes a V8 CPU profile there when it stops (node --cpu-prof). */

@@ -20,6 +20,7 @@ import {
 } from "../bench/lib/monero-perf.js";
 import { formatCount, formatMicros, formatRatio, mean, median, quantile, relativeSpread } from "../bench/lib/stats.js";
 import { cpuModelFromCpuinfo } from "../bench/lib/system.js";
+import { launcherCommand, launcherNodeFlags } from "../bench/lib/launcher.js";
 import { markdownTable } from "../bench/lib/table.js";
 import { planBatches, timeOp } from "../bench/lib/timing.js";
 import { readExchanges } from "../bench/lib/wire.js";
@@ -341,4 +342,30 @@ test("readExchanges: tcpdump's segments as request/answer exchanges per server p
   assert.deepEqual([a[1].requestBytes, a[1].requestSegments, a[1].answerBytes], [929, 1, 300]);
   const b = ex.get(19610) ?? [];
   assert.deepEqual(b.map((x) => [x.requestBytes, x.answerBytes]), [[100, 200]]);
+});
+
+test("benches start our launchers with their shebang's node flags, as a user's command line does", async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  // bin/tsmonerod's young generation setting (its shebang) is part of what a user runs
+  const daemon = join(root, "bin", "tsmonerod");
+  assert.deepEqual(launcherNodeFlags(daemon), ["--max-semi-space-size=8"]);
+  assert.deepEqual(launcherCommand(daemon, ["--regtest"], ["--cpu-prof"]), [process.execPath, ["--max-semi-space-size=8", "--cpu-prof", daemon, "--regtest"]]);
+  assert.deepEqual(launcherNodeFlags(join(root, "bin", "tsmonero-wallet-rpc")), []);
+  const dir = mkdtempSync(join(tmpdir(), "tsmonero-launcher-"));
+  try {
+    const file = (first: string): string => {
+      const f = join(dir, `l${Math.random().toString(36).slice(2)}`);
+      writeFileSync(f, `${first}\nconsole.log(1);\n`);
+      return f;
+    };
+    assert.deepEqual(launcherNodeFlags(file("#!/usr/bin/env -S node --a=1  --b")), ["--a=1", "--b"]);
+    assert.deepEqual(launcherNodeFlags(file("#!/usr/bin/env node")), []);
+    assert.deepEqual(launcherNodeFlags(file("#!/bin/sh")), []);
+    assert.deepEqual(launcherNodeFlags(file("// no shebang")), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
