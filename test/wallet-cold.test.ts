@@ -18,7 +18,7 @@ import { WALLET_SEEDS } from "./helpers/chain.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
 import { freePort } from "./helpers/ports.js";
-import { nodeCall } from "./helpers/node-rpc.js";
+import { mineUntilMined, nodeCall } from "./helpers/node-rpc.js";
 import { big, type Obj, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall } from "./helpers/wallet-rpc.js";
 
 const skip = needPackage("monero");
@@ -210,7 +210,7 @@ for (const kind of ["monerod", "tsmonerod"] as const) {
         assert.deepEqual(sub.tx_hash_list, ids);
         const pending = await walletCall(W[maker], "get_transfers", { pending: true, out: true });
         assert.equal(((pending.pending as Obj[] | undefined) ?? []).filter((x) => x.txid === ids[0]).length, 1);
-        await mine(1);
+        await mineUntilMined(node.url, ids[0], alice);
         await walletCall(W[maker], "refresh");
         const out = await walletCall(W[maker], "get_transfers", { pending: true, out: true });
         assert.equal(((out.out as Obj[] | undefined) ?? []).filter((x) => x.txid === ids[0]).length, 1);

@@ -25,7 +25,7 @@ import { decodeMultisigTxSet, encodeMultisigTxSet } from "../src/wallet/cold/for
 import { MULTISIG_TX_PREFIX } from "../src/wallet/multisig/txset.js";
 import { type Daemon, stopDaemon, waitReady } from "./helpers/monerod.js";
 import { needPackage } from "./helpers/packages.js";
-import { nodeCall } from "./helpers/node-rpc.js";
+import { mineUntilMined, nodeCall } from "./helpers/node-rpc.js";
 import { big, rpc, startRegtestNode, startWallet, stopProcesses, waitWallet, walletCall, type WalletParams, walletRpc } from "./helpers/wallet-rpc.js";
 import type { WalletMethod } from "../src/wallet/rpc/api.js";
 
@@ -315,7 +315,7 @@ for (const kind of ["tsmonerod", "monerod"] as const) describe(`multisig between
     const signed = await walletCall(real1, "sign_multisig", { tx_data_hex: made.multisig_txset });
     const sub = await walletCall(real1, "submit_multisig", { tx_data_hex: signed.tx_data_hex });
     const txid = String((sub.tx_hash_list as string[])[0]);
-    await nodeCall(node.url, "generateblocks", { amount_of_blocks: 1, wallet_address: ADDR_2OF2 });
+    await mineUntilMined(node.url, txid, ADDR_2OF2);
     const view = async (u: string) => {
       await walletCall(u, "refresh");
       const b = await walletCall(u, "get_balance");

@@ -50,3 +50,20 @@ export async function nodeCall<M extends NodeRpcMethod>(url: string, method: M, 
 export function nodePath<P extends NodePath>(url: string, path: P, body?: PathBody<P>): Promise<PathResult<P>> {
   return withClient(url, (c) => c.path(path, body));
 }
+
+/**
+ * Mines blocks to `address` until the tx `txid` is in the chain, one at a time (at most `tries`):
+ * monerod leaves a tx it relays out of block templates while Dandelion++ keeps it in the stem
+ * phase, and makes it public on its own timer even offline, so on a busy machine the first block
+ * after a send may not hold it. Returns the blocks mined.
+ */
+export async function mineUntilMined(url: string, txid: string, address: string, tries = 25): Promise<number> {
+  for (let mined = 1; mined <= tries; mined++) {
+    await nodeCall(url, "generateblocks", { amount_of_blocks: 1, wallet_address: address });
+    const r = await nodePath(url, "/get_transactions", { txs_hashes: [txid] });
+    const t = (r.txs ?? [])[0];
+    if (t !== undefined && t.in_pool === false) return mined;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  throw new Error(`tx ${txid} still not in a block after ${tries} blocks`);
+}
