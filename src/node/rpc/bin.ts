@@ -272,17 +272,20 @@ function keptEntry(d: NodeRpcDeps, h: number, noMinerTx: boolean): KeptEntry {
   });
 }
 
-/** The pruned entries from `start` as BlockchainLMDB::get_blocks_from takes them (0.18.0.0's count). */
-function takeKeptEntries(d: NodeRpcDeps, start: number, noMinerTx: boolean): KeptEntry[] {
+/**
+ * The pruned entries from `start` as BlockchainLMDB::get_blocks_from takes them. `later`: master's
+ * count, with a limit of `maxBlocks` and the coinbases counted as txs.
+ */
+function takeKeptEntries(d: NodeRpcDeps, start: number, noMinerTx: boolean, later?: { maxBlocks: number }): KeptEntry[] {
   const height = d.core.store.height();
   const out: KeptEntry[] = [];
   let size = 0;
   let txs = 0;
-  for (let h = start; h < height && !supplementFull(out.length, size, txs); h++) {
+  for (let h = start; h < height && !supplementFull(out.length, size, txs, later?.maxBlocks); h++) {
     const e = keptEntry(d, h, noMinerTx);
     out.push(e);
     size += e.size;
-    txs += e.txCount;
+    txs += e.txCount + (later ? 1 : 0);
   }
   return out;
 }
@@ -572,24 +575,23 @@ interface BinCtx {
  * output indices. `later`: master's count, with a limit of `maxBlocks` and the coinbases counted as txs.
  */
 function takeBlocks(d: NodeRpcDeps, start: number, req: GetBlocksBinRequest, later?: { maxBlocks: number }): { blocks: EpeeValue[]; output_indices: EpeeValue[] } {
+  if (req.prune) {
+    // the kept entries' bytes, each in a section that serializes to them
+    const kept = takeKeptEntries(d, start, req.no_miner_tx, later);
+    const section = (bytes: Uint8Array): EpeeValue => ({ kind: "object", value: presetSection(bytes) });
+    return { blocks: kept.map((k) => section(k.entry)), output_indices: kept.map((k) => section(k.indices)) };
+  }
   const height = d.core.store.height();
   const blocks: EpeeValue[] = [];
   const output_indices: EpeeValue[] = [];
   let size = 0;
   let txs = 0;
   for (let h = start; h < height && !supplementFull(blocks.length, size, txs, later?.maxBlocks); h++) {
-    let b: { entry: EpeeValue; indices: EpeeValue; size: number; txCount: number };
-    if (req.prune) {
-      const k = keptEntry(d, h, req.no_miner_tx);
-      b = { entry: { kind: "object", value: presetSection(k.entry) }, indices: { kind: "object", value: presetSection(k.indices) }, size: k.size, txCount: k.txCount };
-    } else {
-      const e = blockEntry(d, h, false, req.no_miner_tx);
-      b = { entry: blockCompleteEntry.encode(e.entry)!, indices: blockOutputIndices.encode(e.indices)!, size: e.size, txCount: e.txCount };
-    }
-    blocks.push(b.entry);
-    output_indices.push(b.indices);
-    size += b.size;
-    txs += b.txCount + (later ? 1 : 0);
+    const e = blockEntry(d, h, false, req.no_miner_tx);
+    blocks.push(blockCompleteEntry.encode(e.entry)!);
+    output_indices.push(blockOutputIndices.encode(e.indices)!);
+    size += e.size;
+    txs += e.txCount + (later ? 1 : 0);
   }
   return { blocks, output_indices };
 }
