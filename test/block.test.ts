@@ -8,7 +8,9 @@ import {
   parseBlock,
   parseBlockWithMinerTxHash,
   powBlob,
+  scanBlock,
   scanBlockHeader,
+  scannedMinerTxHash,
   serializeBlock,
   txTreeHash,
 } from "../src/protocol/block.js";
@@ -70,6 +72,10 @@ test("scanBlockHeader reads what the parse reads, and monerod's reward and miner
     assert.equal(toHex(s.minerTxHash), toHex(minerTxHash));
     assert.equal(toHex(s.minerTxHash), rb.miner_tx_hash);
     assert.equal(s.minerReward, BigInt(rb.header.reward), `height ${rb.height}: get_block_header's reward`);
+    const raw = scanBlock(blob);
+    assert.ok(raw);
+    assert.deepEqual([raw.minerVersion, raw.minerOutputs], [b.minerTx.version, b.minerTx.vout.length], `height ${rb.height}: the coinbase's shape`);
+    assert.equal(toHex(scannedMinerTxHash(blob, raw)), rb.miner_tx_hash);
   }
 });
 

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { type Daemon, startDaemon } from "../src/node/daemon.js";
+import { dropCoreCaches } from "../src/node/rpc/common.js";
 import { isJsonObject, type JsonValue, parseJson } from "../src/rpc/json.js";
 import { recordedBlocks, recordedTxs, toHex } from "./helpers/chain.js";
 import { nodeCall, nodePath, nodeRpc } from "./helpers/node-rpc.js";
@@ -232,8 +233,38 @@ test("with the last block's txs back in the pool: pool, pool stats, in-pool tran
   assert.ok(fixture.pool.answers.length >= 10);
 });
 
+test("a v2 coinbase's output indices are the chain's RingCT count below its block onwards, at every height", async () => {
+  // what lets get_blocks.bin's entries take them from the kept counts (bin.ts blockIds), without
+  // hashing the miner tx or reading its location
+  const store = daemon.core.store;
+  const { scanBlock, scannedMinerTxHash } = await import("../src/protocol/block.js");
+  store.keepCumulativeRctOutputs();
+  let counted = 0;
+  let withTxs = 0;
+  for (let h = 0; h < store.height(); h++) {
+    const blob = store.blockBlob(h);
+    assert.ok(blob);
+    const s = scanBlock(blob);
+    assert.ok(s, `height ${h}: a usual coinbase`);
+    const stored = store.txLocation(scannedMinerTxHash(blob, s))?.outputIndices;
+    assert.ok(stored, `height ${h}: the coinbase's location`);
+    if (s.minerVersion !== 2) continue;
+    const below = store.keptRctOutputsBelow(h);
+    assert.ok(below !== undefined, `height ${h}: the count is kept`);
+    assert.deepEqual(stored, Array.from({ length: s.minerOutputs }, (_, i) => BigInt(below + i)), `height ${h}`);
+    counted++;
+    if (s.txCount > 0) withTxs++;
+  }
+  assert.ok(counted > 300 && withTxs >= 10, `${counted} v2 coinbases, ${withTxs} in blocks with txs`);
+  assert.equal(store.keptRctOutputsBelow(store.height() + 1), undefined, "beyond the chain");
+});
+
 test("/get_blocks.bin (full and pruned) and /get_outs.bin answer as monerod's recorded answers", async () => {
   const { readChainFile } = await import("./helpers/chain.js");
+  // the coinbases' indices from the kept RingCT counts (as after the daemon's warm-up), every entry made again
+  daemon.core.store.keepCumulativeRctOutputs();
+  assert.notEqual(daemon.core.store.keptRctOutputsBelow(daemon.core.store.height()), undefined);
+  dropCoreCaches(daemon.core);
   const cases = [
     { path: "/get_blocks.bin", req: "get_blocks.req.bin", res: "get_blocks.bin", codec: getBlocksBinResponse },
     { path: "/getblocks.bin", req: "get_blocks_pruned.req.bin", res: "get_blocks_pruned.bin", codec: getBlocksBinResponse },

@@ -189,16 +189,30 @@ const SCANNED = "block";
 /** keccak of a RCTTypeNull base (its one type byte, 0), the middle third of every v2 coinbase's id. */
 let nullRctBaseHash: Bytes | undefined;
 
+/** scanBlock's reading of a blob: the header fields, the coinbase's shape and where its parts end. */
+export interface BlockScan extends BlockHeader {
+  /** A view into the scanned blob. */
+  prevId: Bytes;
+  /** The miner tx's version (1 or 2) and its output count. */
+  minerVersion: 1 | 2;
+  minerOutputs: number;
+  /** The sum of the miner tx's outputs. */
+  minerReward: bigint;
+  /** Where the miner tx starts, where its prefix ends, where it ends (offsets in the blob). */
+  minerStart: number;
+  prefixEnd: number;
+  minerEnd: number;
+  txCount: number;
+}
+
 /**
- * The header fields, the miner tx's id and output sum and the tx count of a block blob, read in one
- * pass over its bytes without building the block (a cold get_block_header_by_height spent ~15 µs
- * making the block's objects, and more in the collector, to read these). Only the usual coinbase: a
- * version 1 or 2 miner tx with one gen input and key or tagged-key outputs (version 2: RCTTypeNull);
- * anything else, or bytes that do not parse, give undefined and the caller parses the block (which
- * then reports what is wrong). The id is parseBlockWithMinerTxHash's: keccak of the miner tx for
- * version 1; for version 2 keccak(prefix hash ‖ keccak(0x00) ‖ 32 zero bytes).
+ * Reads a block blob's header fields, its coinbase's shape and its tx count in one pass over its
+ * bytes, without building the block and without hashing. Only the usual coinbase: a version 1 or 2
+ * miner tx with one gen input and key or tagged-key outputs (version 2: RCTTypeNull); anything
+ * else, or bytes that do not parse, give undefined and the caller parses the block (which then
+ * reports what is wrong).
  */
-export function scanBlockHeader(blob: Uint8Array, backend?: CryptoBackend): BlockHeaderScan | undefined {
+export function scanBlock(blob: Uint8Array): BlockScan | undefined {
   const r = new Reader(blob);
   try {
     // readBlockHeader's fields, read here without its per-field labels and the prev id's copy
@@ -209,14 +223,14 @@ export function scanBlockHeader(blob: Uint8Array, backend?: CryptoBackend): Bloc
     const prevId = r.view(32, SCANNED);
     const nonce = r.u32le(SCANNED);
     const minerStart = r.pos;
-    const version = r.varintNumber(SCANNED);
-    if (version !== 1 && version !== 2) return undefined;
+    const minerVersion = r.varintNumber(SCANNED);
+    if (minerVersion !== 1 && minerVersion !== 2) return undefined;
     r.varint(SCANNED); // unlock time
     if (r.varintNumber(SCANNED) !== 1 || r.u8(SCANNED) !== TX_TAG.gen) return undefined;
     r.varint(SCANNED); // the gen input's height
-    const outputs = r.count(SCANNED, 1);
+    const minerOutputs = r.count(SCANNED, 1);
     let minerReward = 0n;
-    for (let i = 0; i < outputs; i++) {
+    for (let i = 0; i < minerOutputs; i++) {
       minerReward += r.varint(SCANNED);
       const tag = r.u8(SCANNED);
       if (tag === TXOUT_TAG.key) r.skip(32, SCANNED);
@@ -225,24 +239,41 @@ export function scanBlockHeader(blob: Uint8Array, backend?: CryptoBackend): Bloc
     }
     r.skip(r.count(SCANNED, 1), SCANNED); // extra
     const prefixEnd = r.pos;
-    if (version === 2 && r.u8(SCANNED) !== RCT_TYPE.Null) return undefined;
+    if (minerVersion === 2 && r.u8(SCANNED) !== RCT_TYPE.Null) return undefined;
     const minerEnd = r.pos;
     const txCount = r.count(SCANNED, 32);
     if (txCount > MAX_TX_PER_BLOCK) return undefined;
     r.skip(32 * txCount, SCANNED);
     if (!r.atEnd) return undefined;
-    const be = backend ?? defaultBackend();
-    let minerTxHash: Bytes;
-    if (version === 1) minerTxHash = be.keccak256(blob.subarray(minerStart, minerEnd));
-    else {
-      nullRctBaseHash ??= be.keccak256(Uint8Array.of(RCT_TYPE.Null));
-      minerTxHash = combineTxHashes(be.keccak256(blob.subarray(minerStart, prefixEnd)), nullRctBaseHash, NULL_HASH, be);
-    }
-    return { majorVersion, minorVersion, timestamp, prevId, nonce, minerTxHash, minerReward, txCount };
+    return { majorVersion, minorVersion, timestamp, prevId, nonce, minerVersion, minerOutputs, minerReward, minerStart, prefixEnd, minerEnd, txCount };
   } catch (e) {
     if (e instanceof FormatError) return undefined;
     throw e;
   }
+}
+
+/**
+ * The miner tx's id of a scanned blob: parseBlockWithMinerTxHash's, keccak of the miner tx for
+ * version 1; for version 2 keccak(prefix hash ‖ keccak(0x00) ‖ 32 zero bytes).
+ */
+export function scannedMinerTxHash(blob: Uint8Array, s: BlockScan, backend?: CryptoBackend): Bytes {
+  const be = backend ?? defaultBackend();
+  if (s.minerVersion === 1) return be.keccak256(blob.subarray(s.minerStart, s.minerEnd));
+  nullRctBaseHash ??= be.keccak256(Uint8Array.of(RCT_TYPE.Null));
+  return combineTxHashes(be.keccak256(blob.subarray(s.minerStart, s.prefixEnd)), nullRctBaseHash, NULL_HASH, be);
+}
+
+/**
+ * The header fields, the miner tx's id and output sum and the tx count of a block blob, read in one
+ * pass over its bytes without building the block (a cold get_block_header_by_height spent ~15 µs
+ * making the block's objects, and more in the collector, to read these): scanBlock, then the miner
+ * tx's id (scannedMinerTxHash). Undefined where scanBlock is.
+ */
+export function scanBlockHeader(blob: Uint8Array, backend?: CryptoBackend): BlockHeaderScan | undefined {
+  const s = scanBlock(blob);
+  if (s === undefined) return undefined;
+  const { majorVersion, minorVersion, timestamp, prevId, nonce, minerReward, txCount } = s;
+  return { majorVersion, minorVersion, timestamp, prevId, nonce, minerTxHash: scannedMinerTxHash(blob, s, backend), minerReward, txCount };
 }
 
 /** Parses a block blob and computes its ids from the blob's own bytes (no re-serialization). */

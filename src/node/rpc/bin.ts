@@ -26,7 +26,7 @@ import {
   REQUESTED_INFO,
 } from "../../protocol/rpc-bin.js";
 import type { MethodTable } from "../../rpc/methods.js";
-import { parseBlockWithMinerTxHash, scanBlockHeader } from "../../protocol/block.js";
+import { parseBlockWithMinerTxHash, scanBlock, scannedMinerTxHash } from "../../protocol/block.js";
 import { defaultBackend } from "../../crypto/index.js";
 import { access, cacheCounter, ChainDerived, coreCache, type NodeRpcDeps, OK, perTip } from "./common.js";
 import { BoundedCache } from "./cache.js";
@@ -495,14 +495,14 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
   const store = d.core.store;
   const blob = store.blockBlob(h);
   if (!blob) throw new Error(`block ${h} missing from the store`);
-  // one read; the coinbase's id and the tx ids taken from the blob's bytes by a scan (the tx ids
-  // end the blob), without building the block; a coinbase the scan does not read takes the parse
-  const { minerTxHash, txHashes } = blockIds(blob);
+  // one read; the tx ids taken from the blob's bytes by a scan (they end the blob), without
+  // building the block; a coinbase the scan does not read takes the parse
+  const { txHashes, minerIndices } = blockIds(store, h, blob, noMinerTx);
   const txs: { blob: Uint8Array; prunable_hash: Uint8Array }[] = [];
   let size = blob.length;
   const indices: { indices: bigint[] }[] = [];
   // no_miner_tx: monerod puts an empty entry where the coinbase's indices would be
-  indices.push({ indices: noMinerTx ? [] : (store.txLocation(minerTxHash)?.outputIndices ?? []) });
+  indices.push({ indices: minerIndices });
   for (const id of txHashes) {
     // a pruned entry reads the tx's pruned part only (the prunable part is most of a tx's bytes)
     const kept = prune ? store.txPrunedEntry(id) : undefined;
@@ -526,18 +526,31 @@ function blockEntry(d: NodeRpcDeps, h: number, prune: boolean, noMinerTx: boolea
   return { entry: { pruned: prune, block: blob, block_weight: 0n, txs }, indices: { indices }, txCount: txHashes.length, size };
 }
 
-/** A block blob's miner tx id and tx ids (views into the blob when scanned). */
-function blockIds(blob: Uint8Array): { minerTxHash: Bytes; txHashes: readonly Bytes[] } {
+/**
+ * A block blob's tx ids (views into the blob when scanned) and its coinbase's output indices (none
+ * with no_miner_tx). A version 2 coinbase's outputs are RingCT outputs numbered on from the
+ * chain's count below the block (BlockchainDB::add_transaction stores a v2 miner tx's outputs as
+ * amount 0), so while the store keeps those counts in memory they are that count onwards, with no
+ * hash of the miner tx and no read; otherwise the miner tx's id, then its stored location.
+ */
+function blockIds(store: NodeRpcDeps["core"]["store"], h: number, blob: Uint8Array, noMinerTx: boolean): { txHashes: readonly Bytes[]; minerIndices: bigint[] } {
   const be = defaultBackend();
-  const scan = scanBlockHeader(blob, be);
+  const scan = scanBlock(blob);
   if (!scan) {
     const { block, minerTxHash } = parseBlockWithMinerTxHash(blob, be);
-    return { minerTxHash, txHashes: block.txHashes };
+    return { txHashes: block.txHashes, minerIndices: noMinerTx ? [] : (store.txLocation(minerTxHash)?.outputIndices ?? []) };
   }
   const first = blob.length - 32 * scan.txCount;
   const txHashes: Bytes[] = new Array<Bytes>(scan.txCount);
   for (let i = 0; i < scan.txCount; i++) txHashes[i] = blob.subarray(first + 32 * i, first + 32 * i + 32);
-  return { minerTxHash: scan.minerTxHash, txHashes };
+  if (noMinerTx) return { txHashes, minerIndices: [] };
+  const below = scan.minerVersion === 2 ? store.keptRctOutputsBelow(h) : undefined;
+  if (below !== undefined) {
+    const minerIndices = new Array<bigint>(scan.minerOutputs);
+    for (let i = 0; i < scan.minerOutputs; i++) minerIndices[i] = BigInt(below + i);
+    return { txHashes, minerIndices };
+  }
+  return { txHashes, minerIndices: store.txLocation(scannedMinerTxHash(blob, scan, be))?.outputIndices ?? [] };
 }
 
 /** Blockchain::find_blockchain_supplement(req_start_block, qblock_ids, …)'s first height, or undefined when it fails. */

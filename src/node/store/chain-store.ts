@@ -1004,6 +1004,17 @@ export class ChainStore implements ChainView {
     if (height > 0) this.keptCumulativeRct(height);
   }
 
+  /**
+   * RingCT outputs in the blocks below `h` (the global index of block h's first RingCT output), from
+   * the counts kept in memory (keepCumulativeRctOutputs, or a first whole-chain
+   * cumulativeRctOutputs); undefined while they are not kept, or beyond the chain. Reads nothing.
+   */
+  keptRctOutputsBelow(h: number): number | undefined {
+    const kept = this.cumRct;
+    if (kept === null || kept.length !== this.height() || h < 0 || h > kept.length) return undefined;
+    return h === 0 ? 0 : kept[h - 1];
+  }
+
   private keptCumulativeRct(height: number): number[] {
     if (this.cumRct && this.cumRct.length === height) return this.cumRct;
     return (this.cumRct = this.chunkedCumRct(0, height - 1) ?? this.storedCumulativeRct(height) ?? this.walkCumulativeRct(height));
