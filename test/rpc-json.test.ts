@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { JsonParseError, parseJson, Prerendered, stringifyJson, stringifyJsonParts } from "../src/rpc/json.js";
+import { JsonParseError, parseJson, Prerendered, stringifyJson, stringifyJsonParts, uint32ListText } from "../src/rpc/json.js";
 import { array, bool, hex, object, required, SchemaError, str, u32, u64, withDefault } from "../src/rpc/schema.js";
 import { seededRandom } from "./helpers/random.js";
 
@@ -242,5 +242,26 @@ describe("rpc/json fast paths", () => {
       assert.equal(viaPre, plain, style);
       assert.equal(stringifyJson({ id: 1, result: pre, nested: { deeper: pre } }, { style }), plain, `${style}, from the kept text`);
     }
+  });
+});
+
+describe("uint32ListText (long integer lists, get_output_distribution's counts)", () => {
+  it("writes what join(',') writes, at every digit count and edge", () => {
+    const edges = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 65536, 999_999, 1_000_000, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 4_294_967_295];
+    assert.equal(uint32ListText(edges), edges.join(","));
+    const rnd = seededRandom(7);
+    const list = Array.from({ length: 5000 }, () => Math.floor(rnd() * 2 ** Math.floor(rnd() * 33)) % 2 ** 32);
+    assert.equal(uint32ListText(list), list.join(","));
+    assert.equal(uint32ListText([]), "");
+  });
+  it("leaves anything but integers in [0, 2^32) to the caller", () => {
+    for (const bad of [2 ** 32, -1, 1.5, Number.NaN, Infinity, 10n, "1", null, true]) assert.equal(uint32ListText([1, 2, bad as never, 3]), undefined, String(bad));
+  });
+  it("an epee answer's long list of counts is the same text either way", () => {
+    const counts = Array.from({ length: 20 }, (_, i) => i * 1_000_003);
+    const mixed = [...counts, 2 ** 40]; // past 2^32: the join
+    const text = stringifyJson({ d: counts, m: mixed }, { style: "epee" });
+    assert.ok(text.includes(`"d": [${counts.join(",")}]`), text);
+    assert.ok(text.includes(`"m": [${mixed.join(",")}]`), text);
   });
 });

@@ -483,5 +483,5 @@ export function tipAnswers(core: NodeCore): BoundedCache<string, Prerendered> {
  * KEPT_DISTRIBUTION_CHARS (node/rpc/chain.ts).
  */
 export function tipDistributions(core: NodeCore): BoundedCache<string, Prerendered> {
-  return perTip(core, "distributions", () => new BoundedCache<string, Prerendered>(32, 8 * 1024 * 1024, undefined, cacheCounter(core, "distribution answers")));
+  return perTip(core, "distributions", () => new BoundedCache<string, Prerendered>(32, 16 * 1024 * 1024, undefined, cacheCounter(core, "distribution answers")));
 }
