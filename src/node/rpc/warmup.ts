@@ -121,9 +121,8 @@ export async function warmUpRpc(o: WarmupOptions): Promise<WarmupReport> {
         // whole chain's does: with the last 2,000 blocks only, a first whole-chain call after the
         // warm-up still ran unoptimized code (14-23 ms inside tsmonerod on the 100,000-block chain
         // against 1.4-2.8 ms for the same answer kept)
-        const span = DISTRIBUTION_SPAN;
-        const from = o.height > span ? randomBelow(o.height - span + 1) : 0;
-        const to = o.height > span ? BigInt(from + span - 1) : 0n;
+        const from = o.height > DISTRIBUTION_SPAN ? randomBelow(o.height - DISTRIBUTION_SPAN + 1) : 0;
+        const to = o.height > DISTRIBUTION_SPAN ? BigInt(from + DISTRIBUTION_SPAN - 1) : 0n;
         await ask(client.getOutputDistribution({ amounts: [0n], from_height: BigInt(from), to_height: to, cumulative: true }, call));
         await ask(client.getOutputDistributionBin({ amounts: [0n], from_height: BigInt(from), to_height: to, cumulative: true, compress: r % 20 === 0 }, call));
       }
