@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { MethodTable } from "../src/rpc/methods.js";
-import { quickAck, quickAckAvailable } from "../src/rpc/quick-ack.js";
+import { quickAck, quickAckAvailable, quickAckCalls } from "../src/rpc/quick-ack.js";
 import { object } from "../src/rpc/schema.js";
 import { RpcServer } from "../src/rpc/server.js";
 
@@ -74,5 +74,40 @@ describe("TCP_QUICKACK on RPC connections", { skip }, () => {
     times.sort((a, b) => a - b);
     const median = times[times.length >> 1];
     assert.ok(median < 20, `median ${median.toFixed(2)} ms per request: a delayed ACK (40 ms) held the body; all: ${times.map((t) => t.toFixed(1)).join(" ")}`);
+  });
+
+  it("a client that writes head and body at once gets no ACK forced after its first answers", async () => {
+    const s = connect(port, "127.0.0.1");
+    s.setNoDelay(true);
+    await new Promise((r) => s.once("connect", r));
+    const before = quickAckCalls();
+    const oneWrite = (): Promise<void> =>
+      new Promise((resolve) => {
+        let got = "";
+        const onData = (d: Buffer): void => {
+          got += d.toString("latin1");
+          if (got.includes('"OK"')) {
+            s.off("data", onData);
+            resolve();
+          }
+        };
+        s.on("data", onData);
+        s.write("POST /get_height HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+      });
+    for (let i = 0; i < 30; i++) await oneWrite();
+    s.destroy();
+    // once as HTTP starts on the connection, then after its first 8 answers (a split may not show
+    // at once), then never
+    assert.ok(quickAckCalls() - before <= 9, `${quickAckCalls() - before} calls for 30 answers`);
+  });
+
+  it("a client that writes head and body apart gets the ACK forced after every answer", async () => {
+    const s = connect(port, "127.0.0.1");
+    s.setNoDelay(false);
+    await new Promise((r) => s.once("connect", r));
+    const before = quickAckCalls();
+    for (let i = 0; i < 30; i++) await epeeStyleRequest(s, "/get_height", "{}");
+    s.destroy();
+    assert.ok(quickAckCalls() - before >= 30, `${quickAckCalls() - before} calls for 30 answers (and the connection's start)`);
   });
 });

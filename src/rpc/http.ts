@@ -79,6 +79,13 @@ export interface StreamSink {
   onClose(f: () => void): void;
 }
 
+/**
+ * Answers after which a plain connection whose requests never came split (head, then body) stops
+ * forcing the ACK: while the server reads fast, an epee client's head and body can arrive in one
+ * read, so a split shows only on some requests; one that came split turns it back on for good.
+ */
+const QUICK_ACK_FIRST_ANSWERS = 8;
+
 const STREAM_MAX_UNREAD = 8 * 1024 * 1024;
 
 export type HttpHandler = (req: HttpRequest) => Promise<HttpAnswer> | HttpAnswer;
@@ -408,6 +415,15 @@ class Connection {
    * client does not, so only plain connections need an ACK forced after each answer.
    */
   private readonly plain: boolean;
+  /**
+   * A request's body has come after its head, not with it: the client writes them apart, as epee's
+   * plain client does (Nagle on), so its next body waits for the ACK of its next head. Only then is
+   * the ACK forced after each answer: a client that writes a request at once (curl, browsers, Node's
+   * http) never waits for one, and the setsockopt would be a system call per answer for nothing.
+   */
+  private splitsRequests = false;
+  /** Answers written so far (the first few always force the ACK: a split may not show at once). */
+  private answers = 0;
 
   constructor(
     private readonly socket: Socket,
@@ -607,6 +623,7 @@ class Connection {
             continue;
           }
           this.phase = "body";
+          this.splitsRequests = true;
           continue;
         }
         case "body": {
@@ -757,7 +774,7 @@ class Connection {
     }
     // epee's plain-HTTP client sends the next request's head and body in two writes with Nagle on:
     // ACK the head at once (quick-ack.ts)
-    if (this.plain) quickAck(s);
+    if (this.plain && (this.splitsRequests || ++this.answers <= QUICK_ACK_FIRST_ANSWERS)) quickAck(s);
     if (close) {
       this.closed = true;
       this.arm(undefined);
