@@ -401,6 +401,8 @@ async function run(args: ParsedArgs): Promise<void> {
     }
     const randomRow = {} as Record<Impl, ReadResult>;
     for (const d of all) randomRow[d.impl] = await timeReads(d, batches);
+    // both daemons have now served the same reads since their last restart: a like-for-like RSS in any sitting
+    const rssAfterReads = Object.fromEntries(all.map((d) => [d.impl, processRssMiB(d.proc?.proc.pid).now])) as Record<Impl, number>;
     readTable.push([
       "random",
       `/get_outs, 10 random outputs of ${outputs} (${batches.length} requests)`,
@@ -480,8 +482,14 @@ async function run(args: ParsedArgs): Promise<void> {
         [
           ["LMDB data.mdb, allocated on disk (MiB)", mib(s.tsmonerod.allocated), mib(s.monerod.allocated), (s.tsmonerod.allocated / s.monerod.allocated).toFixed(2)],
           ["LMDB data.mdb, file length (MiB)", mib(s.tsmonerod.length), mib(s.monerod.length), (s.tsmonerod.length / s.monerod.length).toFixed(2)],
-          ["RSS after the load (MiB)", s.tsmonerod.rss.toFixed(0), s.monerod.rss.toFixed(0), (s.tsmonerod.rss / s.monerod.rss).toFixed(2)],
-          ["peak RSS, load and reads (MiB)", Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss).toFixed(0), Math.max(s.monerod.peak, daemons.monerod.peakRss).toFixed(0), (Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss) / Math.max(s.monerod.peak, daemons.monerod.peakRss)).toFixed(2)],
+          [
+            sitting ? "RSS after the load (MiB)" : "RSS after opening the kept chains (MiB; no block loaded in this sitting: idle processes, not the load's)",
+            s.tsmonerod.rss.toFixed(0),
+            s.monerod.rss.toFixed(0),
+            (s.tsmonerod.rss / s.monerod.rss).toFixed(2),
+          ],
+          ["RSS after the reads below (MiB; restarted, warm-up, cold, warm and random reads, the same on both)", rssAfterReads.tsmonerod.toFixed(0), rssAfterReads.monerod.toFixed(0), (rssAfterReads.tsmonerod / rssAfterReads.monerod).toFixed(2)],
+          [sitting ? "peak RSS, load and reads (MiB)" : "peak RSS, reads (MiB)", Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss).toFixed(0), Math.max(s.monerod.peak, daemons.monerod.peakRss).toFixed(0), (Math.max(s.tsmonerod.peak, daemons.tsmonerod.peakRss) / Math.max(s.monerod.peak, daemons.monerod.peakRss)).toFixed(2)],
           [`restart → first answer (ms; page cache ${dropped ? "dropped" : "not dropped: no permission"})`, startMs.tsmonerod.toFixed(0), startMs.monerod.toFixed(0), (startMs.tsmonerod / startMs.monerod).toFixed(2)],
           ["first answer → end of tsmonerod's RPC warm-up (ms; the cold rows start after it)", warmupMs.toFixed(0), "—", "monerod has none"],
         ],
