@@ -413,6 +413,11 @@ export class ChainStore implements ChainView {
       mapSize: opts.mapSize ?? 16 * 1024 ** 3,
       encoding: "binary",
       overlappingSync: false,
+      // MDB_NORDAHEAD, as BlockchainLMDB::open: reads are random; the kernel's readahead would map
+      // 128 KiB around each (the whole file of a 100,000-block chain after a few thousand reads,
+      // counted in RSS) and, on a store larger than memory (mainnet), read ahead what is never asked
+      // (lmdb-js reads the option; its type declarations lack it)
+      ...({ noReadAhead: true } as object),
       noSync: fast,
       noMetaSync: fast,
       ...(opts.salvage ? { usePreviousSnapshot: true } : {}),
