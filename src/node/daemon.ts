@@ -25,7 +25,7 @@ import { addBootstrapForwarding, BootstrapDaemon, type BootstrapOptions } from "
 import { bootstrapAddress } from "./rpc/control.js";
 import { LOG_LEVEL_CATEGORIES } from "./rpc/state.js";
 import { dropCoreCaches } from "./rpc/common.js";
-import { type WarmupReport, warmUpRpc } from "./rpc/warmup.js";
+import { WARMUP_WINDOW, type WarmupReport, warmUpRpc } from "./rpc/warmup.js";
 import { publishCoreEvents } from "./zmq/events.js";
 import { P2pNode, type P2pOptions } from "./p2p/node.js";
 import { ipv4ToInt } from "./rpc/state.js";
@@ -533,6 +533,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
           rounds: w.rounds,
           height: core.store.height(),
           rctOutputs: core.store.outputCount(0n),
+          fromHeight: Math.max(0, core.store.height() - WARMUP_WINDOW),
+          fromOutput: core.store.keptRctOutputsBelow(Math.max(0, core.store.height() - WARMUP_WINDOW)) ?? 0,
           signal: warmupStop.signal,
           forget: () => {
             dropCoreCaches(core);
