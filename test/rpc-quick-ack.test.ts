@@ -20,8 +20,11 @@ const linux = process.platform === "linux";
 // the addon is optional at install; under CI (where the build must succeed) it is required
 const skip = !linux ? "TCP_QUICKACK is Linux's" : !quickAckAvailable() && process.env.CI !== "true" ? "tsmonero_net addon not built (npm run build:native)" : false;
 
-/** Writes like epee's http_simple_client: the head, then (after the first write has left) the body, Nagle on. */
-function epeeStyleRequest(s: Socket, path: string, body: string): Promise<number> {
+/**
+ * Writes like epee's http_simple_client: the head, then (after the first write has left) the body,
+ * Nagle on; with `apart` false, head and body in one write, as curl or Node's http do.
+ */
+function postRequest(s: Socket, path: string, body: string, apart = true): Promise<number> {
   return new Promise((resolve, reject) => {
     let got = "";
     const t0 = performance.now();
@@ -36,9 +39,9 @@ function epeeStyleRequest(s: Socket, path: string, body: string): Promise<number
     };
     s.on("data", onData);
     s.once("error", reject);
-    s.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n`, () => {
-      setImmediate(() => s.write(body));
-    });
+    const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n`;
+    if (!apart) s.write(head + body);
+    else s.write(head, () => setImmediate(() => s.write(body)));
   });
 }
 
@@ -68,7 +71,7 @@ describe("TCP_QUICKACK on RPC connections", { skip }, () => {
     s.setNoDelay(false);
     await new Promise((r) => s.once("connect", r));
     const times: number[] = [];
-    for (let i = 0; i < 16; i++) times.push(await epeeStyleRequest(s, "/get_height", "{}"));
+    for (let i = 0; i < 16; i++) times.push(await postRequest(s, "/get_height", "{}"));
     s.destroy();
     times.shift(); // the first request of a connection is acknowledged at once by any server
     times.sort((a, b) => a - b);
@@ -81,20 +84,7 @@ describe("TCP_QUICKACK on RPC connections", { skip }, () => {
     s.setNoDelay(true);
     await new Promise((r) => s.once("connect", r));
     const before = quickAckCalls();
-    const oneWrite = (): Promise<void> =>
-      new Promise((resolve) => {
-        let got = "";
-        const onData = (d: Buffer): void => {
-          got += d.toString("latin1");
-          if (got.includes('"OK"')) {
-            s.off("data", onData);
-            resolve();
-          }
-        };
-        s.on("data", onData);
-        s.write("POST /get_height HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
-      });
-    for (let i = 0; i < 30; i++) await oneWrite();
+    for (let i = 0; i < 30; i++) await postRequest(s, "/get_height", "{}", false);
     s.destroy();
     // once as HTTP starts on the connection, then after its first 8 answers (a split may not show
     // at once), then never
@@ -106,7 +96,7 @@ describe("TCP_QUICKACK on RPC connections", { skip }, () => {
     s.setNoDelay(false);
     await new Promise((r) => s.once("connect", r));
     const before = quickAckCalls();
-    for (let i = 0; i < 30; i++) await epeeStyleRequest(s, "/get_height", "{}");
+    for (let i = 0; i < 30; i++) await postRequest(s, "/get_height", "{}");
     s.destroy();
     assert.ok(quickAckCalls() - before >= 30, `${quickAckCalls() - before} calls for 30 answers (and the connection's start)`);
   });

@@ -523,6 +523,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
     // kept from now on, as after a first whole-chain distribution: a wallet's first send reads no chunk of them
     core.store.keepCumulativeRctOutputs();
   }
+  // the warm-up reads the last blocks only (warmup.ts, WARMUP_WINDOW)
+  const warmFrom = Math.max(0, core.store.height() - WARMUP_WINDOW);
   const warmup: Promise<WarmupReport | undefined> =
     w !== undefined
       ? warmUpRpc({
@@ -533,8 +535,8 @@ async function startLocked(opts: DaemonOptions, lmdbDir: string, unlock: () => v
           rounds: w.rounds,
           height: core.store.height(),
           rctOutputs: core.store.outputCount(0n),
-          fromHeight: Math.max(0, core.store.height() - WARMUP_WINDOW),
-          fromOutput: core.store.keptRctOutputsBelow(Math.max(0, core.store.height() - WARMUP_WINDOW)) ?? 0,
+          fromHeight: warmFrom,
+          fromOutput: core.store.keptRctOutputsBelow(warmFrom) ?? 0,
           signal: warmupStop.signal,
           forget: () => {
             dropCoreCaches(core);

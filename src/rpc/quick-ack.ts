@@ -40,6 +40,10 @@ export function quickAckAvailable(): boolean {
   return load() !== null;
 }
 
+/** Times quickAck has asked the kernel (a system call each) in this process: for tests. */
+let setCount = 0;
+export const quickAckCalls = (): number => setCount;
+
 /**
  * Asks the kernel to acknowledge the next segments of `socket` at once (and to send an ACK it
  * holds now). Call it when HTTP starts on a connection (after TLS's handshake) and after each
@@ -54,7 +58,3 @@ export function quickAck(socket: Socket): boolean {
   setCount++;
   return a.quickAck(fd);
 }
-
-/** Times quickAck has asked the kernel (a system call each) in this process: for tests. */
-let setCount = 0;
-export const quickAckCalls = (): number => setCount;
